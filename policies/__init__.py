@@ -1,0 +1,1 @@
+"""Decision models (``s1gym.policies``)."""

@@ -1,0 +1,46 @@
+"""s1gym: text decision tasks as Gymnasium envs for System One decision models.
+
+``import s1gym`` registers every task under ``s1/`` (``gym.make("s1/CookingWorld-v0")``).
+"""
+
+from __future__ import annotations
+
+from s1gym.core import (
+    BASE_CHARSET,
+    BasePolicy,
+    Candidate,
+    Decision,
+    Policy,
+    S1Env,
+    Situation,
+    TooManyCandidatesError,
+    Usage,
+)
+from s1gym.registration import register_all, task_ids
+
+__version__ = "0.1.0"
+
+register_all()
+
+
+def evaluate(task, policy, **kwargs):
+    """Play seeds and write a job folder; see :func:`s1gym.runner.evaluate`."""
+    from s1gym.runner import evaluate as _evaluate
+
+    return _evaluate(task, policy, **kwargs)
+
+
+__all__ = [
+    "BASE_CHARSET",
+    "BasePolicy",
+    "Candidate",
+    "Decision",
+    "Policy",
+    "S1Env",
+    "Situation",
+    "TooManyCandidatesError",
+    "Usage",
+    "evaluate",
+    "register_all",
+    "task_ids",
+]

@@ -1,0 +1,64 @@
+"""Registers every s1gym task with Gymnasium under the ``s1/`` namespace.
+
+Envs are registered with ``order_enforce=False`` and ``disable_env_checker=True``
+and no ``max_episode_steps`` (each task handles its own step limit), so
+``gym.make`` returns the task env itself and ``env.fork()`` is a direct call.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+#: env id -> entry point ("module:Class"). Imported lazily by gym.make.
+TASKS: dict[str, str] = {
+    "s1/CookingWorld-v0": "s1gym.tasks.twx:CookingWorldEnv",
+    "s1/CoinCollector-v0": "s1gym.tasks.twx:CoinCollectorEnv",
+    "s1/TWC-v0": "s1gym.tasks.twx:TWCEnv",
+    "s1/MapReader-v0": "s1gym.tasks.twx:MapReaderEnv",
+    "s1/Arithmetic-v0": "s1gym.tasks.twx:ArithmeticEnv",
+    "s1/Sorting-v0": "s1gym.tasks.twx:SortingEnv",
+    "s1/SimonSays-v0": "s1gym.tasks.twx:SimonSaysEnv",
+    "s1/PeckingOrder-v0": "s1gym.tasks.twx:PeckingOrderEnv",
+    "s1/Blackjack-v0": "s1gym.tasks.blackjack:BlackjackEnv",
+    "s1/2048-v0": "s1gym.tasks.game2048:Game2048Env",
+    "s1/Millionaire-v0": "s1gym.tasks.millionaire:MillionaireEnv",
+    "s1/TicketRouter-v0": "s1gym.tasks.tickets:TicketRouterEnv",
+    "s1/InjectionGuard-v0": "s1gym.tasks.injection:InjectionGuardEnv",
+    "s1/ALFWorld-v0": "s1gym.tasks.alfworld:ALFWorldEnv",
+}
+
+
+def register_all() -> None:
+    for env_id, entry_point in TASKS.items():
+        if env_id in gym.registry:
+            continue
+        gym.register(
+            id=env_id,
+            entry_point=entry_point,
+            order_enforce=False,
+            disable_env_checker=True,
+        )
+
+
+def task_ids() -> list[str]:
+    return list(TASKS)
+
+
+def env_class(env_id: str) -> type:
+    """The env class behind an id (imports its module)."""
+    import importlib
+
+    env_id = resolve_id(env_id)
+    module, _, name = TASKS[env_id].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def resolve_id(task: str) -> str:
+    """Accept ``s1/CookingWorld-v0``, ``CookingWorld-v0`` or ``CookingWorld`` (any case)."""
+    wanted = task.lower().removeprefix("s1gym:").removeprefix("s1/")
+    for env_id in TASKS:
+        short = env_id.removeprefix("s1/")
+        if wanted in (short.lower(), short.lower().removesuffix("-v0")):
+            return env_id
+    known = ", ".join(env_id.removeprefix("s1/").removesuffix("-v0") for env_id in TASKS)
+    raise ValueError(f"unknown task {task!r}; known tasks: {known}")

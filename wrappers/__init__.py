@@ -1,0 +1,1 @@
+"""Policy wrappers (``s1gym.wrappers``)."""
