@@ -1,0 +1,190 @@
+"""The env contract of ../shared/DESIGN.md, checked on every registered task.
+
+Each task runs here with its default options (which must work anywhere, from
+data the package ships) except where ``FAST_OPTIONS`` picks a quicker variant.
+Task-specific behaviour is tested in each task's own test file.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import s1gym
+from s1gym.core import S1Env, Situation
+
+FAST_OPTIONS: dict[str, dict] = {
+    "s1/CookingWorld-v0": {"size": "small"},
+}
+
+ENGINE_EXTRAS = {"s1/ALFWorld-v0": "alfworld"}
+
+
+def make(env_id: str, **extra) -> S1Env:
+    if env_id in ENGINE_EXTRAS:
+        pytest.importorskip(ENGINE_EXTRAS[env_id], reason=f"the optional extra for {env_id} is not installed")
+    return gym.make(env_id, **{**FAST_OPTIONS.get(env_id, {}), **extra})
+
+
+TASKS = s1gym.task_ids()
+PROPERTY = settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+@pytest.fixture(scope="module", params=TASKS)
+def env_id(request) -> str:
+    return request.param
+
+
+def play(env: S1Env, choices: list[int]) -> list[tuple]:
+    """Step with ``choices`` (each taken modulo the number of candidates); the trace of results."""
+    trace = []
+    for c in choices:
+        if env.done or not env.candidates:
+            break
+        obs, reward, terminated, truncated, info = env.step(c % len(env.candidates))
+        trace.append((obs, reward, terminated, truncated, normalise(info)))
+    return trace
+
+
+def normalise(info: dict) -> dict:
+    return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in info.items()}
+
+
+def snapshot(env: S1Env) -> tuple:
+    sit = env.situation()
+    return (sit.observation, sit.texts, sit.history, sit.score, sit.state_key, env.won, env.lost, env.steps)
+
+
+def test_make_returns_the_task_env_itself(env_id):
+    env = make(env_id)
+    try:
+        assert isinstance(env, S1Env)
+        assert env.unwrapped is env
+        assert callable(env.fork)
+    finally:
+        env.close()
+
+
+def test_make_with_module_prefix(env_id):
+    env = gym.make("s1gym:" + env_id, **FAST_OPTIONS.get(env_id, {})) if env_id not in ENGINE_EXTRAS else None
+    if env is None:
+        pytest.importorskip(ENGINE_EXTRAS[env_id])
+        return
+    assert isinstance(env, S1Env)
+    env.close()
+
+
+def test_check_env(env_id):
+    env = make(env_id)
+    try:
+        check_env(env.unwrapped, skip_render_check=True)
+    finally:
+        env.close()
+
+
+def test_reset_info_and_spaces(env_id):
+    env = make(env_id)
+    try:
+        obs, info = env.reset(seed=3)
+        assert env.observation_space.contains(obs), "observation has characters outside the Text charset"
+        for key in ("candidates", "action_mask", "score", "won", "lost", "invalid_action"):
+            assert key in info, f"info lacks {key!r}"
+        n = env.action_space.n
+        assert info["action_mask"].dtype == np.int8 and info["action_mask"].shape == (n,)
+        assert int(info["action_mask"].sum()) == len(info["candidates"]) <= n
+        assert np.array_equal(env.action_masks(), info["action_mask"])
+        assert 0.0 <= info["score"] <= 1.0
+        assert len(info["candidates"]) > 0
+    finally:
+        env.close()
+
+
+def test_invalid_and_out_of_range_moves_are_no_ops(env_id):
+    env = make(env_id)
+    try:
+        env.reset(seed=5)
+        before = snapshot(env)
+        n = env.action_space.n
+        bad = [n + 3, -1]
+        if len(env.candidates) < n:
+            bad.append(len(env.candidates))  # masked
+        for action in bad:
+            obs, reward, terminated, truncated, info = env.step(action)
+            assert info["invalid_action"] is True
+            assert reward == 0.0
+            assert "nvalid" in obs
+            after = snapshot(env)
+            assert after[1:] == before[1:], "an invalid move changed the state"
+        with pytest.raises(ValueError, match="not a candidate"):
+            env.index_of("this move does not exist 123")
+        assert env.index_of(env.candidates[0]) == 0
+    finally:
+        env.close()
+
+
+def test_reward_is_score_change_and_situation_matches(env_id):
+    env = make(env_id)
+    try:
+        _, info = env.reset(seed=11)
+        rng = np.random.default_rng(0)
+        score = info["score"]
+        for _ in range(30):
+            if env.done:
+                break
+            _, reward, terminated, truncated, info = env.step(int(rng.integers(len(env.candidates))))
+            assert reward == pytest.approx(info["score"] - score)
+            score = info["score"]
+            assert terminated == (info["won"] or info["lost"])
+            sit = env.situation()
+            assert isinstance(sit, Situation)
+            assert sit.texts == tuple(info["candidates"])
+            assert sit.score == info["score"]
+    finally:
+        env.close()
+
+
+@PROPERTY
+@given(seed=st.integers(0, 10_000), choices=st.lists(st.integers(0, 1_000), min_size=0, max_size=12))
+def test_same_seed_same_indices_same_game(env_id, seed, choices):
+    a, b = make(env_id), make(env_id)
+    try:
+        ra, rb = a.reset(seed=seed), b.reset(seed=seed)
+        assert ra[0] == rb[0] and normalise(ra[1]) == normalise(rb[1])
+        assert play(a, choices) == play(b, choices)
+    finally:
+        a.close()
+        b.close()
+
+
+@PROPERTY
+@given(
+    seed=st.integers(0, 10_000),
+    prefix=st.lists(st.integers(0, 1_000), max_size=8),
+    fork_moves=st.lists(st.integers(0, 1_000), min_size=1, max_size=6),
+    common=st.lists(st.integers(0, 1_000), min_size=1, max_size=6),
+)
+def test_fork_is_independent_and_identical(env_id, seed, prefix, fork_moves, common):
+    env = make(env_id)
+    try:
+        env.reset(seed=seed)
+        play(env, prefix)
+        before = snapshot(env)
+        fork = env.fork()
+        assert snapshot(fork) == before
+        play(fork, fork_moves)  # stepping the fork never changes the original
+        assert snapshot(env) == before
+        twin = env.fork()
+        grandchild = twin.fork()  # forks of forks
+        trace = play(env, common)
+        assert play(twin, common) == trace
+        assert play(grandchild, common) == trace
+    finally:
+        env.close()
