@@ -1,0 +1,366 @@
+"""TextWorldExpress tasks (s1gym.tasks.twx) on the real JVM: options, seeds, caps, expert, fork, JVM sharing."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import s1gym  # noqa: F401  (registers the envs)
+from s1gym.tasks import _jvm, twx
+from s1gym.tasks.twx import CookingWorldEnv
+
+OTHER_GAMES = ["CoinCollector", "TWC", "MapReader", "Arithmetic", "Sorting", "SimonSays", "PeckingOrder"]
+
+
+def make(task: str = "CookingWorld", **options) -> twx.TWXEnv:
+    return gym.make(f"s1/{task}-v0", **options)
+
+
+def safe_random_walk(env: twx.TWXEnv, steps: int, rng: np.random.Generator) -> None:
+    """Random moves that never lose (each is tried on a fork first) and never finish the game."""
+    for _ in range(steps):
+        order = rng.permutation(len(env.candidates))
+        for i in order:
+            probe = env.fork()
+            probe.step(int(i))
+            ok = not (probe.lost or probe.won)
+            probe.close()
+            if ok:
+                env.step(int(i))
+                break
+
+
+def play_expert(env: twx.TWXEnv, limit: int = 200) -> None:
+    for _ in range(limit):
+        if env.done:
+            return
+        env.step(env.index_of(env.expert_action()))
+
+
+# ------------------------------------------------------------------ options
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [
+        ("small", {"numLocations": 1, "numIngredients": 1, "numDistractorItems": 2, "includeDoors": 0}),
+        ("medium", {"numLocations": 3, "numIngredients": 2, "numDistractorItems": 5, "includeDoors": 0}),
+        ("large", {"numLocations": 6, "numIngredients": 3, "numDistractorItems": 5, "includeDoors": 0}),
+    ],
+)
+def test_sizes_set_the_twx_parameters(size, expected):
+    env = make(size=size)
+    try:
+        assert {k: env.game_params[k] for k in expected} == expected
+        env.reset(seed=1)
+        rooms = {c for c in env.candidates if c.startswith("move ")}
+        assert (len(rooms) == 0) == (size == "small")
+    finally:
+        env.close()
+
+
+def test_explicit_options_override_the_size():
+    env = make(size="small", num_locations=4, include_doors=True, fold="dev", max_steps=7)
+    try:
+        assert env.game_params["numLocations"] == 4 and env.game_params["includeDoors"] == 1
+        assert env.game_params["numIngredients"] == 1
+        assert env.max_steps == 7 and env.fold == "dev"
+        env.reset(seed=3)
+        assert env.step(0)[-1]["game_seed"] == 10003  # dev games are TWX seeds 10000-10999
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"size": "huge"}, r"size must be one of \['small', 'medium', 'large'\]"),
+        ({"fold": "valid"}, r"fold must be one of \['train', 'dev', 'test'\]"),
+        ({"num_locations": 12}, r"num_locations must be an integer in 1\.\.11"),
+        ({"num_ingredients": 0}, r"num_ingredients must be an integer in 1\.\.5"),
+        ({"include_doors": "yes"}, r"include_doors must be True or False"),
+        ({"recipe": 3}, r"unknown option\(s\) \['recipe'\]; allowed options are"),
+    ],
+)
+def test_bad_options_raise_clear_errors(options, message):
+    with pytest.raises(ValueError, match=message):
+        make(**options)
+
+
+def test_other_games_take_their_own_options():
+    env = make("SimonSays", game_length=12, num_distractors=5)
+    try:
+        env.reset(seed=0)
+        assert env.action_space.n >= 12 + 5
+        assert len(env.candidates) <= env.action_space.n
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match=r"num_items must be an integer in 1\.\.4"):
+        make("TWC", num_items=9)
+    with pytest.raises(ValueError, match="unknown option"):
+        make("Arithmetic", num_locations=3)
+    for task in OTHER_GAMES:
+        assert twx.TWXEnv.__subclasses__() and gym.spec(f"s1/{task}-v0")
+        cls = s1gym.registration.env_class(f"s1/{task}-v0")
+        assert "fold" in cls.option_help and "max_steps" in cls.option_help
+
+
+# ------------------------------------------------------------------- seeds
+
+
+def test_seed_207_medium_is_the_orange_bell_pepper_and_carrot_game():
+    env = make(size="medium")
+    try:
+        env.reset(seed=207)
+        for move in ("take cookbook", "read cookbook"):
+            _, _, _, _, info = env.step(env.index_of(move))
+        recipe = env.history[-1][1]
+        assert "orange bell pepper" in recipe and "carrot" in recipe
+        assert "chop the orange bell pepper" in recipe and "grill the carrot" in recipe
+        assert info["game_seed"] == 207
+    finally:
+        env.close()
+
+
+def test_seeds_pick_fold_games_and_candidates_are_sorted():
+    env = make(size="small", fold="test")
+    try:
+        _, info = env.reset(seed=1005)  # seed mod 1000 -> test game 20005
+        assert info["game_seed"] == 20005
+        assert list(env.candidates) == sorted(set(env.candidates))
+        obs, _ = env.reset(seed=5)
+        assert env.reset(seed=1005)[0] == obs
+    finally:
+        env.close()
+
+
+def test_observation_is_markov():
+    env = make(size="medium")
+    try:
+        obs, _ = env.reset(seed=207)
+        assert obs.startswith("Task: You are hungry!")
+        obs, *_ = env.step(env.index_of("take cookbook"))
+        assert "You take the cookbook." in obs and "a cookbook" in obs and "You are in the kitchen" in obs
+    finally:
+        env.close()
+
+
+# --------------------------------------------------------------------- caps
+
+
+@pytest.mark.parametrize("size", ["small", "medium", "large"])
+def test_candidate_cap_holds_on_item_hoarding_walks(size):
+    """Taking everything inflates the candidates (put X in Y for every pair); the cap has headroom."""
+    env = make(size=size)
+    rng = np.random.default_rng(0)
+    most = 0
+    try:
+        for seed in range(4):
+            env.reset(seed=seed)
+            for _ in range(60):
+                if env.done:
+                    break
+                most = max(most, len(env.candidates))
+                takes = [i for i, c in enumerate(env.candidates) if c.startswith("take ")]
+                safe = [i for i, c in enumerate(env.candidates) if c.startswith(("take", "open", "move", "look"))]
+                env.step(int(rng.choice(takes if takes and rng.random() < 0.7 else safe)))
+        assert most <= env.action_space.n
+    finally:
+        env.close()
+
+
+# ------------------------------------------------------------------ expert
+
+
+@pytest.mark.parametrize(("size", "seeds"), [("medium", [207, 3]), ("large", [1, 42])])
+def test_expert_wins_from_the_start(size, seeds):
+    env = make(size=size)
+    try:
+        for seed in seeds:
+            env.reset(seed=seed)
+            play_expert(env)
+            assert env.won, f"{size} seed {seed}: expert did not win; history {env.history}"
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize(("size", "seed", "k"), [("medium", 207, 6), ("medium", 11, 10), ("large", 5, 8), ("large", 77, 12)])
+def test_expert_wins_from_mid_game_states(size, seed, k):
+    env = make(size=size)
+    try:
+        env.reset(seed=seed)
+        safe_random_walk(env, k, np.random.default_rng(seed))
+        assert not env.done
+        key, obs = env.state_key(), env.situation().observation
+        first = env.expert_action()
+        assert env.state_key() == key and env.situation().observation == obs  # asking changes nothing
+        assert first in env.candidates
+        play_expert(env)
+        assert env.won, f"{size} seed {seed}: expert did not win from mid-game; history {env.history}"
+    finally:
+        env.close()
+
+
+def test_expert_never_leaks_into_what_policies_see():
+    env = make(size="medium")
+    try:
+        env.reset(seed=207)
+        sit = env.situation()
+        gold = env.unwrapped.gold_path()
+        assert "cook carrot in barbeque" in gold
+        assert "gold" not in sit.observation.lower() and "cook carrot in barbeque" not in sit.observation
+        assert not any("gold" in k for k in env.step(0)[-1])
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("task", OTHER_GAMES)
+def test_other_games_expert_follows_the_gold_path(task):
+    env = make(task)
+    try:
+        env.reset(seed=2)
+        play_expert(env)
+        assert env.won and env.score == 1.0
+    finally:
+        env.close()
+
+
+# -------------------------------------------------------------------- fork
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 999),
+    prefix=st.lists(st.integers(0, 500), max_size=10),
+    moves=st.lists(st.integers(0, 500), min_size=1, max_size=6),
+)
+def test_fork_independence_on_medium(seed, prefix, moves):
+    env = make(size="medium")
+    try:
+        env.reset(seed=seed)
+        for m in prefix:
+            if env.done:
+                break
+            env.step(m % len(env.candidates))
+        before = (env.state_key(), env.situation().observation, env.candidates, env.history)
+        a, b = env.fork(), env.fork()
+        assert (a.state_key(), a.situation().observation) == before[:2]
+        trace_a = []
+        for m in moves:
+            if a.done:
+                break
+            trace_a.append(a.step(m % len(a.candidates))[:4])
+        assert (env.state_key(), env.situation().observation, env.candidates, env.history) == before
+        c = b.fork()
+        for env_x in (b, c):
+            trace = []
+            for m in moves:
+                if env_x.done:
+                    break
+                trace.append(env_x.step(m % len(env_x.candidates))[:4])
+            assert trace == trace_a
+        assert (env.state_key(), env.candidates) == (before[0], before[2])
+        for x in (a, b, c):
+            x.close()
+    finally:
+        env.close()
+
+
+def test_unstepped_fork_is_lazy_and_stepped_fork_gets_its_own_game_object():
+    env = make(size="medium")
+    try:
+        env.reset(seed=207)
+        for _ in range(10):
+            env.step(0)
+        fork = env.fork()
+        assert fork._handle is None  # no game object until stepped
+        assert fork.situation().observation == env.situation().observation
+        fork.step(0)
+        assert fork._handle is not None and fork._handle.pi is not env._handle.pi
+        fork.close()
+    finally:
+        env.close()
+
+
+def test_state_key_ignores_the_path_and_sees_hidden_changes():
+    env = make(size="medium")
+    try:
+        env.reset(seed=207)
+        start = env.state_key()
+        for move in ("move east", "move west"):
+            env.step(env.index_of(move))
+        assert env.state_key() == start
+        a, b = env.fork(), env.fork()
+        for x, place in ((a, "fridge"), (b, "dishwasher")):
+            for move in ("take cookbook", f"open {place}", f"put cookbook in {place}", f"close {place}", "move east"):
+                x.step(x.index_of(move))
+        assert a.situation().observation.split("\n\n", 1)[1] == b.situation().observation.split("\n\n", 1)[1]
+        assert a.state_key() != b.state_key()  # the cookbook is in a different closed container
+    finally:
+        env.close()
+
+
+# --------------------------------------------------------------- JVM sharing
+
+
+def java_children() -> list[int]:
+    me = str(os.getpid())
+    out = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            ppid = (proc / "stat").read_text().rsplit(")", 1)[1].split()[1]
+            cmd = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if ppid == me and b"java" in cmd:
+            out.append(int(proc.name))
+    return out
+
+
+def test_one_jvm_per_process_and_close_keeps_it_for_the_others():
+    envs = [make(task) for task in ["CookingWorld", "CoinCollector", "TWC", "Sorting"]]
+    for e in envs:
+        e.reset(seed=1)
+    forks = [e.fork() for e in envs for _ in range(3)]
+    for f in forks:
+        f.step(0)
+    jvm = _jvm.current_jvm()
+    assert jvm is not None and len(java_children()) == 1
+    refs = jvm.refs
+    envs[0].close()
+    envs[0].close()  # idempotent
+    assert jvm.refs == refs - 1
+    for f in forks[3:]:  # the other envs and forks still play, in the same JVM
+        f.step(0)
+    assert _jvm.current_jvm() is jvm and len(java_children()) == 1
+    for x in envs + forks:
+        x.close()
+
+
+def test_closed_game_objects_are_reused():
+    env = make(size="small")
+    env.reset(seed=0)
+    env.step(0)
+    pi = env._handle.pi
+    env.close()
+    other = make(size="small")
+    try:
+        other.reset(seed=0)
+        assert other._handle.pi is pi  # taken from the pool, not a new Scala object
+    finally:
+        other.close()
+
+
+def test_missing_java_gets_an_install_hint(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    with pytest.raises(_jvm.JavaNotFoundError, match="apt-get install openjdk-17-jre-headless"):
+        _jvm.check_java()
