@@ -192,6 +192,9 @@ class TWXEnv(S1Env):
     #: Games of which only one live game may exist per JVM (TWX Sorting: two live games change each
     #: other's objects): a game object is rebuilt by replay whenever another game of the kind was used.
     exclusive: ClassVar[bool] = False
+    #: Moves whose feedback is knowledge the player keeps (CookingWorld's recipe): once played, their
+    #: last feedback stays in the observation, which would otherwise forget it (Markov observation).
+    remembered_moves: ClassVar[tuple[str, ...]] = ()
     stall_patience: ClassVar[int | None] = 6
     _common_help: ClassVar[dict[str, str]] = {
         "fold": "which TWX games the seeds pick: train (default; seeds 0-999), dev or test",
@@ -232,6 +235,7 @@ class TWXEnv(S1Env):
         self._desc = ""
         self._key: str | None = None
         self._facts: dict[str, str] = {}
+        self._known: tuple[str, ...] = ()
         self._plan: tuple[int, tuple[str, ...]] | None = None
 
     # ----------------------------------------------------------- engine
@@ -262,6 +266,7 @@ class TWXEnv(S1Env):
         self._r = r
         self._candidates_sorted = sorted(set(r["validActions"]))
         parts = [f"Task: {self._task}"] if self._task else []
+        parts.extend(self._known)
         if r["look"].strip():
             parts.append(r["look"].strip())
         if r["inventory"].strip():
@@ -286,6 +291,7 @@ class TWXEnv(S1Env):
         self.game_index = index
         self._moves = ()
         self._facts = {}
+        self._known = ()
         self._plan = None
         if self._handle is None:
             self._handle = _Handle(self._gen.acquire(), self._gen)
@@ -304,9 +310,17 @@ class TWXEnv(S1Env):
         pi = self._game_object()
         if move.startswith(_STATE_VERBS):
             self._note_fact(move)
-        self._accept(pi.stepJSON(move))
+        raw = pi.stepJSON(move)
+        if move in self.remembered_moves:
+            self._remember(orjson.loads(raw)["observation"])
+        self._accept(raw)
         self._moves = self._moves + (move,)
         return self._feedback_of(self._r)
+
+    def _remember(self, text: str) -> None:
+        text = text.strip()
+        if text and text not in self._known:
+            self._known = (*self._known, "You remember: " + text)
 
     def _describe(self) -> str:
         return self._desc
@@ -359,7 +373,8 @@ class TWXEnv(S1Env):
             r = self._r
             facts = ";".join(f"{k}={v}" for k, v in sorted(self._facts.items()))
             extra = f"\n{self._feedback}" if self.feedback_in_state else ""
-            self._key = f"{r['look']}\n{r['inventory']}\nscore={r['scoreRaw']}\n{facts}{extra}"
+            known = "\n".join(self._known)
+            self._key = f"{r['look']}\n{r['inventory']}\nscore={r['scoreRaw']}\n{facts}\n{known}{extra}"
         return self._key
 
     # ----------------------------------------------------------- expert
@@ -458,6 +473,7 @@ class CookingWorldEnv(TWXEnv):
 
     task_name = "CookingWorld"
     game = "cookingworld"
+    remembered_moves = ("read cookbook",)
     default_max_candidates = _SIZE_CAPS["medium"]
     default_max_steps = 100
     params = (
