@@ -1,0 +1,366 @@
+"""The ``s1`` command line: run, table, list, play, serve.
+
+s1 run CookingWorld --policy local --wrap search --budget 200 --episodes 5 --option size=small
+s1 table jobs/
+s1 list
+s1 play Blackjack --seed 3
+s1 serve --port 8000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main", "parse_key_values", "table_rows"]
+
+POLICIES = ("jev", "chat", "local", "uniform", "random", "rule")
+WRAPPERS = ("search", "lookahead", "rethink")
+
+
+# --------------------------------------------------------------------------
+# Parsing
+# --------------------------------------------------------------------------
+
+
+def parse_value(text: str) -> Any:
+    """``3`` -> 3, ``0.5`` -> 0.5, ``true`` -> True, ``null`` -> None, ``[1,2]`` -> list, else the string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        low = text.lower()
+        if low in {"true", "yes", "on"}:
+            return True
+        if low in {"false", "no", "off"}:
+            return False
+        if low in {"none", "null"}:
+            return None
+        return text
+
+
+def parse_key_values(items: Sequence[str] | None, flag: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"s1: {flag} {item!r}: expected key=value, e.g. {flag} size=small")
+        out[key.strip().replace("-", "_")] = parse_value(value.strip())
+    return out
+
+
+def _wrappers(text: str | None) -> list[str]:
+    names = [w.strip().lower() for w in (text or "").split(",") if w.strip()]
+    for name in names:
+        if name not in WRAPPERS:
+            raise SystemExit(
+                f"s1: --wrap {name!r}: unknown wrapper; choose from {', '.join(WRAPPERS)} (comma-separated)"
+            )
+    return names
+
+
+def _policy(text: str) -> str:
+    if text.lower() in POLICIES:
+        return text.lower()
+    if ":" in text:
+        return text  # module:factory
+    raise argparse.ArgumentTypeError(
+        f"unknown policy {text!r}; choose from {', '.join(POLICIES)} or give module:factory"
+    )
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="s1", description="s1gym: text decision tasks for System One models."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,table,list,play,serve}")
+
+    run = sub.add_parser("run", help="play seeds S..S+N-1 with a policy and write a job folder")
+    run.add_argument("task", help="task name or id: CookingWorld, s1/Blackjack-v0, ... (see `s1 list`)")
+    run.add_argument(
+        "--policy", "-p", required=True, type=_policy, help=f"{', '.join(POLICIES)} or module:factory"
+    )
+    run.add_argument(
+        "--wrap", "-w", default="", help="wrappers, outermost first: e.g. search,lookahead (also rethink)"
+    )
+    run.add_argument("--budget", type=int, help="wrapper budget (Search: inner-policy calls per decision)")
+    run.add_argument("--episodes", "-n", type=int, default=10, help="episodes to play (default 10)")
+    run.add_argument("--seed", "-s", type=int, default=0, help="first seed (default 0)")
+    run.add_argument("--option", "-o", action="append", metavar="KEY=VALUE", help="task option (repeatable)")
+    run.add_argument(
+        "--policy-option", action="append", metavar="KEY=VALUE", help="policy option (repeatable)"
+    )
+    run.add_argument(
+        "--wrap-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="wrapper option, e.g. priority=phs_h or epsilon=0.1 (repeatable)",
+    )
+    par = run.add_mutually_exclusive_group()
+    par.add_argument("--workers", "-j", type=int, default=1, help="episodes in K processes (default 1)")
+    par.add_argument(
+        "--ray",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="ADDRESS",
+        help="run episodes as Ray tasks; without ADDRESS starts a local Ray",
+    )
+    run.add_argument(
+        "--ray-workers", type=int, default=None, help="concurrent Ray actors (default: cluster CPUs)"
+    )
+    run.add_argument("--out", default="jobs", help="jobs folder (default ./jobs)")
+    run.add_argument("--job", help="job name (default: the start time)")
+    run.add_argument(
+        "--resume", action="store_true", help="continue a job: skip finished trials, rerun the rest"
+    )
+    run.add_argument("--retry-errors", action="store_true", help="with --resume: also replay errored trials")
+    run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+    table = sub.add_parser(
+        "table", help="one row per task x policy x wrappers over the job folders under DIR"
+    )
+    table.add_argument("dirs", nargs="+", metavar="DIR")
+    table.add_argument("--format", choices=("rich", "markdown", "csv", "json"), default="rich")
+
+    sub.add_parser("list", help="the registered tasks and their options")
+
+    play = sub.add_parser("play", help="play a task yourself in the terminal")
+    play.add_argument("task")
+    play.add_argument("--seed", "-s", type=int, default=0)
+    play.add_argument("--option", "-o", action="append", metavar="KEY=VALUE")
+
+    serve = sub.add_parser("serve", help="a local System One server (the TypeSafe wire format)")
+    if "serve" in argv:  # import the server only when it is asked for
+        from s1gym import server
+
+        server.add_arguments(serve)
+    return parser
+
+
+# --------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from s1gym.runner import evaluate
+
+    workers = args.workers
+    if args.ray is not None and args.ray_workers:
+        workers = args.ray_workers
+    summary = evaluate(
+        args.task,
+        args.policy,
+        episodes=args.episodes,
+        seed=args.seed,
+        wrappers=_wrappers(args.wrap),
+        budget=args.budget,
+        options=parse_key_values(args.option, "--option"),
+        policy_options=parse_key_values(args.policy_option, "--policy-option"),
+        wrapper_options=parse_key_values(args.wrap_option, "--wrap-option"),
+        out=args.out,
+        job=args.job,
+        resume=args.resume,
+        retry_errors=args.retry_errors,
+        workers=workers,
+        ray=args.ray,
+        progress=not args.quiet,
+    )
+    rows = [_row(summary["task"], summary["label"], summary["policy"], summary["wrappers"], summary)]
+    _print_table(rows, "rich", title=f"job {summary['job_dir']}")
+    if summary.get("task_metrics"):
+        _print_metrics(summary["task_metrics"])
+    return 0
+
+
+def table_rows(dirs: Sequence[str | Path]) -> list[dict[str, Any]]:
+    """One row per (task, policy, wrappers) over every job under ``dirs``, trials pooled."""
+    from s1gym import jobs
+    from s1gym.runner import env_class_of
+
+    groups: dict[tuple[str, str, tuple[str, ...]], list[dict[str, Any]]] = {}
+    for config, trials in jobs.iter_job_trials(jobs.find_jobs(dirs)):
+        agent = (config.get("agents") or [{}])[0]
+        task = (config.get("tasks") or [{}])[0].get("name", "?")
+        key = (task, str(agent.get("name", "?")), tuple(agent.get("wrappers") or ()))
+        groups.setdefault(key, []).extend(trials)
+    rows = []
+    for (task, policy, wrappers), trials in sorted(groups.items()):
+        label = "+".join((policy, *wrappers))
+        rows.append(
+            _row(task, label, policy, list(wrappers), jobs.summarize_trials(trials, env_class_of(task)))
+        )
+    return rows
+
+
+def _row(task: str, label: str, policy: str, wrappers: Sequence[str], s: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "task": task.split(":")[-1].removeprefix("s1/").removesuffix("-v0"),
+        "policy": policy,
+        "wrappers": ",".join(wrappers) or "-",
+        "episodes": s["episodes"],
+        "mean_score": s["mean_score"],
+        "ci95": s["ci95"],
+        "wins": s["wins"],
+        "mean_steps": s["mean_steps"],
+        "median_latency_s": s["median_latency_s"],
+        "calls": s["calls"],
+        "input_tokens": s["input_tokens"],
+        "output_tokens": s["output_tokens"],
+        "cost_usd": s["cost_usd"],
+        "errors": s["errors"],
+    }
+
+
+COLUMNS = (
+    "task",
+    "policy",
+    "wrappers",
+    "episodes",
+    "score [95% CI]",
+    "wins",
+    "steps",
+    "latency",
+    "calls",
+    "tokens in/out",
+    "cost $",
+    "errors",
+)
+
+
+def _cells(r: Mapping[str, Any]) -> list[str]:
+    def num(x: Any, fmt: str) -> str:
+        return "-" if x is None else format(x, fmt)
+
+    lo, hi = r["ci95"]
+    score = "-" if r["mean_score"] is None else f"{r['mean_score']:.3f} [{lo:.3f}, {hi:.3f}]"
+    lat = r["median_latency_s"]
+    latency = "-" if lat is None else (f"{lat * 1000:.2f} ms" if lat < 1 else f"{lat:.2f} s")
+    return [
+        r["task"],
+        r["policy"],
+        r["wrappers"],
+        str(r["episodes"]),
+        score,
+        str(r["wins"]),
+        num(r["mean_steps"], ".1f"),
+        latency,
+        str(r["calls"]),
+        f"{r['input_tokens']}/{r['output_tokens']}",
+        f"{r['cost_usd']:.4f}",
+        str(r["errors"]),
+    ]
+
+
+def _print_table(rows: Sequence[Mapping[str, Any]], fmt: str, title: str | None = None) -> None:
+    if fmt == "json":
+        print(json.dumps(list(rows), indent=2))
+    elif fmt == "csv":
+        import csv
+
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]) if rows else ["task"])
+        writer.writeheader()
+        for r in rows:
+            writer.writerow({**r, "ci95": " ".join("" if x is None else f"{x:.6f}" for x in r["ci95"])})
+    elif fmt == "markdown":
+        print("| " + " | ".join(COLUMNS) + " |")
+        print("|" + "|".join("---" for _ in COLUMNS) + "|")
+        for r in rows:
+            print("| " + " | ".join(_cells(r)) + " |")
+    else:
+        from rich.table import Table
+
+        table = Table(title=title)
+        for i, col in enumerate(COLUMNS):
+            table.add_column(col, justify="left" if i < 3 else "right")
+        for r in rows:
+            table.add_row(*_cells(r))
+        _console().print(table)
+
+
+def _console() -> Any:
+    """A rich console; wide when output is piped (rich's 80 columns would crush the table)."""
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(width=200)
+
+
+def _print_metrics(metrics: Mapping[str, Any]) -> None:
+    from rich.pretty import Pretty
+
+    _console().print("task metrics:", Pretty(metrics))
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    rows = table_rows(args.dirs)
+    if not rows:
+        print(
+            f"s1 table: no job folders under {', '.join(args.dirs)} (run `s1 run ...` first)", file=sys.stderr
+        )
+        return 1
+    _print_table(rows, args.format)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from s1gym.registration import env_class, task_ids
+
+    table = Table(title="s1gym tasks (gym.make(id, **options))")
+    for col in ("id", "N", "steps", "options"):
+        table.add_column(col)
+    for env_id in task_ids():
+        try:
+            cls = env_class(env_id)
+        except Exception as exc:  # a task whose optional engine is missing still shows up  # noqa: BLE001
+            table.add_row(env_id, "", "", f"[dim]unavailable: {type(exc).__name__}: {exc}[/dim]")
+            continue
+        opts = "\n".join(f"{k}: {v}" for k, v in cls.option_help.items()) or "-"
+        table.add_row(env_id, str(cls.default_max_candidates), str(cls.default_max_steps), opts)
+    _console().print(table)
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from s1gym.play import play
+
+    play(args.task, seed=args.seed, options=parse_key_values(args.option, "--option"))
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from s1gym import server
+
+    return int(server.run(args) or 0)
+
+
+COMMANDS = {"run": cmd_run, "table": cmd_table, "list": cmd_list, "play": cmd_play, "serve": cmd_serve}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[:1])
+    args = parser.parse_args(argv)
+    from s1gym.runner import RunError
+
+    try:
+        return COMMANDS[args.command](args)
+    except (RunError, FileNotFoundError, ValueError) as exc:
+        print(f"s1 {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            f"s1 {args.command}: interrupted (finished trials are saved; rerun with --resume)",
+            file=sys.stderr,
+        )
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,397 @@
+"""The eval runner: Harbor-shaped job folders, errors, resume, workers, Ray, secrets.
+
+Most tests use ``tinytest/Counter-v0``, a tiny S1Env registered here (reached
+as ``test_runner:tinytest/Counter-v0`` so spawned workers and Ray workers
+import this module and register it too), and tiny policies defined here, so
+the runner is tested without waiting on the real tasks and models.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from job_schema import validate_job
+
+from s1gym import jobs
+from s1gym.core import BasePolicy, Decision, S1Env, Situation, Usage
+from s1gym.runner import RunError, evaluate
+from s1gym.stats import bootstrap_ci
+
+TASK = "test_runner:tinytest/Counter-v0"
+HERE = Path(__file__).resolve().parent
+
+
+class CounterEnv(S1Env):
+    """Count up to a seed-dependent target: 'add 1' and 'add 2' move, overshooting loses.
+
+    Options: ``fail_seed`` makes a move raise in that seed's game (an engine
+    crash); ``delay`` sleeps per move (for the kill-and-resume test).
+    """
+
+    task_name = "Counter"
+    default_max_candidates = 3
+    default_max_steps = 12
+    option_help: ClassVar[dict[str, str]] = {
+        "fail_seed": "seed whose game crashes",
+        "delay": "seconds per move",
+    }
+
+    def __init__(self, fail_seed: int | None = None, delay: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fail_seed, self.delay = fail_seed, delay
+
+    def _new_game(self, seed, options):
+        self.seed_, self.x = seed, 0
+        self.target = 3 + int(self.np_random.integers(0, 4))
+        return f"Reach {self.target}."
+
+    def _legal_moves(self):
+        return ["add 1", "add 2", "wait"]
+
+    def _play(self, move):
+        if self.delay:
+            time.sleep(self.delay)
+        if self.seed_ == self.fail_seed and self.x >= 1:
+            raise RuntimeError("engine crashed")
+        self.x += {"add 1": 1, "add 2": 2, "wait": 0}[move]
+        return f"You {move}."
+
+    def _describe(self):
+        return f"Count {self.x} of {self.target}."
+
+    def _progress(self):
+        return min(self.x / self.target, 1.0), self.x == self.target, self.x > self.target
+
+    def _fork_into(self, clone):
+        pass
+
+    @classmethod
+    def summarize_episodes(cls, final_infos):
+        return {"final_steps": [int(i["steps"]) for i in final_infos]}
+
+
+if "tinytest/Counter-v0" not in gym.registry:
+    gym.register("tinytest/Counter-v0", entry_point=CounterEnv, order_enforce=False, disable_env_checker=True)
+
+
+class First(BasePolicy):
+    """Always the first candidate ('add 1'): wins every game. Reports made-up tokens and cost."""
+
+    name = "first"
+
+    def decide(self, situation: Situation) -> Decision:
+        p = np.zeros(len(situation.candidates))
+        p[0] = 1.0
+        return Decision(
+            p, 0, Usage(calls=1, input_tokens=10, output_tokens=1, cost_usd=0.001), {"note": "one"}
+        )
+
+
+class Greedy(BasePolicy):
+    """'add 2' while it cannot overshoot, else 'add 1': deterministic, fewer steps than First."""
+
+    name = "greedy"
+
+    def decide(self, situation: Situation) -> Decision:
+        x, target = (int(v) for v in situation.observation.split("Count ")[1].split(".")[0].split(" of "))
+        action = 1 if target - x >= 2 else 0
+        return Decision(np.array([0.25, 0.75, 0.0]) if action else np.array([0.75, 0.25, 0.0]), action)
+
+
+class Seeded(BasePolicy):
+    """An RNG policy with a mutable seed: its games must not depend on which worker played them."""
+
+    name = "seeded"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        self.rng = np.random.default_rng(self.seed)
+
+    def decide(self, situation: Situation) -> Decision:
+        n = len(situation.candidates)
+        return Decision(np.full(n, 1 / n), int(self.rng.integers(2)))
+
+
+class Leaky(BasePolicy):
+    """Carries an API key in its config and echoes an auth header into its info."""
+
+    name = "leaky"
+
+    def __init__(self, api_key: str = "", base_url: str = "") -> None:
+        self.api_key = api_key
+
+    def decide(self, situation: Situation) -> Decision:
+        return Decision(
+            np.array([1.0, 0, 0]),
+            0,
+            info={"headers": {"Authorization": f"Bearer {self.api_key}"}, "echo": f"key={self.api_key}"},
+        )
+
+
+class Modelled(First):
+    name = "modelled"
+    model = "tiny-model-1"
+
+
+class Unpicklable(First):
+    def __init__(self) -> None:
+        self.hook = lambda: None
+
+
+def episodes(job_dir: Path) -> dict[int, list[tuple]]:
+    """Per seed: the played ticks without timings (what must match across backends)."""
+    out = {}
+    for path in sorted(job_dir.glob("*/agent/episode.json")):
+        doc = json.loads(path.read_text())
+        out[doc["seed"]] = [
+            (t["observation"], t["move"], t["probabilities"], t["reward"], t["score"]) for t in doc["ticks"]
+        ]
+    return out
+
+
+def test_job_folder_matches_schema_and_numbers(tmp_path):
+    summary = evaluate(TASK, "test_runner:First", episodes=4, seed=10, out=tmp_path, job="j")
+    job = tmp_path / "j"
+    assert validate_job(job) == 4
+    assert summary["episodes"] == 4 and summary["scored"] == 4 and summary["errors"] == 0
+    assert summary["mean_score"] == 1.0 and summary["wins"] == 4
+    result = json.loads((job / "result.json").read_text())
+    stats = result["stats"]
+    assert result["n_total_trials"] == 4 and result["finished_at"]
+    assert stats["n_completed_trials"] == 4 and stats["n_errored_trials"] == 0
+    steps = sum(
+        json.loads(p.read_text())["agent_result"]["metadata"]["n_steps"] for p in job.glob("*/result.json")
+    )
+    assert summary["calls"] == steps and stats["n_input_tokens"] == 10 * steps
+    assert stats["cost_usd"] == pytest.approx(0.001 * steps)
+    assert summary["mean_steps"] == steps / 4
+    assert summary["task_metrics"]["final_steps"] and sum(summary["task_metrics"]["final_steps"]) == steps
+    trial = json.loads((job / "Counter__10" / "result.json").read_text())
+    assert trial["verifier_result"]["rewards"]["reward"] == 1.0
+    assert trial["config"]["task"]["seed"] == 10
+    episode = json.loads((job / "Counter__10" / "agent" / "episode.json").read_text())
+    first = episode["ticks"][0]
+    assert first["candidates"] == ["add 1", "add 2", "wait"] and first["move"] == "add 1"
+    assert first["info"] == {"note": "one"} and first["usage"]["input_tokens"] == 10
+    assert episode["final"]["won"] is True
+    assert not list(job.rglob("*.tmp"))
+
+
+def test_policy_object_and_wrapper_names(tmp_path):
+    summary = evaluate(TASK, Greedy(), episodes=3, out=tmp_path, job="g")
+    assert summary["policy"] == "greedy" and summary["wins"] == 3
+    assert summary["calls"] == 0 and summary["cost_usd"] == 0
+
+
+def test_wrapped_policy_through_package_entry_point(tmp_path):
+    pytest.importorskip("s1gym.wrappers")
+    import s1gym
+
+    summary = s1gym.evaluate(
+        TASK, "test_runner:Modelled", wrappers="lookahead", episodes=2, out=tmp_path, job="m"
+    )
+    assert summary["label"] == "test_runner:Modelled+lookahead" and summary["wins"] == 2
+    trial = json.loads((tmp_path / "m" / "Counter__0" / "result.json").read_text())
+    assert trial["agent_info"]["model_info"] == {"name": "tiny-model-1", "provider": "test_runner:Modelled"}
+    assert trial["agent_info"]["wrappers"] == ["lookahead"]
+    assert validate_job(tmp_path / "m") == 2
+
+
+def test_failing_episode_is_recorded_and_job_completes(tmp_path):
+    summary = evaluate(
+        TASK, "test_runner:First", episodes=3, seed=0, options={"fail_seed": 1}, out=tmp_path, job="f"
+    )
+    job = tmp_path / "f"
+    assert validate_job(job) == 3
+    assert summary["errors"] == 1 and summary["scored"] == 2 and summary["mean_score"] == 1.0
+    bad = json.loads((job / "Counter__1" / "result.json").read_text())
+    assert bad["exception_info"]["exception_type"] == "RuntimeError"
+    assert "engine crashed" in bad["exception_info"]["exception_message"]
+    assert "Traceback" in bad["exception_info"]["exception_traceback"]
+    assert bad["verifier_result"] is None
+    partial = json.loads((job / "Counter__1" / "agent" / "episode.json").read_text())
+    assert partial["ticks"] and partial["ticks"][-1]["reward"] is None  # the tick whose step raised
+    stats = json.loads((job / "result.json").read_text())["stats"]
+    assert stats["n_errored_trials"] == 1 and stats["n_completed_trials"] == 2
+    assert next(iter(stats["evals"].values()))["exception_stats"] == {"RuntimeError": ["Counter__1"]}
+    # the game after the crash is played on a fresh env and wins
+    assert (
+        json.loads((job / "Counter__2" / "result.json").read_text())["verifier_result"]["rewards"]["reward"]
+        == 1
+    )
+
+
+def test_resume_skips_finished_and_reruns_missing(tmp_path):
+    evaluate(TASK, "test_runner:First", episodes=5, out=tmp_path, job="r")
+    job = tmp_path / "r"
+    kept = json.loads((job / "Counter__0" / "result.json").read_text())["id"]
+    (job / "Counter__3" / "result.json").unlink()  # as if killed during trial 3
+    (job / ".result.json.abc.tmp").write_text("{half")
+    with pytest.raises(RunError, match="already exists"):
+        evaluate(TASK, "test_runner:First", episodes=5, out=tmp_path, job="r")
+    with pytest.raises(RunError, match="different"):
+        evaluate(TASK, "test_runner:Greedy", episodes=5, out=tmp_path, job="r", resume=True)
+    summary = evaluate(TASK, "test_runner:First", episodes=5, out=tmp_path, resume=True)  # finds job r
+    assert summary["job_name"] == "r" and summary["episodes"] == 5
+    assert json.loads((job / "Counter__0" / "result.json").read_text())["id"] == kept
+    assert (job / "Counter__3" / "result.json").exists() and not list(job.rglob("*.tmp"))
+    assert validate_job(job) == 5
+
+
+def test_retry_errors_replays_only_errored(tmp_path):
+    evaluate(TASK, "test_runner:First", episodes=3, options={"fail_seed": 2}, out=tmp_path, job="e")
+    # same config: a resume keeps the errored trial unless asked to retry it
+    assert (
+        evaluate(
+            TASK,
+            "test_runner:First",
+            episodes=3,
+            options={"fail_seed": 2},
+            out=tmp_path,
+            job="e",
+            resume=True,
+        )["errors"]
+        == 1
+    )
+    again = evaluate(
+        TASK,
+        "test_runner:First",
+        episodes=3,
+        options={"fail_seed": 2},
+        out=tmp_path,
+        job="e",
+        resume=True,
+        retry_errors=True,
+    )
+    assert (
+        again["errors"] == 1 and again["episodes"] == 3
+    )  # deterministic crash: still one error, no duplicates
+
+
+def test_workers_give_identical_results(tmp_path):
+    kw = {"episodes": 6, "seed": 3, "out": tmp_path}
+    one = evaluate(TASK, "test_runner:Greedy", job="w1", workers=1, **kw)
+    two = evaluate(TASK, "test_runner:Greedy", job="w2", workers=2, **kw)
+    assert episodes(tmp_path / "w1") == episodes(tmp_path / "w2")
+    for key in ("mean_score", "ci95", "wins", "mean_steps", "calls", "errors"):
+        assert one[key] == two[key]
+    assert (
+        json.loads((tmp_path / "w2" / "config.json").read_text())["orchestrator"]["type"] == "multiprocessing"
+    )
+    assert validate_job(tmp_path / "w2") == 6
+
+
+def test_seeded_policy_seeded_per_episode(tmp_path, monkeypatch):
+    from s1gym import runner
+
+    monkeypatch.setattr(runner, "SEEDED_POLICIES", frozenset({"random", "test_runner:Seeded"}))
+    a = evaluate(TASK, "test_runner:Seeded", episodes=4, seed=0, out=tmp_path, job="a")
+    evaluate(TASK, "test_runner:Seeded", episodes=2, seed=2, out=tmp_path, job="b")
+    ea, eb = episodes(tmp_path / "a"), episodes(tmp_path / "b")
+    assert ea[2] == eb[2] and ea[3] == eb[3]  # a seed's game does not depend on what ran before it
+    assert a["episodes"] == 4
+
+
+def test_unpicklable_policy_with_workers_says_so(tmp_path):
+    with pytest.raises(RunError, match="cannot be pickled"):
+        evaluate(TASK, Unpicklable(), episodes=2, workers=2, out=tmp_path, job="u")
+
+
+def test_bad_input_errors(tmp_path):
+    with pytest.raises(RunError, match="unknown task"):
+        evaluate("NoSuchTask", "test_runner:First", out=tmp_path)
+    with pytest.raises(RunError, match="episodes"):
+        evaluate(TASK, "test_runner:First", episodes=0, out=tmp_path)
+    with pytest.raises(RunError, match="bad option"):
+        evaluate(TASK, "test_runner:First", options={"colour": "red"}, out=tmp_path, job="x")
+    with pytest.raises(RunError, match="cannot import"):
+        evaluate(TASK, "test_runner:Nope", out=tmp_path, job="y")
+
+
+def test_secrets_never_written(tmp_path, monkeypatch):
+    secret = "sk-test-5ecret-value-1234567890"
+    monkeypatch.setenv("TYPESAFE_API_KEY", secret)
+    evaluate(
+        TASK,
+        "test_runner:Leaky",
+        episodes=2,
+        policy_options={"api_key": secret, "base_url": "http://x"},
+        out=tmp_path,
+        job="s",
+    )
+    texts = [p.read_text() for p in (tmp_path / "s").rglob("*.json")]
+    assert len(texts) == 3 + 3 * 2
+    assert not any(secret in t for t in texts)
+    config = json.loads((tmp_path / "s" / "config.json").read_text())
+    assert config["agents"][0]["kwargs"] == {"api_key": jobs.REDACTED, "base_url": "http://x"}
+    episode = json.loads((tmp_path / "s" / "Counter__0" / "agent" / "episode.json").read_text())
+    assert episode["ticks"][0]["info"]["headers"]["Authorization"] == jobs.REDACTED
+    assert episode["ticks"][0]["info"]["echo"] == f"key={jobs.REDACTED}"
+
+
+def test_scrub_keeps_token_counts_and_cuts_bearer():
+    data = {
+        "n_input_tokens": 5,
+        "max_tokens": 64,
+        "token": "abc",
+        "x-api-key": "k",
+        "note": "Bearer abcdefghijkl",
+    }
+    assert jobs.scrub(data) == {
+        "n_input_tokens": 5,
+        "max_tokens": 64,
+        "token": jobs.REDACTED,
+        "x-api-key": jobs.REDACTED,
+        "note": f"Bearer {jobs.REDACTED}",
+    }
+
+
+def test_atomic_write_leaves_old_file_on_failure(tmp_path):
+    path = tmp_path / "a.json"
+    jobs.atomic_write_json(path, {"a": 1})
+
+    class Boom:
+        def __repr__(self):
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        jobs.atomic_write_json(path, {"a": Boom()})
+    assert json.loads(path.read_text()) == {"a": 1} and not list(tmp_path.glob("*.tmp"))
+
+
+def test_bootstrap_is_deterministic_and_brackets_the_mean():
+    x = [0, 1, 1, 0, 1, 1, 1, 0.5]
+    lo, hi = bootstrap_ci(x)
+    assert (lo, hi) == bootstrap_ci(x) and lo < np.mean(x) < hi
+    assert bootstrap_ci([]) == (None, None) and bootstrap_ci([0.3]) == (0.3, 0.3)
+
+
+@pytest.mark.slow
+def test_ray_local_run(tmp_path):
+    pytest.importorskip("ray")
+    serial = evaluate(TASK, "test_runner:Greedy", episodes=4, seed=5, out=tmp_path, job="serial")
+    remote = evaluate(TASK, "test_runner:Greedy", episodes=4, seed=5, out=tmp_path, job="ray", ray=True)
+    assert episodes(tmp_path / "serial") == episodes(tmp_path / "ray")
+    assert remote["mean_score"] == serial["mean_score"] and validate_job(tmp_path / "ray") == 4
+    assert json.loads((tmp_path / "ray" / "config.json").read_text())["orchestrator"]["type"] == "ray"
+
+
+def test_cookingworld_small_with_random(tmp_path):
+    pytest.importorskip("s1gym.tasks.twx")
+    pytest.importorskip("s1gym.policies.basic")
+    from s1gym.policies import make_policy  # noqa: F401  (skips below if the policies package lacks it)
+
+    summary = evaluate(
+        "CookingWorld", "random", episodes=2, seed=0, options={"size": "small"}, out=tmp_path, job="cw"
+    )
+    assert summary["episodes"] == 2 and summary["errors"] == 0, summary
+    assert validate_job(tmp_path / "cw") == 2
