@@ -103,8 +103,9 @@ def test_dealer_stands_on_soft_17():
     obs, reward, terminated, _, info = play(env, "stand")
     assert "Dealer's hand: 6, A (soft 17)" in obs
     assert info["payoff"] == 0 and info["outcome"] == "push"
-    # A push ends the hand: the contract has only won/lost, so it is "lost" with score 0.5.
-    assert terminated and info["lost"] and not info["won"] and info["score"] == 0.5 and reward == 0.5
+    # A push ends the hand neither won nor lost, with score 0.5.
+    assert terminated and info["game_over"] and not info["lost"] and not info["won"]
+    assert info["score"] == 0.5 and reward == 0.5
 
 
 def test_dealer_hits_soft_16_and_keeps_drawing_on_hard_totals():

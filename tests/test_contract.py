@@ -142,7 +142,7 @@ def test_reward_is_score_change_and_situation_matches(env_id):
             _, reward, terminated, truncated, info = env.step(int(rng.integers(len(env.candidates))))
             assert reward == pytest.approx(info["score"] - score)
             score = info["score"]
-            assert terminated == (info["won"] or info["lost"])
+            assert terminated == info["game_over"]
             sit = env.situation()
             assert isinstance(sit, Situation)
             assert sit.texts == tuple(info["candidates"])

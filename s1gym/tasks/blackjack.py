@@ -31,9 +31,8 @@ Contract mapping: ``score`` is 0 while the hand is open and
 ``(payoff + 1) / 2`` once it is settled (1 win, 0.5 push, 0 loss), so the
 episode's summed reward equals the final score; the raw payoff is in
 ``info["payoff"]`` (``None`` while the hand is open) and ``info["outcome"]``
-(``"win"``/``"push"``/``"loss"``). The contract ends an episode on a win or a
-loss only, so a push ends with ``won=False, lost=True`` (score 0.5): ``lost``
-means "the hand is over and was not won".
+(``"win"``/``"push"``/``"loss"``). A push ends the episode neither won nor
+lost (``won=False, lost=False``, ``info["game_over"]=True``, score 0.5).
 
 Seeding: every hand is dealt from a ``numpy.random.RandomState`` over a PCG64
 bit generator seeded with the reset seed (``reset()`` without a seed draws one
@@ -318,11 +317,11 @@ class BlackjackEnv(S1Env):
     def _describe(self) -> str:
         return self._text
 
-    def _progress(self) -> tuple[float, bool, bool]:
+    def _progress(self) -> tuple[float, bool, bool, bool]:
         payoff = self._payoff
         if payoff is None:
-            return 0.0, False, False
-        return (payoff + 1) / 2, payoff > 0, payoff <= 0
+            return 0.0, False, False, False
+        return (payoff + 1) / 2, payoff > 0, payoff < 0, True
 
     def _fork_into(self, clone: S1Env) -> None:
         game = self._game

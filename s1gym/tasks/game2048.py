@@ -58,7 +58,7 @@ from typing import Any, ClassVar, NamedTuple
 import gymnasium as gym
 import numpy as np
 
-from s1gym.core import S1Env, _copy_generator
+from s1gym.core import S1Env, copy_generator
 
 __all__ = ["PCG32", "Game2048Env", "pcg32_below", "pcg32_next", "pcg32_seed", "slide_row"]
 
@@ -400,7 +400,7 @@ class Game2048Env(S1Env):
     @property
     def np_random(self) -> np.random.Generator:
         if self._np_random is not None and self._np_random is self._shared_np_random:
-            self._np_random = _copy_generator(self._np_random)
+            self._np_random = copy_generator(self._np_random)
             self._shared_np_random = None
         return gym.Env.np_random.fget(self)
 
