@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import s1gym  # noqa: F401
-from s1gym.core import _copy_generator
+from s1gym.core import copy_generator
 
 ORDER = ("down", "left", "right", "up")
 TURNS = {"left": 0, "up": 1, "right": 2, "down": 3}  # np.rot90 turns that make the move a left slide
@@ -91,7 +91,7 @@ class NumpyGame:
     def fork(self) -> NumpyGame:
         clone = object.__new__(NumpyGame)
         clone.board, clone.score, clone.legal = self.board.copy(), self.score, self.legal
-        clone.rng = _copy_generator(self.rng)
+        clone.rng = copy_generator(self.rng)
         return clone
 
 

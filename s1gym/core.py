@@ -31,6 +31,7 @@ __all__ = [
     "TooManyCandidatesError",
     "Usage",
     "charset_for",
+    "positive_int",
     "copy_generator",
     "peek_env",
 ]
@@ -249,6 +250,9 @@ class S1Env(gym.Env[str, np.int64]):
     default_max_steps: ClassVar[int] = 100
     #: Rethink's stall patience for this task (``None``: never stalls).
     stall_patience: ClassVar[int | None] = None
+    #: A fork knows what the player must not (the right answer, the label): stepping a copy reveals
+    #: whether a move is right. Lookahead and Search refuse such tasks unless told to measure the oracle.
+    fork_reveals_answer: ClassVar[bool] = False
     #: Options ``gym.make`` accepts, name -> one-line help (shown by ``s1 list``).
     option_help: ClassVar[Mapping[str, str]] = {}
     #: Longest observation the Text space accepts.
@@ -263,8 +267,8 @@ class S1Env(gym.Env[str, np.int64]):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        self.max_candidates = _positive_int("max_candidates", max_candidates, self.default_max_candidates)
-        self.max_steps = _positive_int("max_steps", max_steps, self.default_max_steps)
+        self.max_candidates = positive_int("max_candidates", max_candidates, self.default_max_candidates)
+        self.max_steps = positive_int("max_steps", max_steps, self.default_max_steps)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"{self.task_name}: render_mode={render_mode!r} is not supported; use one of "
@@ -518,7 +522,7 @@ def _as_index(action: Any) -> int | None:
     return int(arr)
 
 
-def _positive_int(name: str, value: Any, default: int) -> int:
+def positive_int(name: str, value: Any, default: int) -> int:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -532,5 +536,4 @@ def copy_generator(rng: np.random.Generator) -> np.random.Generator:
     bit_generator.state = rng.bit_generator.state
     return np.random.Generator(bit_generator)
 
-#: Deprecated private name, kept for modules written against it.
-_copy_generator = copy_generator
+

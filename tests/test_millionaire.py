@@ -78,7 +78,7 @@ def test_wrong_answer_drops_to_the_last_safe_haven_and_ends(level, kept):
     assert env.unwrapped._winnings == prize(level)
     _, reward, terminated, truncated, info = wrong(env)
     assert (info["winnings"], info["outcome"]) == (kept, "wrong answer")
-    assert terminated and not truncated and info["lost"] and not info["won"]
+    assert terminated and not truncated and info["lost"] and not info["won"] and info["game_over"]
     assert info["score"] == kept / 1_000_000
     assert reward == pytest.approx((kept - prize(level)) / 1_000_000)
     assert info["candidates"] == []
@@ -91,6 +91,7 @@ def test_walk_away_keeps_winnings():
     _, reward, terminated, _, info = env.step(env.index_of(WALK_AWAY))
     assert (info["winnings"], info["outcome"], terminated, reward) == (4_000, "walked away", True, 0.0)
     assert info["score"] == 0.004
+    assert info["game_over"] and not info["won"] and not info["lost"]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

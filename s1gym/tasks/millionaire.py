@@ -16,9 +16,9 @@ haven passed and ends the game.
 
 ``score`` = winnings / 1,000,000 (reward = its change, so a wrong answer can
 cost), ``info["winnings"]`` in dollars, ``info["outcome"]``: ``playing``,
-``millionaire``, ``walked away`` or ``wrong answer``. ``won`` means the million;
-``lost`` means the game ended below it (a wrong answer or walking away), since
-only those two flags end an episode.
+``millionaire``, ``walked away`` or ``wrong answer``. ``won`` means the million,
+``lost`` a wrong answer; walking away ends the game neither won nor lost
+(``info["game_over"]``).
 
 Randomness: the game RNG is seeded by the ladder number, which is the reset
 seed (modulo the ``ladders`` option when given, so ``ladders=6`` replays six
@@ -35,8 +35,9 @@ after $64,000 a blind guess is worth less than the money in hand.
 :meth:`MillionaireEnv.expert_action` is the oracle (the right answer) for tests.
 
 Forks know the answers: a wrong answer loses in a fork, so ``Lookahead`` (which
-drops losing moves) and ``Search`` answer every question right. Compare
-decision models without them.
+drops losing moves) and ``Search`` would answer every question right. The env
+says so (``fork_reveals_answer``), and both wrappers refuse it unless asked
+to measure that oracle (``allow_oracle=True``).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from s1gym.core import S1Env, _copy_generator, _positive_int, charset_for
+from s1gym.core import S1Env, copy_generator, positive_int, charset_for
 from s1gym.tasks.datasets import (
     DIFFICULTIES,
     DataError,
@@ -109,6 +110,8 @@ def guaranteed(level: int) -> int:
 class MillionaireEnv(S1Env):
     """The quiz ladder; see the module docstring."""
 
+    fork_reveals_answer = True
+
     task_name = "Millionaire"
     default_max_candidates = 6
     default_max_steps = 16  # 15 answers + one 50:50
@@ -156,7 +159,7 @@ class MillionaireEnv(S1Env):
                 f"questions: {path} has too few questions for a ladder ({short}); "
                 f"it needs at least {PER_TIER} easy, {PER_TIER} medium and {PER_TIER} hard"
             )
-        self.ladders = None if ladders is None else _positive_int("ladders", ladders, 1)
+        self.ladders = None if ladders is None else positive_int("ladders", ladders, 1)
         super().__init__(
             max_candidates=max_candidates,
             max_steps=max_steps,
@@ -239,18 +242,18 @@ class MillionaireEnv(S1Env):
             f"${self._winnings:,}. Lifeline 50:50: {lifeline}.\n\n{step.question.question}"
         )
 
-    def _progress(self) -> tuple[float, bool, bool]:
-        over = self._outcome != "playing"
+    def _progress(self) -> tuple[float, bool, bool, bool]:
         return (
             self._winnings / TOP_PRIZE,
             self._outcome == "millionaire",
-            over and self._outcome != "millionaire",
+            self._outcome == "wrong answer",
+            self._outcome != "playing",
         )
 
     def _fork_into(self, clone: S1Env) -> None:
         assert isinstance(clone, MillionaireEnv)
         if self._rng is not None:
-            clone._rng = _copy_generator(self._rng)  # everything else is immutable
+            clone._rng = copy_generator(self._rng)  # everything else is immutable
 
     def _extra_info(self) -> dict[str, Any]:
         return {

@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from s1gym.core import S1Env, _positive_int, charset_for
+from s1gym.core import S1Env, positive_int, charset_for
 from s1gym.tasks.datasets import LabelledText, load_labelled_texts, packaged
 
 __all__ = ["KEYWORDS", "LabelledTextEnv", "TicketRouterEnv", "bootstrap_interval", "keyword_route"]
@@ -54,6 +54,8 @@ BOOTSTRAP_SEED = 0
 
 class LabelledTextEnv(S1Env):
     """One labelling decision per text, ``batch`` texts per episode (see the module docstring)."""
+
+    fork_reveals_answer = True
 
     #: Key of the final info's ``[[predicted, true], ...]`` list.
     reveal_key: ClassVar[str] = "routed"
@@ -96,7 +98,7 @@ class LabelledTextEnv(S1Env):
         self.labels: tuple[str, ...] = (
             tuple(labels) if labels is not None else tuple(sorted({i.label for i in self.items}))
         )
-        self.batch = _positive_int("batch", batch, 1)
+        self.batch = positive_int("batch", batch, 1)
         if self.batch > len(self.items):
             raise ValueError(
                 f"{self.task_name}: batch={self.batch} exceeds the {len(self.items)} texts in {data}"
