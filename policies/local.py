@@ -16,7 +16,8 @@ enough to guide Search, flat enough to leave it alternatives.
 
 The model is loaded once per process (module-level cache, about 90 MB) and
 candidate embeddings are cached by text (LRU), since text games repeat the
-same moves all the time. Inference is deterministic on CPU; scores are rounded
+same moves all the time. Torch runs one intra-op thread unless
+``S1GYM_TORCH_THREADS`` says otherwise. Inference is deterministic on CPU; scores are rounded
 to 1e-5 so batch composition cannot flip near-ties between runs.
 """
 
@@ -73,6 +74,11 @@ def load_model() -> Any:
                 import transformers
             except ImportError as error:
                 raise PolicyConfigError(f"Local needs {error.name}: {INSTALL_HINT}") from None
+            import torch
+
+            # One intra-op thread by default: on small, shared machines torch's default (all cores)
+            # measured 1.6-2.7 s a decision against 50-65 ms with one; runs scale out by --workers.
+            torch.set_num_threads(_torch_threads())
             transformers.utils.logging.set_verbosity_error()
             transformers.utils.logging.disable_progress_bar()
             try:
@@ -83,6 +89,17 @@ def load_model() -> Any:
             _MODEL = model
             load_seconds = time.perf_counter() - started
     return _MODEL
+
+
+def _torch_threads() -> int:
+    raw = os.environ.get("S1GYM_TORCH_THREADS", "1")
+    try:
+        threads = int(raw)
+    except ValueError:
+        threads = 0
+    if threads < 1:
+        raise PolicyConfigError(f"S1GYM_TORCH_THREADS must be a positive integer, got {raw!r}")
+    return threads
 
 
 def embed(texts: Sequence[str]) -> np.ndarray:
