@@ -1,1 +1,13 @@
-"""Policy wrappers (``s1gym.wrappers``)."""
+"""Policy wrappers (``s1gym.wrappers``): System Two work layered on any decision model.
+
+Each wrapper is a Policy that holds a Policy, so they compose:
+``Search(Lookahead(Local()))``, ``Rethink(Lookahead(Chat()), planner=chat)``,
+``Search(Uniform())``, or by name ``wrap(policy, ["search", "lookahead"])``.
+"""
+
+from .compose import WRAPPERS, wrap
+from .lookahead import Lookahead
+from .rethink import Rethink
+from .search import DEFAULT_PRIORITY, PRIORITIES, Search, log_priority
+
+__all__ = ["DEFAULT_PRIORITY", "PRIORITIES", "WRAPPERS", "Lookahead", "Rethink", "Search", "log_priority", "wrap"]

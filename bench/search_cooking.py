@@ -1,0 +1,187 @@
+"""Search on CookingWorld: how many test-fold games each priority and inner policy solves.
+
+    python bench/search_cooking.py          # quick default: Uniform, phs*, 5 small + 5 medium games (minutes)
+    python bench/search_cooking.py --sizes small,medium,large --games 10 --priorities levin,phs_h,phs* \
+        --policies uniform,local,lookahead-local                 # the full sweep (hours on 2 shared cores)
+    python bench/search_cooking.py --sizes small --seeds 2,3 --policies local --budget 200
+
+Games: seeds 0..games-1 of CookingWorld's test fold for each size (the full sweep: 10 each of
+small, medium, large). Each game is played to the end with
+``Search(policy, priority=...)`` under a cap of ``--budget`` (1000) inner-policy
+calls for the whole game: every decision's search gets what is left of the
+cap, so a first search that runs dry without a win plays a partial-plan move
+and the game is then unsolved. Policies: ``uniform`` (flat odds),
+``local`` (the offline sentence-embedding model), ``lookahead-local``
+(``Search(Lookahead(Local()))``) and ``rule`` (the gold-path expert).
+
+Per (policy, priority, size) it prints solved/N, median policy calls and
+median plan length over the solved games (with the median gold length of the
+same games), and wall-clock per expansion, next to the raw engine's
+step and fork+step cost measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass
+
+import gymnasium as gym
+
+import s1gym  # noqa: F401  (registers the envs)
+from s1gym.wrappers import PRIORITIES, Lookahead, Search
+
+POLICIES = ("uniform", "local", "lookahead-local", "rule")
+SIZES = ("small", "medium", "large")
+
+
+@dataclass
+class Game:
+    policy: str
+    priority: str
+    size: str
+    seed: int
+    solved: bool
+    calls: int
+    moves: int
+    gold: int
+    expansions: int
+    seconds: float
+
+
+def make_policy(name: str):
+    from s1gym.policies import Local, Rule, Uniform
+
+    if name == "uniform":
+        return Uniform()
+    if name == "rule":
+        return Rule()
+    if name == "local":
+        return Local()
+    if name == "lookahead-local":
+        return Lookahead(Local())
+    raise SystemExit(f"unknown policy {name!r}; choose from {', '.join(POLICIES)}")
+
+
+def play(policy_name: str, priority: str, size: str, seed: int, budget: int, h_scale: float = 10.0) -> Game:
+    env = gym.make("s1/CookingWorld-v0", size=size, fold="test")
+    env.reset(seed=seed)
+    gold = len(env.gold_path())
+    search = Search(make_policy(policy_name), budget=budget, priority=priority, h_scale=h_scale)
+    search.reset()
+    calls = expansions = 0
+    started = time.perf_counter()
+    while not env.done and calls < budget:
+        search.budget = budget - calls
+        d = search.decide(env.situation())
+        calls += d.info["policy_calls"]
+        expansions += d.info["expansions"]
+        env.step(d.action)
+        if not d.info["solved"] and calls >= budget:
+            break
+    seconds = time.perf_counter() - started
+    game = Game(policy_name, priority, size, seed, bool(env.won), calls, env.steps, gold, expansions, seconds)
+    env.close()
+    return game
+
+
+def engine_costs(size: str) -> tuple[float, float]:
+    """Raw env step and fork+first-step cost (ms) along a gold path, this run, this machine."""
+    env = gym.make("s1/CookingWorld-v0", size=size, fold="test")
+    env.reset(seed=0)
+    path = env.gold_path()
+    t = time.perf_counter()
+    for move in path:
+        if env.done:
+            break
+        env.step(env.index_of(move))
+    step_ms = 1000 * (time.perf_counter() - t) / max(1, env.steps)
+    env.reset(seed=0)
+    for move in path[: len(path) // 2]:
+        env.step(env.index_of(move))
+    t = time.perf_counter()
+    n = len(env.candidates)
+    for i in range(n):
+        env.fork().step(i)
+    fork_ms = 1000 * (time.perf_counter() - t) / n
+    env.close()
+    return step_ms, fork_ms
+
+
+def median(values: list[float]) -> str:
+    return f"{statistics.median(values):.0f}" if values else "-"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="small,medium", help=f"comma-separated, from {','.join(SIZES)}")
+    ap.add_argument("--games", type=int, default=5, help="games per size (test-fold seeds 0..games-1)")
+    ap.add_argument("--first-seed", type=int, default=0)
+    ap.add_argument("--priorities", default="phs*", help=f"comma-separated, from {','.join(PRIORITIES)}")
+    ap.add_argument("--policies", default="uniform", help=f"comma-separated, from {','.join(POLICIES)}")
+    ap.add_argument("--budget", type=int, default=1000, help="inner-policy calls per game")
+    ap.add_argument("--h-scale", type=float, default=10.0, help="Search's h_scale (h = h_scale * (1 - score))")
+    ap.add_argument("--seeds", help="explicit comma-separated test-fold seeds (instead of --first-seed/--games)")
+    ap.add_argument("--json", help="append one JSON line per game to this file")
+    args = ap.parse_args(argv)
+    sizes = [s for s in args.sizes.split(",") if s]
+    priorities = [p for p in args.priorities.split(",") if p]
+    policies = [p for p in args.policies.split(",") if p]
+    for p in priorities:
+        if p not in PRIORITIES:
+            raise SystemExit(f"unknown priority {p!r}; choose from {', '.join(PRIORITIES)}")
+    for s in sizes:
+        if s not in SIZES:
+            raise SystemExit(f"unknown size {s!r}; choose from {', '.join(SIZES)}")
+
+    if args.seeds:
+        seeds = [int(x) for x in args.seeds.split(",") if x.strip()]
+    else:
+        seeds = list(range(args.first_seed, args.first_seed + args.games))
+    print(f"# CookingWorld test fold, seeds {seeds}, cap {args.budget} policy calls per game, "
+          f"h_scale {args.h_scale}")
+    step_costs: dict[str, float] = {}
+    for size in sizes:
+        step_ms, fork_ms = engine_costs(size)
+        step_costs[size] = step_ms
+        print(f"# engine ({size}): step {step_ms:.2f} ms, fork + first step mid-game {fork_ms:.2f} ms "
+              f"({fork_ms / step_ms:.1f}x a step)")
+    print()
+    header = "| policy | priority | size | solved | median calls | median plan (gold) | ms / expansion | x step |"
+    print(header)
+    print("|---" * (header.count("|") - 1) + "|")
+    totals: dict[tuple[str, str], int] = {}
+    for policy in policies:
+        for priority in priorities:
+            for size in sizes:
+                games = []
+                for seed in seeds:
+                    g = play(policy, priority, size, seed, args.budget, args.h_scale)
+                    games.append(g)
+                    if args.json:
+                        with open(args.json, "a") as fh:
+                            fh.write(json.dumps(asdict(g)) + "\n")
+                    print(f"  {policy} {priority} {size} seed {seed}: {'won' if g.solved else 'lost'} "
+                          f"calls {g.calls} moves {g.moves} gold {g.gold} {g.seconds:.1f}s", file=sys.stderr)
+                solved = [g for g in games if g.solved]
+                exp = sum(g.expansions for g in games)
+                per_exp = 1000 * sum(g.seconds for g in games) / max(1, exp)
+                totals[(policy, priority)] = totals.get((policy, priority), 0) + len(solved)
+                print(
+                    f"| {policy} | {priority} | {size} | {len(solved)}/{len(games)} | "
+                    f"{median([g.calls for g in solved])} | {median([g.moves for g in solved])} "
+                    f"({median([g.gold for g in solved])}) | {per_exp:.1f} | "
+                    f"{per_exp / step_costs[size]:.0f} |",
+                    flush=True,
+                )
+    print()
+    for (policy, priority), n in totals.items():
+        print(f"# {policy} {priority}: solved {n}/{len(seeds) * len(sizes)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,68 @@
+"""What every wrapper shares: a Policy that holds a Policy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from s1gym.core import BasePolicy, Decision, Policy, S1Env, Situation
+
+
+class Wrapper(BasePolicy):
+    """A policy around ``policy``; ``name`` reads ``kind(inner name)``, e.g. ``search(lookahead(local))``."""
+
+    kind: str = "wrapper"
+
+    def __init__(self, policy: Policy) -> None:
+        if not callable(getattr(policy, "decide", None)):
+            raise TypeError(
+                f"{type(self).__name__} wraps a policy (an object with decide(situation)), got {policy!r}"
+            )
+        self.policy = policy
+        self.name = f"{self.kind}({getattr(policy, 'name', type(policy).__name__.lower())})"
+
+    def reset(self) -> None:
+        reset = getattr(self.policy, "reset", None)
+        if callable(reset):
+            reset()
+
+    def _inner_many(self, situations: Sequence[Situation]) -> list[Decision]:
+        """The inner policy's ``decide_many`` when it has one (it may run them concurrently)."""
+        many = getattr(self.policy, "decide_many", None)
+        if callable(many):
+            out = list(many(list(situations)))
+        else:
+            out = [self.policy.decide(s) for s in situations]
+        if len(out) != len(situations):
+            raise RuntimeError(
+                f"{self.name}: the inner policy answered {len(out)} decisions for {len(situations)} situations"
+            )
+        return out
+
+
+def fork_of(situation: Situation, who: str) -> S1Env:
+    """An independent env in the situation's state; a clear error when there is none."""
+    if situation.fork is None:
+        raise ValueError(
+            f"{who} needs a situation with an env behind it (situation.fork is None); "
+            f"build situations with env.situation() on a task that supports fork()"
+        )
+    return situation.fork()
+
+
+def step_text(env: S1Env, text: str):
+    """Step ``env`` by candidate text (indices shift when an outer wrapper narrows the candidates)."""
+    return env.step(env.index_of(text))
+
+
+def normalised(p: np.ndarray) -> np.ndarray:
+    """``p`` scaled to sum 1; flat odds when it has no mass."""
+    p = np.clip(np.asarray(p, dtype=np.float64), 0.0, None)
+    total = p.sum()
+    return p / total if total > 0 else np.full(p.size, 1.0 / p.size)
+
+
+def situation_key(situation: Situation) -> str:
+    """The task's state key, or (for situations without one) the observation and candidates."""
+    return situation.state_key or situation.observation + "\n#" + "|".join(situation.texts)

@@ -1,0 +1,53 @@
+"""``wrap(policy, ["search", "lookahead"])``: build a wrapper stack by name (what ``s1 run --wrap`` uses)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+from s1gym.core import Policy
+
+from ._base import Wrapper
+from .lookahead import Lookahead
+from .rethink import Rethink
+from .search import Search
+
+#: name -> wrapper class; the names ``wrap`` and the command line accept.
+WRAPPERS: dict[str, type[Wrapper]] = {"search": Search, "lookahead": Lookahead, "rethink": Rethink}
+
+
+def _options(cls: type[Wrapper]) -> set[str]:
+    params = list(inspect.signature(cls.__init__).parameters)
+    return set(params[2:])  # drop self and policy
+
+
+def wrap(policy: Policy, names: Sequence[str] | str, **kwargs: Any) -> Policy:
+    """Wrap ``policy`` in the named wrappers, outermost first.
+
+    ``wrap(p, ["search", "lookahead"])`` is ``Search(Lookahead(p))``; a comma
+    separated string (``"search,lookahead"``) works too. Each keyword goes to
+    the wrapper that accepts it (``budget`` -> Search, ``planner`` -> Rethink);
+    a keyword no listed wrapper accepts is an error, not silently ignored.
+    """
+    if isinstance(names, str):
+        names = [n for n in names.split(",") if n.strip()]
+    wanted = [n.strip().lower() for n in names]
+    unknown = [n for n in wanted if n not in WRAPPERS]
+    if unknown:
+        raise ValueError(f"unknown wrapper(s) {', '.join(map(repr, unknown))}; known: {', '.join(WRAPPERS)}")
+    if len(set(wanted)) != len(wanted):
+        raise ValueError(f"each wrapper may appear once, got {list(wanted)}")
+    routed: dict[str, dict[str, Any]] = {n: {} for n in wanted}
+    for key, value in kwargs.items():
+        takers = [n for n in wanted if key in _options(WRAPPERS[n])]
+        if not takers:
+            owners = [n for n, cls in WRAPPERS.items() if key in _options(cls)]
+            hint = f"it belongs to {', '.join(owners)}, which is not in {list(wanted)}" if owners else (
+                "no wrapper has that option"
+            )
+            raise ValueError(f"wrapper option {key!r} was given but {hint}")
+        routed[takers[0]][key] = value
+    for name in reversed(wanted):
+        policy = WRAPPERS[name](policy, **routed[name])
+    return policy
