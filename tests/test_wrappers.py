@@ -433,3 +433,21 @@ def test_lookahead_on_cooking_leaves_the_real_game_alone(cooking):
     assert all(c.outcome for c in shown)
     assert any(c.new_actions for c in shown)  # e.g. opening the fridge shows what to take
     assert d.probabilities.sum() == pytest.approx(1.0)
+
+
+def test_lookahead_and_search_refuse_tasks_whose_forks_know_the_answer():
+    """A quiz fork would tell which answer loses: the wrappers refuse unless the oracle is asked for."""
+    import gymnasium as gym
+
+    from s1gym.policies import Uniform
+    from s1gym.wrappers import OracleForkError
+
+    env = gym.make("s1/Millionaire-v0")
+    env.reset(seed=0)
+    for policy in (Lookahead(Uniform()), Search(Uniform(), budget=5), wrap(Uniform(), "search,lookahead")):
+        with pytest.raises(OracleForkError, match="allow_oracle=True"):
+            policy.decide(env.situation())
+    assert wrap(Uniform(), "search,lookahead", allow_oracle=True, budget=50).decide(env.situation())
+    decision = Lookahead(Uniform(), allow_oracle=True).decide(env.situation())
+    dropped = decision.info["lookahead"]["dropped_losing"]
+    assert len(dropped) == 3 and env.expert_action() not in dropped  # the three wrong answers, read from forks

@@ -5,9 +5,12 @@ Each wrapper is a Policy that holds a Policy, so they compose:
 ``Search(Uniform())``, or by name ``wrap(policy, ["search", "lookahead"])``.
 """
 
+from ._base import OracleForkError
 from .compose import WRAPPERS, wrap
 from .lookahead import Lookahead
 from .rethink import Rethink
 from .search import DEFAULT_PRIORITY, PRIORITIES, Search, log_priority
 
-__all__ = ["DEFAULT_PRIORITY", "PRIORITIES", "WRAPPERS", "Lookahead", "Rethink", "Search", "log_priority", "wrap"]
+__all__ = [
+    "DEFAULT_PRIORITY",
+    "OracleForkError", "PRIORITIES", "WRAPPERS", "Lookahead", "Rethink", "Search", "log_priority", "wrap"]

@@ -14,13 +14,18 @@ class Wrapper(BasePolicy):
 
     kind: str = "wrapper"
 
-    def __init__(self, policy: Policy) -> None:
+    def __init__(self, policy: Policy, allow_oracle: bool = False) -> None:
         if not callable(getattr(policy, "decide", None)):
             raise TypeError(
                 f"{type(self).__name__} wraps a policy (an object with decide(situation)), got {policy!r}"
             )
         self.policy = policy
+        #: Look ahead even where forks know the answer (see :func:`fork_of`).
+        self.allow_oracle = bool(allow_oracle)
         self.name = f"{self.kind}({getattr(policy, 'name', type(policy).__name__.lower())})"
+
+    def fork(self, situation: Situation) -> S1Env:
+        return fork_of(situation, self.name, self.allow_oracle)
 
     def reset(self) -> None:
         reset = getattr(self.policy, "reset", None)
@@ -41,14 +46,31 @@ class Wrapper(BasePolicy):
         return out
 
 
-def fork_of(situation: Situation, who: str) -> S1Env:
-    """An independent env in the situation's state; a clear error when there is none."""
+class OracleForkError(ValueError):
+    """A wrapper was asked to look ahead on a task whose forks know the answer."""
+
+
+def fork_of(situation: Situation, who: str, allow_oracle: bool = False) -> S1Env:
+    """An independent env in the situation's state; a clear error when there is none.
+
+    Tasks whose forks know the answer (``S1Env.fork_reveals_answer``: quiz,
+    ticket and injection labels) would turn Lookahead and Search into oracles
+    (a wrong answer loses in the fork); that is refused unless ``allow_oracle``.
+    """
     if situation.fork is None:
         raise ValueError(
             f"{who} needs a situation with an env behind it (situation.fork is None); "
             f"build situations with env.situation() on a task that supports fork()"
         )
-    return situation.fork()
+    env = situation.fork()
+    if env.fork_reveals_answer and not allow_oracle:
+        env.close()
+        raise OracleForkError(
+            f"{who} on {situation.task}: a fork of this task knows the right answer, so looking ahead "
+            f"would read it (the score is the oracle's, not the model's). Evaluate the decision model "
+            f"without Search/Lookahead here, or pass allow_oracle=True to measure that oracle on purpose."
+        )
+    return env
 
 
 def step_text(env: S1Env, text: str):

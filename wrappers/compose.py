@@ -22,6 +22,10 @@ def _options(cls: type[Wrapper]) -> set[str]:
     return set(params[2:])  # drop self and policy
 
 
+#: Options every listed wrapper that accepts them receives (not only the outermost).
+_SHARED_OPTIONS = frozenset({"allow_oracle"})
+
+
 def wrap(policy: Policy, names: Sequence[str] | str, **kwargs: Any) -> Policy:
     """Wrap ``policy`` in the named wrappers, outermost first.
 
@@ -47,7 +51,8 @@ def wrap(policy: Policy, names: Sequence[str] | str, **kwargs: Any) -> Policy:
                 "no wrapper has that option"
             )
             raise ValueError(f"wrapper option {key!r} was given but {hint}")
-        routed[takers[0]][key] = value
+        for taker in takers if key in _SHARED_OPTIONS else takers[:1]:
+            routed[taker][key] = value
     for name in reversed(wanted):
         policy = WRAPPERS[name](policy, **routed[name])
     return policy

@@ -8,7 +8,7 @@ import numpy as np
 
 from s1gym.core import Candidate, Decision, Policy, Situation
 
-from ._base import Wrapper, fork_of, step_text
+from ._base import Wrapper, step_text
 
 
 class Lookahead(Wrapper):
@@ -26,8 +26,8 @@ class Lookahead(Wrapper):
 
     kind = "lookahead"
 
-    def __init__(self, policy: Policy) -> None:
-        super().__init__(policy)
+    def __init__(self, policy: Policy, allow_oracle: bool = False) -> None:
+        super().__init__(policy, allow_oracle)
 
     def annotate(self, situation: Situation) -> tuple[Situation, list[int], list[str]]:
         """The annotated situation the inner policy sees, the root indices it keeps, and the dropped moves."""
@@ -37,7 +37,7 @@ class Lookahead(Wrapper):
         losing: list[str] = []
         all_annotated: list[Candidate] = []
         for i, cand in enumerate(situation.candidates):
-            env = fork_of(situation, self.name)
+            env = self.fork(situation)
             if before is None:
                 before = frozenset(env.candidates)
             obs, _reward, _terminated, _truncated, info = step_text(env, cand.text)

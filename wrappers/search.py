@@ -84,7 +84,7 @@ import numpy as np
 
 from s1gym.core import Decision, Policy, S1Env, Situation, Usage
 
-from ._base import Wrapper, fork_of, normalised, situation_key, step_text
+from ._base import Wrapper, normalised, situation_key, step_text
 
 PRIORITIES = ("levin", "phs_h", "phs*")
 DEFAULT_PRIORITY = "phs*"
@@ -158,8 +158,9 @@ class Search(Wrapper):
         max_seconds: float | None = None,
         batch_size: int = 1,
         trace: bool = False,
+        allow_oracle: bool = False,
     ) -> None:
-        super().__init__(policy)
+        super().__init__(policy, allow_oracle)
         if priority not in PRIORITIES:
             raise ValueError(f"unknown search priority {priority!r}; use one of {', '.join(PRIORITIES)}")
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
@@ -239,7 +240,7 @@ class Search(Wrapper):
         usages: list[Usage] = []
         trace: list[str] = []
         notes = situation.notes
-        root_env = fork_of(situation, self.name)
+        root_env = self.fork(situation)
         root = _Node(root_env, 0, 0.0, self._h(root_env, situation.score, notes), situation.score, key)
         seen: dict[str, int] = {key: 0}
         tie = itertools.count()
@@ -405,7 +406,7 @@ class Search(Wrapper):
     def _safe_moves(self, situation: Situation) -> list[int]:
         safe = []
         for i, cand in enumerate(situation.candidates):
-            env = fork_of(situation, self.name)
+            env = self.fork(situation)
             if not step_text(env, cand.text)[4]["lost"]:
                 safe.append(i)
         return safe or list(range(len(situation.candidates)))
