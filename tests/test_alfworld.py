@@ -1,0 +1,266 @@
+"""ALFWorld-v0 on the real alfworld engine: shipped scenes, data errors, forks, experts, shared valid_seen games."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("alfworld", reason="the optional extra alfworld==0.4.2 is not installed")
+
+import s1gym  # noqa: F401
+from s1gym.tasks.alfworld import TASK_TYPES, ALFWorldEnv, find_games
+
+SHARED = Path(os.environ.get("S1GYM_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+ALFWORLD_SHARED = SHARED / "alfworld"
+needs_shared = pytest.mark.skipif(
+    not (ALFWORLD_SHARED / "json_2.1.1" / "valid_seen").is_dir(),
+    reason=f"shared ALFWorld data not found at {ALFWORLD_SHARED} (set S1GYM_SHARED_DATA)",
+)
+#: One of the 7 valid_seen games the handcoded expert cannot win (SOURCE.md); the planner can (fast one).
+PLANNER_ONLY = "pick_two_obj_and_place-CD-None-Drawer-304/trial_T20190907_230232_832893"
+
+
+def play_expert(env: ALFWorldEnv, seed: int = 0) -> dict:
+    _, info = env.reset(seed=seed)
+    while not env.done:
+        _, _, _, _, info = env.step(env.index_of(env.expert_action()))
+    return info
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = gym.make("s1/ALFWorld-v0")
+    yield e
+    e.close()
+
+
+def test_default_plays_the_shipped_scenes_one_per_task_type(env):
+    assert env.split == "scenes" and len(env.games) == 6
+    types = set()
+    for seed in range(6):
+        _, info = env.reset(seed=seed)
+        types.add(info["task_type"])
+    assert types == set(TASK_TYPES)
+
+
+def test_observation_is_markov_and_score_is_binary(env):
+    obs, info = env.reset(seed=1)
+    assert "Your task is to:" in obs and "Looking quickly around you" in obs
+    assert "You are carrying nothing." in obs and info["score"] == 0.0
+    env.step(env.index_of("go to toilet 1"))
+    obs, *_ = env.step(env.index_of("take soapbar 1 from toilet 1"))
+    assert (
+        "You are at toilet 1." in obs and "You are carrying soapbar 1." in obs and "Your task is to:" in obs
+    )
+
+
+RAW_SCRIPT = """
+import json, sys, textworld
+game, moves = sys.argv[1], json.loads(sys.argv[2])  # read first: textworld's PDDL translation rewrites sys.argv
+from alfworld.agents.environment.alfred_tw_env import AlfredDemangler
+from textworld.envs.pddl import PddlEnv
+env = AlfredDemangler(PddlEnv(textworld.EnvInfos(won=True, admissible_commands=True)), shuffle=False)
+env.load(game)
+state = env.reset()
+out = [[state["feedback"], state["admissible_commands"]]]
+for move in moves:
+    state, _, _ = env.step(move)
+    out.append([state["feedback"], state["admissible_commands"]])
+print(json.dumps(out))
+"""
+
+
+def test_same_text_and_moves_as_the_unpatched_raw_engine(env):
+    """s1gym memoises textworld's parsing and restores snapshots; a raw engine in a fresh process must agree."""
+    import json
+    import subprocess
+    import sys
+
+    _, info = env.reset(seed=0, options={"game": "pick_cool"})
+    moves = [
+        "go to fridge 1",
+        "open fridge 1",
+        "go to diningtable 1",
+        "take apple 1 from diningtable 1",
+        "go to fridge 1",
+        "cool apple 1 with fridge 1",
+        "examine apple 1",
+        "go to countertop 1",
+    ]
+    gamefile = env.games[info["game"]]
+    ours, feedback, player = [info["candidates"]], [], env
+    for i, move in enumerate(moves):
+        if i == 3:  # go on in a fork of a fork, so snapshot restores are covered too
+            player = player.fork().fork()
+        _, _, _, _, info = player.step(player.index_of(move))
+        ours.append(info["candidates"])
+        feedback.append(player.history[-1][1])
+    out = subprocess.run(
+        [sys.executable, "-c", RAW_SCRIPT, gamefile, json.dumps(moves)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    raw = json.loads(out.stdout.strip().splitlines()[-1])
+    assert [r[1] for r in raw] == ours
+    assert [r[0] for r in raw[1:]] == feedback
+
+
+def test_expert_wins_every_shipped_scene(env):
+    for seed in range(len(env.games)):
+        info = play_expert(env, seed)
+        assert info["won"] and info["score"] == 1.0, env.games[seed]
+
+
+def test_planner_expert_wins_a_shipped_scene():
+    e = gym.make("s1/ALFWorld-v0", expert="planner", game=3)
+    try:
+        info = play_expert(e)
+        assert info["won"] and e.steps <= 8  # the planner is omniscient: a short plan
+    finally:
+        e.close()
+
+
+def test_hygiene_drops_examine_look_inventory_help():
+    e = gym.make("s1/ALFWorld-v0", hygiene=True)
+    try:
+        _, info = e.reset(seed=0)
+        assert info["candidates"] and not any(
+            c.split()[0] in ("examine", "look", "inventory", "help") for c in info["candidates"]
+        )
+    finally:
+        e.close()
+
+
+def test_seed_stride_and_game_pick_games_deterministically():
+    e = gym.make("s1/ALFWorld-v0", stride=5)
+    try:
+        picked = [e.reset(seed=s)[1]["game"] for s in range(4)]
+        assert picked == [(s * 5) % 6 for s in range(4)]
+        assert (
+            e.reset(seed=0, options={"game": "pick_cool"})[1]["task_type"] == "pick_cool_then_place_in_recep"
+        )
+    finally:
+        e.close()
+    with pytest.raises(ValueError, match="outside"):
+        gym.make("s1/ALFWorld-v0", game=99)
+
+
+def test_missing_data_says_how_to_get_it(tmp_path):
+    with pytest.raises(FileNotFoundError, match="alfworld-download"):
+        gym.make("s1/ALFWorld-v0", data_dir=tmp_path)
+    with pytest.raises(FileNotFoundError, match="ALFWORLD_DATA"):
+        find_games(str(tmp_path), "valid_unseen")
+
+
+def test_fork_restores_the_state_without_replay(env):
+    env.reset(seed=0, options={"game": "pick_heat"})
+    for move in ("go to fridge 1", "open fridge 1", "take egg 1 from fridge 1"):
+        env.step(env.index_of(move))
+    fork = env.fork()
+    for move in ("go to microwave 1", "heat egg 1 with microwave 1"):
+        env.step(env.index_of(move))
+    assert fork.situation().observation != env.situation().observation
+    # The fork was never stepped; stepping it restores the snapshot into a pooled engine.
+    obs, *_ = fork.step(fork.index_of("go to diningtable 1"))
+    assert "You are carrying egg 1." in obs and fork.expert_action() in fork.candidates
+    fork.close()
+
+
+def test_close_engines_unloads_the_pool_and_envs_recover():
+    from s1gym.tasks.alfworld import _POOL, close_engines
+
+    e = gym.make("s1/ALFWorld-v0")
+    e.reset(seed=1)
+    e.step(e.index_of("go to toilet 1"))
+    twin = e.fork()
+    close_engines()
+    assert _POOL.engines == []
+    a, b = (
+        e.step(e.index_of("take soapbar 1 from toilet 1")),
+        twin.step(twin.index_of("take soapbar 1 from toilet 1")),
+    )
+    assert a[0] == b[0] and "You are carrying soapbar 1." in a[0]
+    e.close()
+    twin.close()
+
+
+PROPERTY = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY
+@given(
+    seed=st.integers(0, 5),
+    prefix=st.lists(st.integers(0, 100), max_size=8),
+    rest=st.lists(st.integers(0, 100), min_size=1, max_size=5),
+)
+def test_fork_matches_replay_from_scratch(seed, prefix, rest):
+    """A fork (snapshot restore) behaves exactly like a fresh env that replays the same moves."""
+    a = gym.make("s1/ALFWorld-v0")
+    b = gym.make("s1/ALFWorld-v0")
+    try:
+        a.reset(seed=seed)
+        moves = []
+        for c in prefix:
+            if a.done:
+                return
+            move = a.candidates[c % len(a.candidates)]
+            moves.append(move)
+            a.step(a.index_of(move))
+        fork = a.fork()
+        a.step(0)  # move the parent's engine away
+        b.reset(seed=seed)
+        for move in moves:
+            b.step(b.index_of(move))
+        for c in rest:
+            if fork.done:
+                break
+            i = c % len(fork.candidates)
+            ra, rb = fork.step(i), b.step(i)
+            assert ra[0] == rb[0] and ra[1:4] == rb[1:4] and ra[4]["candidates"] == rb[4]["candidates"]
+            assert fork.state_key() == b.state_key()
+            assert fork.expert_action() == b.expert_action()
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def shared_games():
+    return find_games(str(ALFWORLD_SHARED), "valid_seen")
+
+
+@needs_shared
+def test_shared_valid_seen_has_140_games(shared_games):
+    assert len(shared_games) == 140
+
+
+@needs_shared
+@pytest.mark.slow
+@pytest.mark.shared
+@pytest.mark.parametrize("game", [0, 35, 70, 105])
+def test_handcoded_expert_wins_shared_games(game):
+    e = gym.make("s1/ALFWorld-v0", data_dir=ALFWORLD_SHARED, split="valid_seen", game=game, max_steps=200)
+    try:
+        assert play_expert(e)["won"], e.games[game]
+    finally:
+        e.close()
+
+
+@needs_shared
+@pytest.mark.shared
+def test_planner_expert_wins_a_game_the_handcoded_expert_cannot():
+    e = gym.make(
+        "s1/ALFWorld-v0", data_dir=ALFWORLD_SHARED, split="valid_seen", game=PLANNER_ONLY, expert="planner"
+    )
+    try:
+        assert play_expert(e)["won"]
+    finally:
+        e.close()
