@@ -298,27 +298,41 @@ class Chat(BasePolicy):
         started = time.perf_counter()
         attempt = 0
         while True:
-            response = None
+            response, failure = None, None
             try:
                 response = self._client.post(self.url, json=body, headers=self._headers())
-            except httpx.TimeoutException:
-                error: PolicyError = PolicyTimeoutError(f"Chat ({self.url}): request timed out after {self.timeout} s")
             except httpx.TransportError as exc:
-                error = PolicyConnectionError(self._redact(f"Chat ({self.url}): connection failed: {exc}"))
-            else:
-                outcome = self._outcome(response, body)
-                if isinstance(outcome, _Resend):
-                    body = outcome.body
-                    continue
-                if not isinstance(outcome, PolicyError):
-                    return outcome, time.perf_counter() - started
-                error = outcome
-                if response.status_code not in RETRY_STATUSES:
-                    raise error
-            if attempt >= self.max_retries:
-                raise self._exhausted(error)
+                failure = exc
+            kind, value = self._judge(body, response, failure, attempt)
+            if kind == "done":
+                return value, time.perf_counter() - started
+            if kind == "resend":
+                body = value
+                continue
             time.sleep(self._delay(attempt, response))
             attempt += 1
+
+    def _judge(self, body: dict[str, Any], response: Any, failure: Exception | None, attempt: int) -> tuple[str, Any]:
+        """What one attempt means: ``("done", reply)``, ``("resend", body)`` or ``("retry", None)``; raises when final."""
+        import httpx
+
+        if failure is not None:
+            if isinstance(failure, httpx.TimeoutException):
+                error: PolicyError = PolicyTimeoutError(f"Chat ({self.url}): request timed out after {self.timeout} s")
+            else:
+                error = PolicyConnectionError(self._redact(f"Chat ({self.url}): connection failed: {failure}"))
+        else:
+            outcome = self._outcome(response, body)
+            if isinstance(outcome, _Resend):
+                return "resend", outcome.body
+            if not isinstance(outcome, PolicyError):
+                return "done", outcome
+            error = outcome
+            if response.status_code not in RETRY_STATUSES:
+                raise error
+        if attempt >= self.max_retries:
+            raise self._exhausted(error)
+        return "retry", None
 
     async def _post_async(self, client: Any, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
         import httpx
@@ -326,25 +340,17 @@ class Chat(BasePolicy):
         started = time.perf_counter()
         attempt = 0
         while True:
-            response = None
+            response, failure = None, None
             try:
                 response = await client.post(self.url, json=body, headers=self._headers())
-            except httpx.TimeoutException:
-                error: PolicyError = PolicyTimeoutError(f"Chat ({self.url}): request timed out after {self.timeout} s")
             except httpx.TransportError as exc:
-                error = PolicyConnectionError(self._redact(f"Chat ({self.url}): connection failed: {exc}"))
-            else:
-                outcome = self._outcome(response, body)
-                if isinstance(outcome, _Resend):
-                    body = outcome.body
-                    continue
-                if not isinstance(outcome, PolicyError):
-                    return outcome, time.perf_counter() - started
-                error = outcome
-                if response.status_code not in RETRY_STATUSES:
-                    raise error
-            if attempt >= self.max_retries:
-                raise self._exhausted(error)
+                failure = exc
+            kind, value = self._judge(body, response, failure, attempt)
+            if kind == "done":
+                return value, time.perf_counter() - started
+            if kind == "resend":
+                body = value
+                continue
             await asyncio.sleep(self._delay(attempt, response))
             attempt += 1
 
