@@ -20,7 +20,17 @@ PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 . .venv/bin/activate
 export PIP_DISABLE_PIP_VERSION_CHECK=1
-python -m pip install -q --upgrade pip setuptools wheel
-python -m pip install -q "torch==2.13.0"
-python -m pip install -q -e ".[local,alfworld,ray,test]"
+LOG=.venv/setup.log
+pip_install() {
+    # pip's full output goes to the log; on failure its tail is shown, so nothing is lost
+    if ! python -m pip install "$@" >>"$LOG" 2>&1; then
+        echo "setup: 'pip install $*' failed; the last lines of $LOG:" >&2
+        grep -v "WARNING: Location" "$LOG" | tail -40 >&2
+        exit 1
+    fi
+}
+: >"$LOG"
+pip_install --upgrade pip setuptools wheel
+pip_install "torch==2.13.0"
+pip_install -e ".[local,alfworld,ray,test]"
 echo "setup: ok ($(python --version), $(java -version 2>&1 | head -1))"
