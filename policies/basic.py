@@ -6,11 +6,15 @@ import hashlib
 
 import numpy as np
 
-from s1gym.core import BasePolicy, Decision, Situation, peek_env
+from s1gym.core import BasePolicy, Decision, Situation, Usage, peek_env
 from s1gym.policies.common import flat_decision, require_candidates
 from s1gym.policies.errors import PolicyConfigError, PolicyError
 
 __all__ = ["Random", "Rule", "Uniform"]
+
+#: Every decision is one call of the decision model, whatever it costs: Search budgets and the
+#: tables count calls the same way for flat odds as for a hosted model.
+ONE_CALL = Usage(calls=1)
 
 
 class Uniform(BasePolicy):
@@ -23,7 +27,7 @@ class Uniform(BasePolicy):
     name = "uniform"
 
     def decide(self, situation: Situation) -> Decision:
-        return flat_decision(require_candidates(situation, self.name), info={"policy": self.name})
+        return flat_decision(require_candidates(situation, self.name), ONE_CALL, info={"policy": self.name})
 
 
 class Random(BasePolicy):
@@ -54,7 +58,7 @@ class Random(BasePolicy):
         digest = hashlib.blake2b(key, digest_size=16).digest()
         rng = np.random.default_rng(int.from_bytes(digest, "little"))
         action = int(rng.integers(n))
-        return Decision(np.full(n, 1.0 / n), action, info={"policy": self.name, "seed": self.seed})
+        return Decision(np.full(n, 1.0 / n), action, ONE_CALL, {"policy": self.name, "seed": self.seed})
 
     def __repr__(self) -> str:
         return f"Random(seed={self.seed})"
@@ -87,4 +91,4 @@ class Rule(BasePolicy):
         index = texts.index(move)
         p = np.zeros(n)
         p[index] = 1.0
-        return Decision(p, index, info={"policy": self.name, "move": move})
+        return Decision(p, index, ONE_CALL, {"policy": self.name, "move": move})
