@@ -66,11 +66,13 @@ def make_policy(name: str):
     raise SystemExit(f"unknown policy {name!r}; choose from {', '.join(POLICIES)}")
 
 
-def play(policy_name: str, priority: str, size: str, seed: int, budget: int, h_scale: float = 10.0) -> Game:
+def play(
+    policy_name: str, priority: str, size: str, seed: int, budget: int, h_scale: float = 10.0, epsilon: float = 0.1
+) -> Game:
     env = gym.make("s1/CookingWorld-v0", size=size, fold="test")
     env.reset(seed=seed)
     gold = len(env.gold_path())
-    search = Search(make_policy(policy_name), budget=budget, priority=priority, h_scale=h_scale)
+    search = Search(make_policy(policy_name), budget=budget, priority=priority, h_scale=h_scale, epsilon=epsilon)
     search.reset()
     calls = expansions = 0
     started = time.perf_counter()
@@ -124,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--policies", default="uniform", help=f"comma-separated, from {','.join(POLICIES)}")
     ap.add_argument("--budget", type=int, default=1000, help="inner-policy calls per game")
     ap.add_argument("--h-scale", type=float, default=10.0, help="Search's h_scale (h = h_scale * (1 - score))")
+    ap.add_argument("--epsilon", type=float, default=0.1, help="Search's share of flat odds mixed into the policy")
     ap.add_argument("--seeds", help="explicit comma-separated test-fold seeds (instead of --first-seed/--games)")
     ap.add_argument("--json", help="append one JSON line per game to this file")
     args = ap.parse_args(argv)
@@ -142,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         seeds = list(range(args.first_seed, args.first_seed + args.games))
     print(f"# CookingWorld test fold, seeds {seeds}, cap {args.budget} policy calls per game, "
-          f"h_scale {args.h_scale}")
+          f"h_scale {args.h_scale}, epsilon {args.epsilon}")
     step_costs: dict[str, float] = {}
     for size in sizes:
         step_ms, fork_ms = engine_costs(size)
@@ -159,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             for size in sizes:
                 games = []
                 for seed in seeds:
-                    g = play(policy, priority, size, seed, args.budget, args.h_scale)
+                    g = play(policy, priority, size, seed, args.budget, args.h_scale, args.epsilon)
                     games.append(g)
                     if args.json:
                         with open(args.json, "a") as fh:

@@ -71,3 +71,41 @@ def test_jev_against_s1_serve_with_the_local_model(monkeypatch, local):
     with make_server(local) as server:
         d = Jev(base_url=server.url).decide(situation(KITCHEN, ["eat trash can", "read cookbook", "go west"]))
     assert d.action == 1 and d.info["model"] == "s1gym-local"
+
+
+RECIPE_ROOM = (
+    "Task: You are hungry! Let's cook a delicious meal. Check the cookbook in the kitchen for the recipe.\n\n"
+    "You remember: Gather all following ingredients and follow the directions to prepare this tasty meal.\n\n"
+    "Ingredients:\n  red potato\n\nDirections:\n  grill the red potato\n  prepare meal\n\n"
+    "You are in the kitchen. You see a counter that has a red potato and a yellow apple on it. "
+    "There is a fridge and a cutlery drawer."
+)
+
+
+def test_goal_text_keeps_the_task_and_what_was_remembered(local):
+    s = situation(RECIPE_ROOM, ["take red potato", "take yellow apple"])
+    goal = local.goal_text(s)
+    assert "Task: You are hungry" in goal and "grill the red potato" in goal and "Ingredients:" in goal
+    assert "yellow apple" not in goal  # the room description is the scene, not the goal
+    plain = situation("You are in a room with a lamp.", ["take lamp"])
+    assert local.goal_text(plain) == local.query_text(plain)  # no goal paragraph: the whole scene
+
+
+def test_recipe_ingredient_beats_distractor_and_verb_groups_share_mass(local):
+    texts = ["take red potato", "take yellow apple", "put cookbook in counter", "put cookbook in fridge",
+             "put cookbook in cutlery drawer", "move east"]
+    p = local.decide(situation(RECIPE_ROOM, texts)).probabilities
+    assert texts[int(np.argmax(p))] == "take red potato"
+    assert p[0] > p[1]
+    flat = type(local)(verb_prior=False, preload=False).decide(situation(RECIPE_ROOM, texts)).probabilities
+    # Three "put" variants share one verb's odds with the prior, not three moves' worth.
+    assert p[2:5].sum() < flat[2:5].sum()
+
+
+def test_rejects_bad_weights():
+    from s1gym.policies import Local
+
+    with pytest.raises(ValueError, match="goal_weight"):
+        Local(goal_weight=float("nan"), preload=False)
+    with pytest.raises(ValueError, match="temperature"):
+        Local(temperature=0, preload=False)
