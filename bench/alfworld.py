@@ -3,6 +3,7 @@
     python bench/alfworld.py            # step, reset, fork (depth 10) vs the raw engine (a few minutes)
     python bench/alfworld.py --caps     # candidate counts along every stored walkthrough (sets N)
     python bench/alfworld.py --rule N   # the expert (Rule) on the first N shared games
+    python bench/alfworld.py --experts-all   # every shared game: handcoded expert, planner on its failures
 
 Games come from ../shared/data/alfworld (S1GYM_SHARED_DATA overrides) when present, else the shipped scenes.
 """
@@ -163,6 +164,88 @@ def bench_rule(opts: dict, n: int) -> None:
     )
 
 
+def play_expert(opts: dict, game: str, expert: str, max_steps: int) -> dict:
+    """One game played by one of the env's experts: won, steps, seconds, and the handcoded expert's notes."""
+    env = gym.make("s1/ALFWorld-v0", **opts, game=game, expert=expert, max_steps=max_steps)
+    t = time.perf_counter()
+    _, info = env.reset(seed=0)
+    while not env.done:
+        _, _, _, _, info = env.step(env.index_of(env.expert_action()))
+    out = {
+        "won": bool(info.get("won")),
+        "steps": env.steps,
+        "seconds": round(time.perf_counter() - t, 1),
+        "notes": dict(getattr(env.unwrapped, "_hc_notes", {})),
+    }
+    env.close()
+    return out
+
+
+def bench_experts_all(
+    opts: dict, limit: int, long_limit: int, planner_limit: int, planner_timeout: float
+) -> None:
+    """Every game of the split: the handcoded expert (limit and long_limit), then the planner on the rest.
+
+    The handcoded expert plays once with ``long_limit`` steps; its trajectory does not depend on the
+    limit, so "won within ``limit``" is "won in at most ``limit`` steps". The planner plays each game
+    the handcoded expert loses within ``limit`` in a child process killed after ``planner_timeout``
+    seconds (Fast Downward runs in C: it cannot be interrupted in-process).
+    """
+    import subprocess
+
+    games = (
+        list(find_games(opts["data_dir"], opts["split"])) if opts else list(gym.make("s1/ALFWorld-v0").games)
+    )
+    print(f"| # | game | handcoded | steps | s | planner (limit {planner_limit}) | steps | s | notes |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    hc_short = hc_long = pl_wins = union = 0
+    hc_time = pl_time = 0.0
+    for i, g in enumerate(games):
+        name = "/".join(Path(g).parts[-3:-1])
+        hc = play_expert(opts, name, "handcoded", long_limit)
+        hc_time += hc["seconds"]
+        short = hc["won"] and hc["steps"] <= limit
+        hc_short += short
+        hc_long += hc["won"]
+        row = f"| {i} | {name[:60]} | {'won' if short else ('won late' if hc['won'] else 'lost')} | {hc['steps']} | {hc['seconds']} |"
+        pl_won = False
+        if short:
+            row += " | | |"
+        else:
+            t = time.perf_counter()
+            try:
+                out = subprocess.run(
+                    [sys.executable, __file__, "--planner-game", name, "--planner-limit", str(planner_limit)]
+                    + (["--shipped"] if not opts else []),
+                    capture_output=True,
+                    text=True,
+                    timeout=planner_timeout,
+                    check=False,
+                )
+                res = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else None
+            except subprocess.TimeoutExpired:
+                res = None
+            dt = time.perf_counter() - t
+            pl_time += dt
+            if res is None:
+                row += f" timeout/error | | {dt:.0f} |"
+            else:
+                pl_won = res["won"]
+                pl_wins += pl_won
+                row += f" {'won' if pl_won else 'lost'} | {res['steps']} | {res['seconds']} |"
+        union += short or pl_won
+        notes = ", ".join(f"{k} {v}" for k, v in sorted(hc["notes"].items()))
+        print(row + f" {notes} |", flush=True)
+    n = len(games)
+    print(
+        f"\nhandcoded expert: {hc_short}/{n} won within {limit} steps, {hc_long}/{n} within {long_limit} ({hc_time:.0f} s)"
+    )
+    print(
+        f"planner expert on the {n - hc_short} others (limit {planner_limit} steps, {planner_timeout:.0f} s cap): {pl_wins} won ({pl_time:.0f} s)"
+    )
+    print(f"union (handcoded within {limit} or planner): {union}/{n}")
+
+
 def bench_policies(opts: dict, n: int, budget: int, names: list[str]) -> None:
     """Policies on games spread over the split (stride 11, the harness's), hygiene on, a fixed search budget."""
     from s1gym.policies import Random, Rule, Uniform
@@ -215,8 +298,22 @@ def main() -> None:
     )
     parser.add_argument("--episodes", type=int, default=6)
     parser.add_argument("--budget", type=int, default=50)
+    parser.add_argument(
+        "--experts-all", action="store_true", help="every game: handcoded, planner on failures"
+    )
+    parser.add_argument("--limit", type=int, default=50, help="step limit counted as a win (--experts-all)")
+    parser.add_argument(
+        "--long-limit", type=int, default=200, help="handcoded expert's own limit (alfworld: 200)"
+    )
+    parser.add_argument("--planner-limit", type=int, default=50)
+    parser.add_argument("--planner-timeout", type=float, default=300.0, help="seconds per planner game")
+    parser.add_argument("--planner-game", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     opts = {} if args.shipped else options()
+    if args.planner_game:
+        return print(json.dumps(play_expert(opts, args.planner_game, "planner", args.planner_limit)))
+    if args.experts_all:
+        return bench_experts_all(opts, args.limit, args.long_limit, args.planner_limit, args.planner_timeout)
     if args.policies:
         print("| policy | won | mean steps | s per step | snapshot restores |\n|---|---|---|---|---|")
         return bench_policies(opts, args.episodes, args.budget, args.policies.split(","))

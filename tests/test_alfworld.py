@@ -264,3 +264,23 @@ def test_planner_expert_wins_a_game_the_handcoded_expert_cannot():
         assert play_expert(e)["won"]
     finally:
         e.close()
+
+
+def test_planner_plans_once_and_forks_keep_their_plan():
+    """Following the planner's plan needs no new search; a fork taken mid-plan still follows it to a win."""
+    e = gym.make("s1/ALFWorld-v0", expert="planner", game=3)
+    try:
+        e.reset(seed=0)
+        first = e.expert_action()
+        plan = e.unwrapped._plan_cache[1]
+        e.step(e.index_of(first))
+        fork = e.fork()
+        assert e.unwrapped._plan_cache[1] == plan[1:]  # the rest of the same plan, not a new search
+        e.step(e.index_of(next(c for c in e.candidates if c != plan[1])))  # the parent leaves the plan
+        assert e.expert_action() in e.candidates  # ... and replans
+        while not fork.done:
+            fork.step(fork.index_of(fork.expert_action()))
+        assert fork.won and fork.steps == len(plan)
+        fork.close()
+    finally:
+        e.close()

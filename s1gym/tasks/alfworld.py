@@ -493,7 +493,9 @@ class ALFWorldEnv(S1Env):
         self._hc = None  # the handcoded expert (tracks the episode)
         self._hc_next = "look"
         self._hc_rng: Any = None
-        self._plan_cache: tuple[_Token, str] | None = None
+        self._hc_notes: dict[str, int] = {}  # replaced, never mutated: forks share it safely
+        #: The planner's plan from the state of the token: (token, moves). Following it needs no replanning.
+        self._plan_cache: tuple[_Token, tuple[str, ...]] | None = None
         self._finalizer = weakref.finalize(self, _POOL.release, None)
 
     # ------------------------------------------------------------- games
@@ -587,6 +589,7 @@ class ALFWorldEnv(S1Env):
             self._hc.observe(intro)
             self._hc_next = "look"
             self._hc_rng = random.Random(index).getstate()
+            self._hc_notes = {}
         return "-= Welcome to TextWorld, ALFRED! =-"
 
     def _legal_moves(self) -> list[str]:
@@ -596,11 +599,14 @@ class ALFWorldEnv(S1Env):
 
     def _play(self, move: str) -> str:
         engine = self._engine()
+        plan = self._plan_cache[1] if self._plan_cache and self._plan_cache[0] is self._token else ()
         state = engine.step(move)
         self._moves = self._moves + (move,)
         if move.startswith("go to "):
             self._where = move[len("go to ") :]
         self._adopt(engine)
+        # PDDL actions are deterministic: after the plan's first move the rest of it is a plan.
+        self._plan_cache = (self._token, plan[1:]) if plan[1:] and plan[0] == move else None
         if self._hc is not None:
             self._track_expert(state, move)
         return state["feedback"]
@@ -637,16 +643,20 @@ class ALFWorldEnv(S1Env):
 
         saved = random.getstate()
         random.setstate(self._hc_rng)
+        note = ""
         try:
             nxt = self._hc.act(state, 0, state["won"], move)
             self._hc_next = nxt if nxt in state["admissible_commands"] else "look"
+            note = "" if nxt == self._hc_next else "inadmissible"
         except HandCodedAgentTimeout:
-            self._hc_next = "look"
-        except Exception:  # noqa: BLE001 - alfworld's expert raises HandCodedAgentFailed and plain errors when lost
-            self._hc_next = "look"
+            self._hc_next, note = "look", "timeout"
+        except Exception as exc:  # noqa: BLE001 - alfworld's expert raises HandCodedAgentFailed and plain errors when lost
+            self._hc_next, note = "look", type(exc).__name__
         finally:
             self._hc_rng = random.getstate()
             random.setstate(saved)
+        if note:  # why the expert fell back to "look" (diagnostics for bench/alfworld.py --experts-all)
+            self._hc_notes = {**self._hc_notes, note: self._hc_notes.get(note, 0) + 1}
 
     def expert_action(self) -> str:
         """The next move of alfworld's expert: the handcoded one, or Fast Downward's plan with expert='planner'."""
@@ -657,13 +667,12 @@ class ALFWorldEnv(S1Env):
             )
         if self.expert == "handcoded":
             return self._hc_next
-        if self._plan_cache is not None and self._plan_cache[0] is self._token:
-            return self._plan_cache[1]
-        engine = self._engine()
-        plan = engine.pddl._pddl_state.replan(engine.pddl._entity_infos)
-        move = plan[0] if plan else "look"
-        self._plan_cache = (self._token, move)
-        return move
+        if self._plan_cache is None or self._plan_cache[0] is not self._token:
+            # One Fast Downward search per game when the player follows the plan (seconds to minutes).
+            engine = self._engine()
+            plan = engine.pddl._pddl_state.replan(engine.pddl._entity_infos)
+            self._plan_cache = (self._token, tuple(plan) or ("look",))
+        return self._plan_cache[1][0]
 
     # ------------------------------------------------------------- lifecycle
     def _release(self) -> None:
