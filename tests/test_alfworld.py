@@ -139,6 +139,22 @@ def test_hygiene_drops_examine_look_inventory_help():
         e.close()
 
 
+def test_rule_plays_under_hygiene():
+    """The expert's look/examine are hidden by hygiene; Rule still wins every shipped scene."""
+    from s1gym.policies import Rule
+
+    e = gym.make("s1/ALFWorld-v0", hygiene=True)
+    rule = Rule()
+    try:
+        for seed in range(6):
+            e.reset(seed=seed)
+            while not e.done:
+                e.step(rule.decide(e.situation()).action)
+            assert e.won, f"Rule lost shipped scene {seed} under hygiene"
+    finally:
+        e.close()
+
+
 def test_seed_stride_and_game_pick_games_deterministically():
     e = gym.make("s1/ALFWorld-v0", stride=5)
     try:

@@ -431,6 +431,10 @@ def close_engines() -> None:
 # --------------------------------------------------------------------------
 
 
+#: Hidden (hygiene-dropped) moves the expert may ask for in a row before Rule gives up on it.
+_HIDDEN_MOVES_MAX = 8
+
+
 class ALFWorldEnv(S1Env):
     """ALFWorld (text): household tasks in a room of receptacles, on alfworld's own engine and data."""
 
@@ -673,6 +677,35 @@ class ALFWorldEnv(S1Env):
             plan = engine.pddl._pddl_state.replan(engine.pddl._entity_infos)
             self._plan_cache = (self._token, tuple(plan) or ("look",))
         return self._plan_cache[1][0]
+
+    def rule_action(self) -> str:
+        """The expert's move, also under ``hygiene``.
+
+        The handcoded expert asks for ``look`` / ``examine`` now and then, which
+        hygiene keeps off the candidates. Those moves only inform the player,
+        so they are played on a fork that shows every move, and the expert
+        state after them (what it learned) is adopted, until it names a move
+        on offer here.
+        """
+        move = self.expert_action()
+        if not self.hygiene or self.expert != "handcoded" or move in self._candidates:
+            return move
+        probe = self.fork()
+        probe.hygiene = False
+        probe._refresh()
+        try:
+            for _ in range(_HIDDEN_MOVES_MAX):
+                if probe.game_over or move not in probe.candidates:
+                    break
+                probe.step(probe.index_of(move))
+                move = probe._hc_next
+                if move in self._candidates:
+                    self._hc, self._hc_next, self._hc_rng = probe._hc, probe._hc_next, probe._hc_rng
+                    self._hc_notes = probe._hc_notes
+                    return move
+        finally:
+            probe.close()
+        return move
 
     # ------------------------------------------------------------- lifecycle
     def _release(self) -> None:
