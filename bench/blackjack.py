@@ -34,6 +34,8 @@ import numpy as np
 import rlcard
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _timing import cpu_us
+
 import s1gym  # noqa: F401
 from s1gym.tasks.blackjack import RANK_VALUE, _copy_state, basic_strategy, hand_total
 
@@ -111,25 +113,14 @@ def bench_fork(repeats: int) -> None:
     ours.reset(seed=1)
     raw = rlcard.make("blackjack", config={"seed": 0})
     raw.reset()
-    t_fork = _cpu_us(ours.fork, repeats)
-    t_deep = _cpu_us(lambda: copy.deepcopy(raw), max(1, repeats // 20))
-    t_deep_ours = _cpu_us(lambda: copy.deepcopy(ours), max(1, repeats // 20))
+    t_fork = cpu_us(ours.fork, repeats)
+    t_deep = cpu_us(lambda: copy.deepcopy(raw), max(1, repeats // 20))
+    t_deep_ours = cpu_us(lambda: copy.deepcopy(ours), max(1, repeats // 20))
     print(f"fork   s1/Blackjack-v0 env.fork()            {t_fork:7.1f} µs")
     print(
         f"fork   copy.deepcopy(RLCard env)             {t_deep:7.1f} µs   deepcopy/fork = {t_deep / t_fork:.0f}x"
     )
     print(f"fork   copy.deepcopy(s1 env)                 {t_deep_ours:7.1f} µs")
-
-
-def _cpu_us(fn, n: int, repeat: int = 5) -> float:
-    """Best of ``repeat`` CPU-time means of ``n`` calls, in µs."""
-    best = math.inf
-    for _ in range(repeat):
-        t0 = time.process_time()
-        for _ in range(n):
-            fn()
-        best = min(best, (time.process_time() - t0) / n * 1e6)
-    return best
 
 
 def simulate(hands: int) -> tuple[float, float, list[int]]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import math
 import sys
 import time
 from collections import Counter
@@ -32,6 +31,8 @@ import gymnasium as gym
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _timing import cpu_us
+
 import s1gym  # noqa: F401
 from s1gym.core import copy_generator
 
@@ -110,16 +111,6 @@ def play_env(env, seed: int) -> tuple[int, int, int, bool]:
     while not env.done:
         _, _, _, truncated, info = env.step(env.index_of(env.rule_action()))
     return info["max_tile"], info["game_score"], env.steps, truncated
-
-
-def cpu_us(fn, n: int, repeat: int = 5) -> float:
-    best = math.inf
-    for _ in range(repeat):
-        t0 = time.process_time()
-        for _ in range(n):
-            fn()
-        best = min(best, (time.process_time() - t0) / n * 1e6)
-    return best
 
 
 def main() -> None:

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 import s1gym  # noqa: F401  (registers the envs)
 from s1gym.tasks import _jvm, twx
-from s1gym.tasks.twx import CookingWorldEnv
 
 OTHER_GAMES = ["CoinCollector", "TWC", "MapReader", "Arithmetic", "Sorting", "SimonSays", "PeckingOrder"]
 

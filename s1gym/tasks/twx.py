@@ -238,6 +238,11 @@ class TWXEnv(S1Env):
         self._known: tuple[str, ...] = ()
         self._plan: tuple[int, tuple[str, ...]] | None = None
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "option_help" not in cls.__dict__:  # the game's parameters, then the options every TWX game takes
+            cls.option_help = {**{p.option: p.help for p in cls.params}, **TWXEnv._common_help}
+
     # ----------------------------------------------------------- engine
     def _game_object(self) -> Any:
         """This env's own game object, made and replayed to the current state when it has none."""
@@ -644,7 +649,6 @@ class CoinCollectorEnv(TWXEnv):
         _doors(1),
         _inventory_limit(1),
     )
-    option_help = {**{p.option: p.help for p in params}, **TWXEnv._common_help}
 
 
 class TWCEnv(TWXEnv):
@@ -659,7 +663,6 @@ class TWCEnv(TWXEnv):
         _doors(0),
         _inventory_limit(0),
     )
-    option_help = {**{p.option: p.help for p in params}, **TWXEnv._common_help}
 
 
 class MapReaderEnv(TWXEnv):
@@ -675,7 +678,6 @@ class MapReaderEnv(TWXEnv):
         _doors(0),
         _inventory_limit(0),
     )
-    option_help = {**{p.option: p.help for p in params}, **TWXEnv._common_help}
 
 
 class ArithmeticEnv(TWXEnv):
@@ -684,7 +686,6 @@ class ArithmeticEnv(TWXEnv):
     task_name = "Arithmetic"
     game = "arithmetic"
     default_max_candidates = 96  # measured max 59
-    option_help = dict(TWXEnv._common_help)
 
 
 class SortingEnv(TWXEnv):
@@ -694,7 +695,6 @@ class SortingEnv(TWXEnv):
     game = "sorting"
     exclusive = True
     default_max_candidates = 64  # measured max 42
-    option_help = dict(TWXEnv._common_help)
 
 
 class SimonSaysEnv(TWXEnv):
@@ -730,4 +730,3 @@ class PeckingOrderEnv(TWXEnv):
     task_name = "PeckingOrder"
     game = "peckingorder"
     default_max_candidates = 48  # measured max 31
-    option_help = dict(TWXEnv._common_help)
