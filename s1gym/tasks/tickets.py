@@ -40,7 +40,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from s1gym.core import S1Env, positive_int, charset_for
+from s1gym import stats
+from s1gym.core import S1Env, charset_for, positive_int
 from s1gym.tasks.datasets import LabelledText, load_labelled_texts, packaged
 
 __all__ = ["KEYWORDS", "LabelledTextEnv", "TicketRouterEnv", "bootstrap_interval", "keyword_route"]
@@ -347,20 +348,9 @@ def _patterns(queue: str) -> tuple[tuple[re.Pattern[str], int], ...]:
 
 
 # ---------------------------------------------------------------- helpers
-def bootstrap_interval(
-    sample: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], level: float = 0.95
-) -> list[float]:
-    """Percentile bootstrap interval of ``statistic`` (vectorised over resamples, axis 1).
-
-    ``sample`` is indexed by decision on axis 0; resamples use a fixed seed, so
-    the same decisions always give the same interval.
-    """
-    sample = np.asarray(sample)
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    index = rng.integers(len(sample), size=(BOOTSTRAP_RESAMPLES, len(sample)))
-    values = np.asarray(statistic(sample[index]), dtype=np.float64)
-    lo, hi = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
-    return [float(lo), float(hi)]
+def bootstrap_interval(sample: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray]) -> list[float]:
+    """95 % percentile bootstrap interval of a task metric (:func:`s1gym.stats.bootstrap_interval`)."""
+    return list(stats.bootstrap_interval(sample, statistic, n_resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED))
 
 
 def _revealed(final_infos: Sequence[Mapping[str, Any]], key: str) -> list[tuple[str, str]]:
