@@ -54,20 +54,10 @@ def resolve_task(task: str) -> str:
         return task  # gym.make imports the module before looking the id up
     try:
         return resolve_id(task)
-    except ValueError:
+    except ValueError as exc:
         if task in gym.registry:
             return task
-        raise RunError(str(_short_error(task))) from None
-
-
-def _short_error(task: str) -> Exception:
-    from s1gym.registration import resolve_id
-
-    try:
-        resolve_id(task)
-    except ValueError as exc:
-        return ValueError(f"{exc} (or pass a registered gym id, or 'module:id')")
-    return ValueError(task)
+        raise RunError(f"{exc} (or pass a registered gym id, or 'module:id')") from None
 
 
 def make_env(env_id: str, options: Mapping[str, Any]) -> S1Env:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import math
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import numpy as np
 import pytest
+from loopback import ScriptedServer
+from s1gym.policies import Chat, PolicyAuthError, PolicyConfigError, PolicyRateLimitError, PolicyServerError
 
 from s1gym.core import Candidate, Situation
-from s1gym.policies import Chat, PolicyAuthError, PolicyConfigError, PolicyRateLimitError, PolicyServerError
 
 KEY = "sk-chat-secret-98765"
 
@@ -36,26 +36,13 @@ def completion(content, top=None, usage=(50, 1)):
             "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}}
 
 
-class OpenAIish(ThreadingHTTPServer):
+class OpenAIish(ScriptedServer):
     """Replies from a script of (status, headers, body or callable(request)); the last one repeats."""
 
-    daemon_threads = True
+    url_suffix = "/v1"
 
     def __init__(self, script):
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.script, self.requests, self.lock = list(script), [], threading.Lock()
-
-    def __enter__(self):
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.shutdown()
-        self.server_close()
-
-    @property
-    def url(self):
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+        super().__init__(_Handler, script)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -9,16 +9,13 @@ from __future__ import annotations
 import io
 import json
 import logging
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import numpy as np
 import pytest
 import zstandard
-from typesafe_sdk import RetryPolicy
-
-from s1gym.core import BasePolicy, Candidate, Decision, Situation
+from loopback import ScriptedServer
 from s1gym.policies import (
     Jev,
     PolicyAuthError,
@@ -29,6 +26,9 @@ from s1gym.policies import (
     PolicyTimeoutError,
     make_policy,
 )
+from typesafe_sdk import RetryPolicy
+
+from s1gym.core import BasePolicy, Candidate, Decision, Situation
 from s1gym.server import make_server
 
 KEY = "ts-secret-key-123456"
@@ -115,27 +115,12 @@ def test_no_key_fails_at_construction_naming_the_variable():
 # ------------------------------------------------------- scripted server
 
 
-class Scripted(ThreadingHTTPServer):
+class Scripted(ScriptedServer):
     """Answers POSTs from a script of (status, headers, body, delay); the last entry repeats."""
 
-    daemon_threads = True
-
     def __init__(self, script):
-        super().__init__(("127.0.0.1", 0), _ScriptedHandler)
-        self.script, self.requests, self.lock = list(script), [], threading.Lock()
+        super().__init__(_ScriptedHandler, script)
         self.in_flight = self.max_in_flight = 0
-
-    def __enter__(self):
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.shutdown()
-        self.server_close()
-
-    @property
-    def url(self):
-        return f"http://127.0.0.1:{self.server_address[1]}"
 
 
 class _ScriptedHandler(BaseHTTPRequestHandler):
