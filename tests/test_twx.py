@@ -123,6 +123,11 @@ def test_seed_207_medium_is_the_orange_bell_pepper_and_carrot_game():
         assert "orange bell pepper" in recipe and "carrot" in recipe
         assert "chop the orange bell pepper" in recipe and "grill the carrot" in recipe
         assert info["game_seed"] == 207
+        # The recipe is remembered once: reading it again changes neither the observation nor the state.
+        key, obs = env.state_key(), env.situation().observation
+        assert obs.count("You remember:") == 1 and "chop the orange bell pepper" in obs
+        env.step(env.index_of("read cookbook"))
+        assert env.state_key() == key and env.situation().observation.count("You remember:") == 1
     finally:
         env.close()
 

@@ -323,9 +323,9 @@ class TWXEnv(S1Env):
         return self._feedback_of(self._r)
 
     def _remember(self, text: str) -> None:
-        text = text.strip()
-        if text and text not in self._known:
-            self._known = (*self._known, "You remember: " + text)
+        entry = "You remember: " + text.strip()
+        if text.strip() and entry not in self._known:
+            self._known = (*self._known, entry)
 
     def _describe(self) -> str:
         return self._desc
