@@ -22,10 +22,12 @@ from toy_tasks import (
     PRIORITY_GRAPH,
     PRIORITY_SCORES,
     PRIORITY_TABLE,
+    STAIRS_SCORES,
     TRAP_GRAPH,
     TablePolicy,
     corridor,
     make,
+    stairs,
     wide_tree,
 )
 
@@ -184,6 +186,37 @@ def test_duplicate_states_are_not_expanded_again():
     assert d.info["expansions"] == 3 and d.info["stop_reason"] == "exhausted"
     assert d.info["duplicates"] == 6
     assert d.info["trace"] == ["", "go hall", "go yard"]
+
+
+def test_a_partial_plan_that_raises_the_score_is_followed_then_search_resumes():
+    inner = TablePolicy({"up": 3.0, "aside": 1.0})
+    policy = Search(inner, budget=2)
+    env = make(stairs, scores=STAIRS_SCORES)
+    first = policy.decide(env.situation())
+    assert first.info["stop_reason"] == "budget" and first.info["partial"] and first.info["plan"] == ["up", "up"]
+    assert first.info["plan_score"] == 0.5 and inner.calls == 2
+    env.step(first.action)
+    second = policy.decide(env.situation())
+    assert second.info["stop_reason"] == "following_plan" and second.usage.calls == 0
+    assert not second.info["solved"] and second.info["partial"] and inner.calls == 2
+    env.step(second.action)
+    third = policy.decide(env.situation())  # the partial plan is used up: a new search, not a divergence
+    assert third.info["stop_reason"] == "won" and not third.info["diverged"] and third.info["policy_calls"] > 0
+
+    # commit_partial=False: each decision searches again
+    inner = TablePolicy({"up": 3.0, "aside": 1.0})
+    policy = Search(inner, budget=2, commit_partial=False)
+    env = make(stairs, scores=STAIRS_SCORES)
+    env.step(policy.decide(env.situation()).action)
+    assert policy.decide(env.situation()).info["policy_calls"] > 0
+
+
+def test_a_partial_plan_without_progress_is_not_followed():
+    inner = TablePolicy()
+    policy = Search(inner, budget=3)
+    env = make(wide_tree(3))
+    env.step(policy.decide(env.situation()).action)
+    assert policy.decide(env.situation()).info["policy_calls"] == 3
 
 
 def test_winning_plan_is_followed_without_calls_and_search_resumes_on_divergence():

@@ -168,6 +168,20 @@ def corridor(length: int) -> dict[str, list[tuple[str, str]]]:
     return graph
 
 
+def stairs(state: str) -> list[tuple[str, str]]:
+    """Steps "start", "p1", "p2", "p3" to the win, each with an "aside" into an endless two-way maze.
+
+    With STAIRS_SCORES "p2" is halfway (score 0.5): a search allowed 2 calls from "start"
+    stops there without a win.
+    """
+    if state.startswith("n"):
+        return [("wander", state + "w"), ("wander off", state + "x")]
+    i = 0 if state == "start" else int(state[1:])
+    return [("up", "win" if i == 3 else f"p{i + 1}"), ("aside", f"n{i}")]
+
+
+STAIRS_SCORES = {"p2": 0.5, "p3": 0.5}
+
 #: Two rooms and a waiting move, no score anywhere: a policy that likes "wait" or pacing stalls.
 LOOP_GRAPH = {
     "a": [("go b", "b"), ("wait", "a"), ("push button", "c")],

@@ -59,6 +59,12 @@ Budget: ``budget`` inner-policy calls (one per situation asked; exactly
 respected), optionally ``max_expansions`` and ``max_seconds``. A search that
 runs out plays the first move of its best partial plan (highest score, then
 shortest, then most probable) and says so (``stop_reason``, ``partial``).
+When that plan raises the score (``commit_partial``, on by default), later
+``decide`` calls follow it to its end with no calls, as they would a winning
+plan, and then search again from there: with a budget smaller than the
+episode's allowance this is a receding-horizon search that banks each gain
+instead of re-finding it (on CookingWorld, 100 calls a search with 1000 a
+game solved far more games than one 1000-call search; docs/benchmarks.md).
 
 ``batch_size`` > 1 pops that many nodes at once and asks the policy about them
 in one ``decide_many`` (Jev/Chat run them concurrently); the nodes are still
@@ -67,7 +73,8 @@ whole batch, so the expansion order can differ slightly from batch_size 1.
 
 Once a winning plan is found, later ``decide`` calls follow it with no policy
 calls while the real situation's state key matches the plan's; on divergence
-(e.g. a random event) it searches again. ``reset()`` forgets the plan.
+(e.g. a random event) it searches again (``info["diverged"]``). ``reset()``
+forgets the plan.
 """
 
 from __future__ import annotations
@@ -115,6 +122,7 @@ class _Node:
     move: str | None = None
     #: moves from this node that lead straight back to it, with their envs (only while it is expanded)
     noops: dict[str, S1Env] = field(default_factory=dict)
+    won: bool = False
 
     def plan(self) -> list[tuple[str, str]]:
         """``(state key before, move)`` pairs from the root to this node."""
@@ -159,6 +167,8 @@ class Search(Wrapper):
         batch_size: int = 1,
         trace: bool = False,
         allow_oracle: bool = False,
+        commit_partial: bool = True,
+        until_gain: bool = False,
     ) -> None:
         super().__init__(policy, allow_oracle)
         if priority not in PRIORITIES:
@@ -186,11 +196,14 @@ class Search(Wrapper):
         self.max_seconds = max_seconds
         self.batch_size = batch_size
         self.trace = trace
+        self.commit_partial = bool(commit_partial)
+        self.until_gain = bool(until_gain)
         self._plan: list[tuple[str, str]] | None = None
         self._plan_pos = 0
+        self._plan_solves = False
 
     def reset(self) -> None:
-        self._plan, self._plan_pos = None, 0
+        self._plan, self._plan_pos, self._plan_solves = None, 0, False
         super().reset()
 
     # ------------------------------------------------------------- decide
@@ -203,7 +216,9 @@ class Search(Wrapper):
             followed = self._follow(situation, key)
             if followed is not None:
                 return followed
-            self._plan, self._plan_pos, diverged = None, 0, True
+            # A partial plan played to its end is done, not diverged.
+            diverged = self._plan_pos < len(self._plan)
+            self._plan, self._plan_pos = None, 0
         return self._search(situation, key, diverged)
 
     def _follow(self, situation: Situation, key: str) -> Decision | None:
@@ -223,8 +238,8 @@ class Search(Wrapper):
             "plan_step": pos,
             "expansions": 0,
             "policy_calls": 0,
-            "solved": True,
-            "partial": False,
+            "solved": self._plan_solves,
+            "partial": not self._plan_solves,
         }
         return self._one_hot(situation, move, Usage(), info)
 
@@ -279,9 +294,9 @@ class Search(Wrapper):
                 if node.env is None:
                     node.env = self._materialise(node)
                 texts = situation.texts if node is root else node.env.candidates
-                children, goal = self._children(node, texts, seen, stats, notes)
+                children, goal = self._children(node, texts, seen, stats, notes, situation.score)
                 if goal is not None:
-                    stop = "won"
+                    stop = "won" if goal.won else "gain"
                     break
                 if len(children) <= 1:
                     node.noops = {}
@@ -321,8 +336,8 @@ class Search(Wrapper):
                 stop = "budget"
                 break
 
-        solved = goal is not None
-        end = goal if solved else best
+        solved = goal is not None and goal.won
+        end = goal or best
         elapsed = time.monotonic() - t0
         info: dict[str, Any] = {
             "stop_reason": stop,
@@ -353,8 +368,9 @@ class Search(Wrapper):
         info.update(plan=[m for _, m in steps], plan_length=len(steps), plan_score=end.score)
         if not solved:
             info["note"] = f"search stopped ({stop}) before a win; playing the first move of the best partial plan"
-        else:
-            self._plan, self._plan_pos = steps, 1
+        if solved or (self.commit_partial and end.score > situation.score):
+            # A winning plan, or a partial one that raises the score, is followed with no calls.
+            self._plan, self._plan_pos, self._plan_solves = steps, 1, solved
         return self._one_hot(situation, steps[0][1], usage, info)
 
     def _children(
@@ -364,8 +380,10 @@ class Search(Wrapper):
         seen: dict[str, int],
         stats: _Stats,
         notes: tuple[str, ...],
+        root_score: float,
     ) -> tuple[list[tuple[str, _Node]], _Node | None]:
-        """Step every move on its own fork; the surviving children, or a winning one."""
+        """Step every move on its own fork; the surviving children, or a winning one (or, with
+        ``until_gain``, one that raises the score above the root's)."""
         assert node.env is not None
         kids: list[tuple[str, _Node]] = []
         g = node.g + 1
@@ -375,7 +393,7 @@ class Search(Wrapper):
             stats.generated += 1
             score = float(info["score"])
             if info["won"]:
-                return kids, _Node(None, g, node.log_pi, 0.0, score, env.state_key(), node, text)
+                return kids, _Node(None, g, node.log_pi, 0.0, score, env.state_key(), node, text, won=True)
             if info["lost"]:
                 stats.losing_pruned += 1
                 continue
@@ -383,6 +401,8 @@ class Search(Wrapper):
                 stats.dead_ends += 1
                 continue
             key = env.state_key()
+            if self.until_gain and score > root_score and key not in seen:
+                return kids, _Node(None, g, node.log_pi, 0.0, score, key, node, text)
             if seen.get(key, g + 1) <= g:
                 stats.duplicates += 1
                 if key == node.key and len(node.noops) < 4:
