@@ -67,17 +67,26 @@ def make_policy(name: str):
 
 
 def play(
-    policy_name: str, priority: str, size: str, seed: int, budget: int, h_scale: float = 10.0, epsilon: float = 0.1
+    policy_name: str,
+    priority: str,
+    size: str,
+    seed: int,
+    budget: int,
+    h_scale: float = 10.0,
+    epsilon: float = 0.1,
+    search_budget: int | None = None,
+    until_gain: bool = False,
 ) -> Game:
     env = gym.make("s1/CookingWorld-v0", size=size, fold="test")
     env.reset(seed=seed)
     gold = len(env.gold_path())
-    search = Search(make_policy(policy_name), budget=budget, priority=priority, h_scale=h_scale, epsilon=epsilon)
+    search = Search(make_policy(policy_name), budget=budget, priority=priority, h_scale=h_scale, epsilon=epsilon,
+                    until_gain=until_gain)
     search.reset()
     calls = expansions = 0
     started = time.perf_counter()
     while not env.done and calls < budget:
-        search.budget = budget - calls
+        search.budget = min(search_budget or budget, budget - calls)
         d = search.decide(env.situation())
         calls += d.info["policy_calls"]
         expansions += d.info["expansions"]
@@ -125,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--priorities", default="phs*", help=f"comma-separated, from {','.join(PRIORITIES)}")
     ap.add_argument("--policies", default="uniform", help=f"comma-separated, from {','.join(POLICIES)}")
     ap.add_argument("--budget", type=int, default=1000, help="inner-policy calls per game")
+    ap.add_argument("--search-budget", type=int, help="calls per search (default: what is left of --budget)")
+    ap.add_argument("--until-gain", action="store_true", help="Search(until_gain=True): hill-climb on the score")
     ap.add_argument("--h-scale", type=float, default=10.0, help="Search's h_scale (h = h_scale * (1 - score))")
     ap.add_argument("--epsilon", type=float, default=0.1, help="Search's share of flat odds mixed into the policy")
     ap.add_argument("--seeds", help="explicit comma-separated test-fold seeds (instead of --first-seed/--games)")
@@ -145,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         seeds = list(range(args.first_seed, args.first_seed + args.games))
     print(f"# CookingWorld test fold, seeds {seeds}, cap {args.budget} policy calls per game, "
-          f"h_scale {args.h_scale}, epsilon {args.epsilon}")
+          f"h_scale {args.h_scale}, epsilon {args.epsilon}, "
+          f"calls per search {args.search_budget or 'all that is left'}, until_gain {args.until_gain}")
     step_costs: dict[str, float] = {}
     for size in sizes:
         step_ms, fork_ms = engine_costs(size)
@@ -162,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
             for size in sizes:
                 games = []
                 for seed in seeds:
-                    g = play(policy, priority, size, seed, args.budget, args.h_scale, args.epsilon)
+                    g = play(policy, priority, size, seed, args.budget, args.h_scale, args.epsilon, args.search_budget,
+                             args.until_gain)
                     games.append(g)
                     if args.json:
                         with open(args.json, "a") as fh:
