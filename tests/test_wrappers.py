@@ -27,6 +27,7 @@ from toy_tasks import (
     TablePolicy,
     corridor,
     make,
+    play,
     stairs,
     wide_tree,
 )
@@ -209,6 +210,18 @@ def test_a_partial_plan_that_raises_the_score_is_followed_then_search_resumes():
     env = make(stairs, scores=STAIRS_SCORES)
     env.step(policy.decide(env.situation()).action)
     assert policy.decide(env.situation()).info["policy_calls"] > 0
+
+
+def test_until_gain_stops_at_the_first_higher_score_and_climbs_from_there():
+    inner = TablePolicy({"up": 3.0, "aside": 1.0})
+    policy = Search(inner, budget=1000, until_gain=True)
+    env = make(stairs, scores=STAIRS_SCORES)
+    decisions = play(env, policy)
+    first = decisions[0]
+    assert first.info["stop_reason"] == "gain" and first.info["plan"] == ["up", "up"] and not first.info["solved"]
+    assert first.info["policy_calls"] == 1  # "p2" is generated (and tested) when "p1" is expanded, before a call
+    assert decisions[1].info["stop_reason"] == "following_plan"
+    assert decisions[2].info["stop_reason"] == "won" and env.won
 
 
 def test_a_partial_plan_without_progress_is_not_followed():
