@@ -224,6 +224,19 @@ def test_until_gain_stops_at_the_first_higher_score_and_climbs_from_there():
     assert decisions[2].info["stop_reason"] == "won" and env.won
 
 
+def test_episode_budget_caps_all_searches_of_an_episode_then_gives_up():
+    inner = TablePolicy()
+    policy = Search(inner, budget=2, episode_budget=5)
+    decisions = play(make(wide_tree(3)), policy)
+    assert [d.info["policy_calls"] for d in decisions] == [2, 2, 1, 0]
+    assert decisions[-1].info["give_up"] and decisions[-1].info["stop_reason"] == "episode_budget"
+    assert inner.calls == policy.episode_calls == 5
+    policy.reset()  # a new episode, a new allowance
+    assert policy.episode_calls == 0 and policy.decide(make(wide_tree(3)).situation()).info["policy_calls"] == 2
+    with pytest.raises(ValueError, match="episode_budget"):
+        Search(inner, episode_budget=0)
+
+
 def test_a_partial_plan_without_progress_is_not_followed():
     inner = TablePolicy()
     policy = Search(inner, budget=3)

@@ -63,8 +63,17 @@ When that plan raises the score (``commit_partial``, on by default), later
 ``decide`` calls follow it to its end with no calls, as they would a winning
 plan, and then search again from there: with a budget smaller than the
 episode's allowance this is a receding-horizon search that banks each gain
-instead of re-finding it (on CookingWorld, 100 calls a search with 1000 a
+instead of re-finding it (on CookingWorld, 100 calls a search within 1000 a
 game solved far more games than one 1000-call search; docs/benchmarks.md).
+``until_gain=True`` goes further: each search stops at the first state whose
+score beats the current one (a goal test at generation, like the win) and
+commits to it -- enforced hill-climbing (Hoffmann & Nebel 2001) on the score.
+
+``episode_budget`` caps the calls of a whole episode (all its searches;
+``reset()`` starts a new count): each search gets at most what is left, and
+once it is spent with no plan to follow, the decision says ``give_up`` (the
+runner ends the episode there, unsolved). ``Search(policy, budget=100,
+episode_budget=1000)`` is the CookingWorld benchmark's protocol.
 
 ``batch_size`` > 1 pops that many nodes at once and asks the policy about them
 in one ``decide_many`` (Jev/Chat run them concurrently); the nodes are still
@@ -169,6 +178,7 @@ class Search(Wrapper):
         allow_oracle: bool = False,
         commit_partial: bool = True,
         until_gain: bool = False,
+        episode_budget: int | None = None,
     ) -> None:
         super().__init__(policy, allow_oracle)
         if priority not in PRIORITIES:
@@ -185,6 +195,10 @@ class Search(Wrapper):
             raise ValueError(f"max_expansions must be >= 1 or None, got {max_expansions}")
         if max_seconds is not None and max_seconds <= 0:
             raise ValueError(f"max_seconds must be > 0 or None, got {max_seconds}")
+        if episode_budget is not None and (isinstance(episode_budget, bool) or not isinstance(episode_budget, int)
+                                           or episode_budget < 1):
+            raise ValueError(f"episode_budget (inner-policy calls per episode) must be a positive integer or None, "
+                             f"got {episode_budget!r}")
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.budget = budget
@@ -198,12 +212,16 @@ class Search(Wrapper):
         self.trace = trace
         self.commit_partial = bool(commit_partial)
         self.until_gain = bool(until_gain)
+        self.episode_budget = episode_budget
+        #: Inner-policy calls spent in this episode (``reset()`` zeroes it).
+        self.episode_calls = 0
         self._plan: list[tuple[str, str]] | None = None
         self._plan_pos = 0
         self._plan_solves = False
 
     def reset(self) -> None:
         self._plan, self._plan_pos, self._plan_solves = None, 0, False
+        self.episode_calls = 0
         super().reset()
 
     # ------------------------------------------------------------- decide
@@ -219,7 +237,30 @@ class Search(Wrapper):
             # A partial plan played to its end is done, not diverged.
             diverged = self._plan_pos < len(self._plan)
             self._plan, self._plan_pos = None, 0
-        return self._search(situation, key, diverged)
+        budget = self.budget
+        if self.episode_budget is not None:
+            budget = min(budget, self.episode_budget - self.episode_calls)
+            if budget <= 0:
+                return self._give_up(situation)
+        decision = self._search(situation, key, diverged, budget)
+        self.episode_calls += decision.info["policy_calls"]
+        return decision
+
+    def _give_up(self, situation: Situation) -> Decision:
+        """The episode's calls are spent and no plan is left: end it (the runner honours ``give_up``)."""
+        n = len(situation.candidates)
+        info = {
+            "stop_reason": "episode_budget",
+            "give_up": True,
+            "solved": False,
+            "partial": True,
+            "plan": [],
+            "plan_length": 0,
+            "expansions": 0,
+            "policy_calls": 0,
+            "note": f"the episode's {self.episode_budget} inner-policy calls are spent without a winning plan",
+        }
+        return Decision(np.full(n, 1.0 / n), 0, Usage(), info)
 
     def _follow(self, situation: Situation, key: str) -> Decision | None:
         assert self._plan is not None
@@ -249,7 +290,7 @@ class Search(Wrapper):
             return self.h_scale * (1.0 - score)
         return max(0.0, float(self.heuristic(env.situation(notes))))
 
-    def _search(self, situation: Situation, key: str, diverged: bool) -> Decision:
+    def _search(self, situation: Situation, key: str, diverged: bool, budget: int) -> Decision:
         t0 = time.monotonic()
         stats = _Stats()
         usages: list[Usage] = []
@@ -306,7 +347,7 @@ class Search(Wrapper):
                     pending.append((node, children))
             if goal is not None or not pending:
                 continue
-            room = self.budget - stats.policy_calls
+            room = budget - stats.policy_calls
             asked = pending[:room]
             if asked:
                 sits = [n.env.situation(notes) for n, _ in asked]
@@ -316,7 +357,7 @@ class Search(Wrapper):
                     usages.append(d.usage)
                     p = self._on_survivors(sit, d, kids)
                     noop = node.noops.get(sit.texts[d.action])
-                    if p.sum() == 0 and noop is not None and stats.policy_calls < self.budget:
+                    if p.sum() == 0 and noop is not None and stats.policy_calls < budget:
                         # The policy only likes a move that changes nothing here ("look around"):
                         # ask it once more in the state after that move, which has the same moves.
                         sit2 = noop.situation(notes)
