@@ -1,6 +1,6 @@
 """Search on CookingWorld: how many test-fold games each priority and inner policy solves.
 
-    python bench/search_cooking.py          # quick default: Uniform, phs*, 5 small + 5 medium games (minutes)
+    python bench/search_cooking.py          # quick default: Uniform, phs_h, 5 small + 5 medium games (minutes)
     python bench/search_cooking.py --sizes small,medium,large --games 10 --priorities levin,phs_h,phs* \
         --policies uniform,local,lookahead-local                 # the full sweep (hours on 2 shared cores)
     python bench/search_cooking.py --sizes small --seeds 2,3 --policies local --budget 200
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="small,medium", help=f"comma-separated, from {','.join(SIZES)}")
     ap.add_argument("--games", type=int, default=5, help="games per size (test-fold seeds 0..games-1)")
     ap.add_argument("--first-seed", type=int, default=0)
-    ap.add_argument("--priorities", default="phs*", help=f"comma-separated, from {','.join(PRIORITIES)}")
+    ap.add_argument("--priorities", default="phs_h", help=f"comma-separated, from {','.join(PRIORITIES)}")
     ap.add_argument("--policies", default="uniform", help=f"comma-separated, from {','.join(POLICIES)}")
     ap.add_argument("--budget", type=int, default=1000, help="inner-policy calls per game")
     ap.add_argument("--search-budget", type=int, default=100, help="inner-policy calls per search (within --budget)")

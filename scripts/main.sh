@@ -9,8 +9,8 @@ bash scripts/setup.sh
 . .venv/bin/activate
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 JOBS=${S1_JOBS:-jobs}
-s1 run CookingWorld --policy local --wrap search --budget 300 --episodes 5 --seed 0 \
+s1 run CookingWorld --policy local --wrap search --budget 100 --wrap-option episode_budget=1000 --episodes 5 --seed 0 \
     --option size=small --option fold=test --out "$JOBS" "$@"
-s1 run CookingWorld --policy uniform --wrap search --budget 300 --episodes 5 --seed 0 \
+s1 run CookingWorld --policy uniform --wrap search --budget 100 --wrap-option episode_budget=1000 --episodes 5 --seed 0 \
     --option size=small --option fold=test --out "$JOBS" "$@"
 s1 table "$JOBS"

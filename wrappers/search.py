@@ -17,14 +17,18 @@ On ``tests/toy_tasks.PRIORITY_GRAPH`` (three depth-1 nodes with π = .6/.3/.1
 and h = 10/3/0.5) they expand x,y,z (levin), y,z,x (phs_h) and z,y,x (phs*):
 levin trusts the policy, phs* trusts the score most.
 
-The default is ``phs*``: on the CookingWorld benchmark (bench/search_cooking.py,
-docs/benchmarks.md; flat odds, 1000 calls, 10 small test-fold games) it solved
-10/10 where levin and phs_h solved 6/10 each (15/30 over small/medium/large),
-because CookingWorld's score rises at every recipe step and phs* lets that
-signal outweigh flat odds: with flat odds π = b^-g, so log phs* is about
-(g + h) log b, an A* on g + h, while levin is breadth-first. A larger
-``h_scale`` makes it greedier: with 30 it solved 21/30 (10/8/3) instead of
-15/30 (10/4/1), with plans a few moves longer than the gold path.
+The default is ``phs_h``, from the CookingWorld benchmark (bench/search_cooking.py,
+docs/benchmarks.md: 30 test-fold games, 100 calls a search, 1000 a game, the
+other defaults as they are). phs_h and levin solved the most with both inner
+policies -- ``Uniform`` 26/30 each against 21/30 for phs*, ``Local`` 30/30
+each -- and phs_h needed fewer calls with ``Local`` (median 302 on large games
+against 368 for levin). phs* is the greediest: its exponent 1 + h/g makes an
+unlikely first move (a policy that puts 0.1 % on walking back to the room with
+the barbecue) cost more than ten likely moves deep into a side room, so with a
+confident model it can miss a two-move gain for hundreds of calls; with flat
+odds it searches like A* on g + h (π = b^-g, so log phs* is about
+(g + h) log b), which made it the best choice for one 1000-call search
+(before the receding horizon) and still the fastest when it does solve.
 
 Pruning, all free because each child is stepped on its own fork when its parent
 is expanded (before the policy is asked about the parent):
@@ -103,7 +107,7 @@ from s1gym.core import Decision, Policy, S1Env, Situation, Usage
 from ._base import Wrapper, normalised, situation_key, step_text
 
 PRIORITIES = ("levin", "phs_h", "phs*")
-DEFAULT_PRIORITY = "phs*"
+DEFAULT_PRIORITY = "phs_h"
 
 
 def log_priority(priority: str, g: int, log_pi: float, h: float) -> float:
@@ -129,8 +133,8 @@ class _Node:
     key: str
     parent: _Node | None = None
     move: str | None = None
-    #: moves from this node that lead straight back to it, with their envs (only while it is expanded)
-    noops: dict[str, S1Env] = field(default_factory=dict)
+    #: moves from this node that lead straight back to it (only while it is expanded)
+    noops: set[str] = field(default_factory=set)
     won: bool = False
 
     def plan(self) -> list[tuple[str, str]]:
@@ -340,7 +344,7 @@ class Search(Wrapper):
                     stop = "won" if goal.won else "gain"
                     break
                 if len(children) <= 1:
-                    node.noops = {}
+                    node.noops = set()
                 if len(children) == 1:  # a forced move costs no call
                     push(children[0][1])
                 elif children:
@@ -356,17 +360,19 @@ class Search(Wrapper):
                 for (node, kids), sit, d in zip(asked, sits, decisions, strict=True):
                     usages.append(d.usage)
                     p = self._on_survivors(sit, d, kids)
-                    noop = node.noops.get(sit.texts[d.action])
-                    if p.sum() == 0 and noop is not None and stats.policy_calls < budget:
+                    noop = sit.texts[d.action]
+                    if p.sum() == 0 and noop in node.noops and stats.policy_calls < budget:
                         # The policy only likes a move that changes nothing here ("look around"):
                         # ask it once more in the state after that move, which has the same moves.
-                        sit2 = noop.situation(notes)
+                        after = node.env.fork()
+                        step_text(after, noop)
+                        sit2 = after.situation(notes)
                         d2 = self._inner_many([sit2])[0]
                         stats.policy_calls += 1
                         stats.noop_reasks += 1
                         usages.append(d2.usage)
                         p = self._on_survivors(sit2, d2, kids)
-                    node.noops = {}
+                    node.noops = set()
                     p = (1.0 - self.epsilon) * normalised(p) + self.epsilon / len(kids)
                     with np.errstate(divide="ignore"):
                         logs = np.log(p)
@@ -446,8 +452,8 @@ class Search(Wrapper):
                 return kids, _Node(None, g, node.log_pi, 0.0, score, key, node, text)
             if seen.get(key, g + 1) <= g:
                 stats.duplicates += 1
-                if key == node.key and len(node.noops) < 4:
-                    node.noops[text] = env
+                if key == node.key:
+                    node.noops.add(text)
                 continue
             seen[key] = g
             # The child's env is dropped here (engines such as TWX hold a game object per stepped env)
