@@ -13,10 +13,10 @@ odds mixed in (lower is better; flat odds alone score log(#moves)).
 The fit maximises the conditional-logit likelihood of the gold move among the
 kept moves (convex: damped Newton steps with a small L2 penalty) over
 ``Local.features``; it prints weights in the form of
-``policies/local.py:DEFAULT_WEIGHTS`` and a cross-check that fits on even
+``policies/local.py:COOKING_WEIGHTS`` and a cross-check that fits on even
 seeds and scores on odd ones. The benchmarks use the test fold, never these games.
 
-The shipped ``DEFAULT_WEIGHTS`` minimise the score above itself (flat odds
+The shipped ``COOKING_WEIGHTS`` minimise the score above itself (flat odds
 mixed in, which this convex fit leaves out), found during development with
 scipy's Powell method from the earlier hand-set weights: 1.483 nats on these
 363 points. This script's fit reaches 1.500 with nearly the same weights
@@ -155,12 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=8, help="train-fold games per size (seeds 0..games-1)")
     ap.add_argument("--score-only", action="store_true", help="score the current weights, do not fit")
     args = ap.parse_args(argv)
-    from s1gym.policies.local import DEFAULT_WEIGHTS, FEATURES, Local
+    from s1gym.policies.local import COOKING_WEIGHTS, FEATURES, Local
 
     local = Local()
     points = collect(args.games, local)
     kept = [p.among_kept() for p in points]
-    current = np.array([DEFAULT_WEIGHTS[f] for f in FEATURES])
+    current = np.array([COOKING_WEIGHTS[f] for f in FEATURES])
     report("current weights, among the kept moves", kept, current)
     report("current weights, among all candidates", points, current)
     if args.score_only:
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     report("current weights, odd seeds, kept moves", odd, current)
     report("fitted on even seeds, scored on odd", odd,
            fit([p for p in kept if p.seed % 2 == 0], free=~(info | ahead)))
-    print("DEFAULT_WEIGHTS = {")
+    print("COOKING_WEIGHTS = {")
     for name, value in zip(FEATURES, w):
         print(f"    {name!r}: {value:.2f},")
     print("}")

