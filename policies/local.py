@@ -223,7 +223,8 @@ COOKING_WEIGHTS: dict[str, float] = {
 }
 
 #: The hand-set weights for tasks without fitted ones: the earlier model, 0.5 cos(goal) - 0.3 cos(scene)
-#: + 0.1 goal_share - 0.05 per repeat, at temperature 0.1, plus the verb-group prior.
+#: + 0.1 goal_share - 0.05 per repeat, at temperature 0.1, plus the verb-group prior; with lookahead
+#: the outcome's relevance to the goal counts as much as the move's own.
 GENERAL_WEIGHTS: dict[str, float] = {
     **dict.fromkeys(FEATURES, 0.0),
     "goal_cos": 5.0,
@@ -232,6 +233,7 @@ GENERAL_WEIGHTS: dict[str, float] = {
     "played": -0.5,
     "last": -0.5,
     "verb_group": 1.0,
+    "outcome_goal_cos": 5.0,
 }
 
 #: Weights by task (``Situation.task``); other tasks get :data:`GENERAL_WEIGHTS`.
