@@ -72,6 +72,10 @@ game solved far more games than one 1000-call search; docs/benchmarks.md).
 ``until_gain=True`` goes further: each search stops at the first state whose
 score beats the current one (a goal test at generation, like the win) and
 commits to it -- enforced hill-climbing (Hoffmann & Nebel 2001) on the score.
+On CookingWorld it won as many games with a fifth of the calls (``Local``
+30/30, median 59 calls on large games; ``Uniform`` 27/30); it is not the
+default because on a task whose score can rise into a dead end, committing to
+the first gain is a gamble a search for the win does not take.
 
 ``episode_budget`` caps the calls of a whole episode (all its searches;
 ``reset()`` starts a new count): each search gets at most what is left, and
