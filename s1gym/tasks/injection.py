@@ -135,10 +135,7 @@ class InjectionGuardEnv(LabelledTextEnv):
 
     def rule_action(self) -> str:
         """The pattern baseline's verdict on the current text (no knowledge of the label)."""
-        text = self.current_text
-        if text is None:
-            raise RuntimeError(f"{self.task_name}: the episode is over; there is nothing left to judge")
-        return BLOCK if looks_like_injection(text) else ALLOW
+        return BLOCK if looks_like_injection(self._current_item().text) else ALLOW
 
     @classmethod
     def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -161,12 +161,16 @@ class LabelledTextEnv(S1Env):
         i = len(self._predictions)
         return self.items[self._episode[i]].text if i < self.batch else None
 
-    def expert_action(self) -> str:
-        """The true label of the current text (privileged: tests and oracles only)."""
+    def _current_item(self) -> LabelledText:
+        """The item being decided now; a clear error once the episode is over."""
         i = len(self._predictions)
         if i >= self.batch:
             raise RuntimeError(f"{self.task_name}: the episode is over; there is nothing left to decide")
-        return self.items[self._episode[i]].label
+        return self.items[self._episode[i]]
+
+    def expert_action(self) -> str:
+        """The true label of the current text (privileged: tests and oracles only)."""
+        return self._current_item().label
 
 
 class TicketRouterEnv(LabelledTextEnv):
@@ -215,10 +219,7 @@ class TicketRouterEnv(LabelledTextEnv):
 
     def rule_action(self) -> str:
         """The keyword router's queue for the current ticket (no knowledge of the label)."""
-        text = self.current_text
-        if text is None:
-            raise RuntimeError(f"{self.task_name}: the episode is over; there is nothing left to route")
-        return keyword_route(text, self.labels)
+        return keyword_route(self._current_item().text, self.labels)
 
     @classmethod
     def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
