@@ -73,7 +73,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -291,7 +291,8 @@ class Local(BasePolicy):
             overrides[key] = float(value)
         self.overrides = overrides
         self.temperature = float(temperature)
-        self._vectors: dict[str, np.ndarray] = {}
+        #: per task: the weight vector and the features it ignores (not computed when costly)
+        self._vectors: dict[str, tuple[np.ndarray, frozenset[str]]] = {}
         if preload:
             load_model()
 
@@ -348,15 +349,20 @@ class Local(BasePolicy):
             return ""
         return strip_moves(candidate.outcome).strip().split("\n\n", 1)[0]
 
-    def features(self, situation: Situation) -> np.ndarray:
-        """One row of :data:`FEATURES` per candidate, shape (n, len(FEATURES))."""
+    def features(self, situation: Situation, skip: Collection[str] = ()) -> np.ndarray:
+        """One row of :data:`FEATURES` per candidate, shape (n, len(FEATURES)).
+
+        The lookahead cosines named in ``skip`` (``outcome_goal_cos``, or both ``described_*``)
+        are left at 0 without embedding the outcomes: :meth:`logits` skips those its weights ignore.
+        """
         goal = self.goal_text(situation)
         feedback = situation.history[-1][1].strip() if situation.history else ""
         outcomes = [self.outcome_text(c) for c in situation.candidates]
         texts = [c.text for c in situation.candidates]
         described = [self.described_text(c) for c in situation.candidates]
-        shown = [i for i, o in enumerate(outcomes) if o]
-        more = [i for i, d in enumerate(described) if d != texts[i]]
+        shown = [] if "outcome_goal_cos" in skip else [i for i, o in enumerate(outcomes) if o]
+        skip_described = {"described_goal_cos", "described_scene_cos"} <= set(skip)
+        more = [] if skip_described else [i for i, d in enumerate(described) if d != texts[i]]
         vectors = embed([goal, self.query_text(situation), feedback or ".", *texts,
                          *(outcomes[i] for i in shown), *(described[i] for i in more)]).astype(np.float64)
         n = len(texts)
@@ -366,7 +372,7 @@ class Local(BasePolicy):
         outcome_cos = np.zeros(n)
         if shown:
             outcome_cos[shown] = np.round(vectors[3 + n:3 + n + len(shown)] @ vectors[0], 5)
-        described_cos = cosines[:, :2].copy()  # (n, 2): goal, scene
+        described_cos = np.zeros((n, 2)) if skip_described else cosines[:, :2].copy()  # (n, 2): goal, scene
         if more:
             described_cos[more] = np.round(vectors[3 + n + len(shown):] @ vectors[:2].T, 5)
         goal_words = content_words(goal)
@@ -391,11 +397,15 @@ class Local(BasePolicy):
 
     def logits(self, situation: Situation) -> np.ndarray:
         """``features @ weights / temperature`` with the situation's task's weights."""
-        w = self._vectors.get(situation.task)
-        if w is None:
+        cached = self._vectors.get(situation.task)
+        if cached is None:
             weights = self.weights_for(situation.task)
-            w = self._vectors[situation.task] = np.array([weights[f] for f in FEATURES], dtype=np.float64)
-        return self.features(situation) @ w / self.temperature
+            cached = self._vectors[situation.task] = (
+                np.array([weights[f] for f in FEATURES], dtype=np.float64),
+                frozenset(f for f in FEATURES if weights[f] == 0.0),
+            )
+        w, unused = cached
+        return self.features(situation, skip=unused) @ w / self.temperature
 
     def decide(self, situation: Situation) -> Decision:
         require_candidates(situation, self.name)

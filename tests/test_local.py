@@ -157,3 +157,9 @@ def test_features_follow_the_feature_names_and_history(local):
     assert g_col["described_goal_cos"][1] == g_col["goal_cos"][1] and g_col["described_goal_cos"][2] != g_col["goal_cos"][2]
     assert g_col["outcome_goal_cos"][1] == 0 and g_col["outcome_goal_cos"][0] != 0
     assert g_col["new_goal_phrase"][2] == 0.5  # "red potato" of cook, red, potato, barbeque
+    # logits skip the lookahead embeddings a task's weights ignore, with the same result
+    for task in ("CookingWorld", "Cellar"):
+        sit = situation(RECIPE_ROOM, texts, task=task).with_candidates(looked.candidates)
+        weights = local.weights_for(task)
+        full = local.features(sit) @ np.array([weights[f] for f in FEATURES])
+        assert np.allclose(local.logits(sit), full)
