@@ -185,7 +185,7 @@ def _agree(fresh: CalculatorEngine, reused: CalculatorEngine, rng: np.random.Gen
 def test_a_reused_window_shows_what_a_fresh_one_shows():
     a, b = CalculatorEngine(), CalculatorEngine()
     try:
-        _agree(a, b, np.random.default_rng(1), 20)
+        _agree(a, b, np.random.default_rng(1), 16)
     finally:
         a.close()
         b.close()
@@ -268,6 +268,7 @@ def test_an_app_that_died_between_moves_is_replaced_and_the_game_goes_on(own_poo
 
 
 @desktop
+@pytest.mark.slow
 def test_a_hung_app_errors_the_move_and_the_next_game_starts_fresh(own_pool):
     env = make(goal="compute 12 times 7")
     try:
