@@ -72,7 +72,7 @@ import time
 import uuid
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -514,10 +514,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _read_body(self) -> bytes:
         limits = self.server.limits
         size = self._content_length()
-        too_big = f"Request body over {limits.max_body_bytes} bytes (s1 serve --max-body-bytes)"
+        too_big = f"Request body over {limits.max_body_bytes} bytes{{}} (s1 serve --max-body-bytes)"
         if size > limits.max_body_bytes:
             self.close_connection, self.unread = True, size  # read and dropped after the answer
-            raise RequestError(413, {"detail": too_big})
+            raise RequestError(413, {"detail": too_big.format("")})
         try:
             raw = self.rfile.read(size)
         except TimeoutError:
@@ -536,7 +536,7 @@ class _Handler(BaseHTTPRequestHandler):
             except zstandard.ZstdError as error:
                 raise RequestError(400, {"detail": f"Invalid zstd body: {error}"}) from None
             if len(raw) > limits.max_body_bytes:
-                raise RequestError(413, {"detail": f"Decompressed {too_big[8:]}"})
+                raise RequestError(413, {"detail": too_big.format(" once decompressed")})
             self.server.zstd_requests += 1
         elif encoding not in ("identity", ""):
             raise RequestError(415, {"detail": f"Unsupported Content-Encoding {encoding!r}; use zstd or none"})
@@ -731,7 +731,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     if starts:  # the docstring's two paragraphs on limits (absent under python -OO; the options still say)
         parser.epilog = "\n\n".join(paragraphs[starts[0] : starts[0] + 2])
         parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("--policy", default="local", help="decision model answering requests: local (default), uniform, random, jev, chat")
+    parser.add_argument(
+        "--policy", default="local", help="decision model answering requests: local (default), uniform, random, jev, chat"
+    )
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=_port, default=8765, help="port (default 8765; 0 picks a free one)")
     parser.add_argument(
@@ -739,30 +741,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="accept only this bearer key (default: any key; also S1_SERVE_API_KEY)",
     )
-    parser.add_argument("--max-body-bytes", type=_whole(1), default=limits.max_body_bytes, metavar="N",
-                        help=f"largest request body, also after zstd decompression (default {limits.max_body_bytes}, "
-                        f"{limits.max_body_bytes / 2**20:g} MiB); larger: 413")
-    parser.add_argument("--max-questions", type=_whole(1), default=limits.max_questions, metavar="N",
-                        help="questions a request (default %(default)s); more: 422")
-    parser.add_argument("--max-candidates", type=_whole(1), default=limits.max_candidates, metavar="N",
-                        help="choices or score levels a question (default %(default)s); more: 422")
-    parser.add_argument("--timeout", type=_seconds, default=limits.timeout, metavar="SECONDS",
-                        help="to receive a whole request, and to send an answer (default %(default)s); slower: 408 or closed")
-    parser.add_argument("--max-connections", type=_whole(1), default=limits.max_connections, metavar="N",
-                        help="connections open at once (default %(default)s); more: 503 with Retry-After")
+    mib = f"{limits.max_body_bytes / 2**20:g} MiB"
+    for name, kind, metavar, text in (
+        ("max_body_bytes", _whole(1), "N", f"largest request body, also after zstd decompression (default %(default)s = {mib}); more: 413"),
+        ("max_questions", _whole(1), "N", "questions a request (default %(default)s); more: 422"),
+        ("max_candidates", _whole(1), "N", "choices or score levels a question (default %(default)s); more: 422"),
+        ("timeout", _seconds, "SECONDS", "to receive a whole request, and to send an answer (default %(default)s); "
+         "slower: 408 or closed"),
+        ("max_connections", _whole(1), "N", "connections open at once (default %(default)s); more: 503 with Retry-After"),
+    ):
+        parser.add_argument(f"--{name.replace('_', '-')}", type=kind, default=getattr(limits, name), metavar=metavar, help=text)
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted (``s1 serve``)."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     api_key = args.api_key or os.environ.get("S1_SERVE_API_KEY") or None
-    limits = Limits(
-        max_body_bytes=args.max_body_bytes,
-        max_questions=args.max_questions,
-        max_candidates=args.max_candidates,
-        timeout=args.timeout,
-        max_connections=args.max_connections,
-    )
+    limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits) if hasattr(args, f.name)})
     try:
         server = make_server(args.policy, host=args.host, port=args.port, api_key=api_key, limits=limits)
     except PortError as error:
