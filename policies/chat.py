@@ -45,7 +45,6 @@ from s1gym.policies.common import (
     is_loopback,
     require_candidates,
     run_sync,
-    strip_moves,
 )
 from s1gym.policies.errors import (
     PolicyAuthError,
@@ -178,7 +177,7 @@ class Chat(BasePolicy):
             for move, feedback in recent:
                 short = " ".join(feedback.split())
                 lines.append(f"> {move}: {short[:300]}{'...' if len(short) > 300 else ''}")
-        lines += ["", "Current situation:", strip_moves(situation.observation).strip(), "", "Options:"]
+        lines += ["", "Current situation:", situation.state_text.strip(), "", "Options:"]
         for i, candidate in enumerate(situation.candidates, 1):
             lines.append(f"{i}. {candidate.text}")
             extra = describe_candidate(candidate)
@@ -276,7 +275,7 @@ class Chat(BasePolicy):
         recent = history_lines(situation, self.history_limit)
         if recent:
             lines.append("Recent moves: " + "; ".join(move for move, _ in recent))
-        lines += ["", strip_moves(situation.observation).strip()]
+        lines += ["", situation.state_text.strip()]
         if situation.candidates:
             lines += ["", "Available moves: " + ", ".join(situation.texts)]
         messages = [{"role": "system", "content": PLANNER_PROMPT}, {"role": "user", "content": "\n".join(lines)}]

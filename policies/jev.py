@@ -36,7 +36,6 @@ from s1gym.policies.common import (
     is_loopback,
     require_candidates,
     run_sync,
-    strip_moves,
     unique_labels,
 )
 from s1gym.policies.errors import (
@@ -169,7 +168,7 @@ class Jev(BasePolicy):
         criteria = {label: describe_candidate(c) for label, c in zip(labels, situation.candidates)}
         state: dict[str, Any] = {
             "task": situation.task,
-            "observation": strip_moves(situation.observation),
+            "observation": situation.state_text,
             "history": [
                 {"move": move, "feedback": feedback} for move, feedback in history_lines(situation, self.history_limit)
             ],

@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
-from s1gym.policies.common import require_candidates, strip_moves
+from s1gym.policies.common import require_candidates
 from s1gym.policies.errors import PolicyConfigError
 
 __all__ = ["COOKING_WEIGHTS", "FEATURES", "GENERAL_WEIGHTS", "Local", "TASK_WEIGHTS", "embed", "load_model",
@@ -306,7 +306,7 @@ class Local(BasePolicy):
     @staticmethod
     def query_text(situation: Situation) -> str:
         """The scene: task, notes, observation (no ``Moves:`` list)."""
-        parts = [situation.task, *situation.notes, strip_moves(situation.observation)]
+        parts = [situation.task, *situation.notes, situation.state_text]
         return "\n".join(p.strip() for p in parts if p and p.strip())
 
     @classmethod
@@ -319,7 +319,7 @@ class Local(BasePolicy):
         """
         kept: list[str] = []
         inside = False
-        for para in strip_moves(situation.observation).split("\n\n"):
+        for para in situation.state_text.split("\n\n"):
             if GOAL_PARAGRAPH.match(para):
                 inside = True
             elif inside and not (para[:1].isspace() or re.match(r"^\w[\w ]{0,30}:\s*(\n|$)", para)):
@@ -347,7 +347,7 @@ class Local(BasePolicy):
         """The first paragraph of a candidate's lookahead outcome (what the game answers), or ''."""
         if not candidate.outcome:
             return ""
-        return strip_moves(candidate.outcome).strip().split("\n\n", 1)[0]
+        return candidate.outcome.strip().split("\n\n", 1)[0]
 
     def features(self, situation: Situation, skip: Collection[str] = ()) -> np.ndarray:
         """One row of :data:`FEATURES` per candidate, shape (n, len(FEATURES)).

@@ -179,7 +179,7 @@ def play_episode(env: S1Env, policy: Policy, seed: int) -> dict[str, Any]:
         _, info = env.reset(seed=seed)
         policy.reset()
         terminated = truncated = False
-        while not (terminated or truncated) and info["candidates"]:
+        while not (terminated or truncated) and env.candidates:
             situation = env.situation()
             start = time.perf_counter()
             decision: Decision = policy.decide(situation)
@@ -205,11 +205,11 @@ def play_episode(env: S1Env, policy: Policy, seed: int) -> dict[str, Any]:
                 "score": None,
             }
             ticks.append(tick)
-            if decision.info.get("give_up"):
+            if decision.give_up:
                 gave_up = True
                 tick.update(reward=0.0, score=env.score, gave_up=True)
                 break
-            _, reward, terminated, truncated, info = env.step(decision.action)
+            _, reward, terminated, truncated, info = env.step_move(tick["move"])
             tick.update(reward=float(reward), score=float(info["score"]))
     except BaseException as exc:
         record.update(usage=usage)

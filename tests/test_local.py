@@ -27,7 +27,7 @@ def local():
 
 
 def situation(observation, texts, history=(), notes=(), task="CookingWorld"):
-    return Situation(task=task, observation=observation + "\n\nMoves: " + ", ".join(texts),
+    return Situation(task=task, observation=observation + "\n\nMoves: " + ", ".join(texts), state_text=observation,
                      candidates=tuple(Candidate(t) for t in texts), history=history, notes=notes)
 
 
