@@ -30,9 +30,9 @@ TIMEOUT_S = 540  # under pytest's own 600 s, so a stuck block fails with its out
 
 SLOW = {
     "s1 run CookingWorld --policy local --wrap search --budget 100 --wrap-option episode_budget=1000 \\":
-        "Search(Local) on a large test-fold CookingWorld game: 1.5 min for its one episode",
+        "Search(Local) on a large test-fold CookingWorld game: 1.5 min for its one episode (load 4)",
     "s1 run CookingWorld --policy local --wrap search --budget 100 --wrap-option episode_budget=1000 --episodes 5":
-        "Search(Local) on a small CookingWorld game and the model's load: 40 s for its one episode",
+        "Search(Local) on a small CookingWorld game plus loading the model: 40 s for one episode (load 4)",
 }
 NOT_RUNNABLE = {
     "bash scripts/main.sh": "sets up the machine (apt, torch, pip into ./.venv) and runs the main job and, "
