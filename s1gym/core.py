@@ -258,6 +258,11 @@ class BasePolicy:
     def reset(self) -> None:
         return None
 
+    def options(self) -> dict[str, Any]:
+        """The settings that make this policy what it is (recorded in job folders; ``s1 table`` keeps
+        policies with different options in different rows). Override it when your policy has any."""
+        return {}
+
     def decide_many(self, situations: Sequence[Situation]) -> list[Decision]:
         return [self.decide(s) for s in situations]
 
@@ -461,6 +466,27 @@ class S1Env(gym.Env[str, np.int64]):
         this with a baseline that has no such knowledge.
         """
         return self.expert_action()
+
+    @classmethod
+    def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` with every default in force filled in: what the runner records and ``s1 table``
+        keys rows by (so ``size=medium`` and the default medium are one setup). The default reads
+        the defaults of the ``__init__`` keywords along the class hierarchy; tasks with options outside
+        their signature override it."""
+        import inspect
+
+        out: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            init = klass.__dict__.get("__init__")
+            if init is None or not issubclass(klass, S1Env):
+                continue
+            for p in inspect.signature(init).parameters.values():
+                if p.default is not inspect.Parameter.empty and p.name not in ("render_mode", "charset", "action_slots"):
+                    out[p.name] = p.default
+        if cls.option_help:  # the documented options only (base classes take internal arguments too)
+            out = {k: v for k, v in out.items() if k in cls.option_help}
+        out.update(options)
+        return out
 
     @classmethod
     def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

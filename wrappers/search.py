@@ -182,6 +182,16 @@ class Search(Wrapper):
     def option_names(cls) -> tuple[str, ...]:
         return (*SearchConfig.option_names(), "allow_oracle")
 
+    def options(self) -> dict[str, Any]:
+        """The config fields that differ from the defaults (``trace`` only records; it is left out)."""
+        default = SearchConfig()
+        changed = {
+            f.name: getattr(self.config, f.name)
+            for f in dataclasses.fields(SearchConfig)
+            if f.name != "trace" and getattr(self.config, f.name) != getattr(default, f.name)
+        }
+        return {**changed, **super().options()}
+
     def reset(self) -> None:
         self._plan = None
         self.episode_calls = 0
