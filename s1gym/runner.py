@@ -162,20 +162,25 @@ def _base_policy(policy: Any, options: Mapping[str, Any]) -> Policy:
 
 
 def _construct(name: str, factory: Callable[..., Any], options: Mapping[str, Any], cls: Any = None) -> Policy:
-    """``factory(**options)`` with a clear error naming the policy's options when one does not fit."""
+    """``factory(**options)`` with a clear error naming the options that do not fit and the ones that do."""
+    import inspect
+
+    try:
+        params = inspect.signature(cls or factory).parameters.values()
+    except (TypeError, ValueError):
+        params = None
+    if params is not None and not any(p.kind is p.VAR_KEYWORD for p in params):
+        names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self"]
+        unknown = sorted(set(options) - set(names))
+        if unknown:
+            raise RunError(
+                f"policy {name!r} has no option {', '.join(map(repr, unknown))}; its options are: "
+                f"{', '.join(names) or 'none'} (--policy-option KEY=VALUE)"
+            )
     try:
         return factory(**options)
     except TypeError as exc:
-        if "argument" not in str(exc):
-            raise
-        import inspect
-
-        try:
-            params = [p for p in inspect.signature(cls or factory).parameters if p not in ("self", "kwargs")]
-        except (TypeError, ValueError):
-            params = []
-        accepted = ", ".join(params) if params else "none"
-        raise RunError(f"policy {name!r}: {exc}; its options are: {accepted} (--policy-option KEY=VALUE)") from None
+        raise RunError(f"policy {name!r}: {exc} (--policy-option KEY=VALUE)") from None
 
 
 def _is_policy(obj: Any) -> bool:
