@@ -1,27 +1,27 @@
-"""Search on CookingWorld: how many test-fold games each priority and inner policy solves.
+"""Search on CookingWorld: how many games each priority and inner policy solves.
 
-    python bench/search_cooking.py          # quick default: Uniform, phs_h, 5 small + 5 medium games (minutes)
-    python bench/search_cooking.py --sizes small,medium,large --games 10 --priorities levin,phs_h,phs* \
-        --policies uniform,local,lookahead-local                 # the full sweep (hours on 2 shared cores)
+    python bench/search_cooking.py --protocol held-out --policies local,uniform   # the reported protocol
+    python bench/search_cooking.py --fold train --sizes small,medium,large --games 40   # tuning (train fold only)
     python bench/search_cooking.py --sizes small --seeds 2,3 --policies local --budget 200
 
-Games: seeds 0..games-1 of CookingWorld's test fold for each size (the full sweep: 10 each of
-small, medium, large). Each game is played to the end with
-``Search(policy, priority=..., budget=--search-budget, episode_budget=--budget)``:
-at most ``--budget`` (1000) inner-policy calls for the whole game, at most
-``--search-budget`` (100) of them per search. A search that finds no win in
-its share plays its best partial plan (followed to its end when it raises the
-score) and the next decision searches again; once the game's calls are spent
-with no winning plan in hand, the game is unsolved. ``--search-budget 1000``
-is one search with the whole cap (the first protocol, see docs/benchmarks.md).
-Policies: ``uniform`` (flat odds), ``local`` (the offline sentence-embedding
-model), ``lookahead-local`` (``Search(Lookahead(Local()))``) and ``rule`` (the
-gold-path expert).
+Protocol of the reported numbers (chosen and written down on 2026-11-30, before any of these games was
+played; everything tuned since was tuned on the *train* fold only, seeds 0-39 of each size):
 
-Per (policy, priority, size) it prints solved/N, median policy calls and
-median plan length over the solved games (with the median gold length of the
-same games), and wall-clock per expansion, next to the raw engine's
-step and fork+step cost measured in the same run.
+- held-out games: CookingWorld **test fold, seeds 500-549** of each size (small, medium, large: 150
+  games), and the "hard" setting (``num_locations=11, num_ingredients=5, num_distractors=10,
+  include_doors=True``) on test-fold seeds 500-549 (50 games). Seeds 0-9, which the first reports
+  used, are not among them;
+- each game is played to its end with ``Search(policy, priority=..., budget=100, episode_budget=1000)``
+  (at most 1000 inner-policy calls a game, 100 a search, everything else at its default), the policy
+  ``local`` (the offline model) or ``uniform`` (flat odds), the priorities ``phs_h`` (default),
+  ``levin`` and ``phs*``;
+- reported per (policy, priority, size): games won, median calls over won games, and the failures
+  by shape.
+
+Games are played in ``--workers`` processes (default 1); per game the bench records won, calls,
+moves, the gold path's length, expansions and seconds (``--json`` appends one line per game).
+Policies: ``uniform`` (flat odds), ``local`` (the offline sentence-embedding model),
+``lookahead-local`` (``Search(Lookahead(Local()))``) and ``rule`` (the gold-path expert).
 """
 
 from __future__ import annotations
