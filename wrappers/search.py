@@ -129,6 +129,11 @@ class SearchConfig:
     episode_budget: int | None = None
     """Inner-policy calls for a whole episode (all its searches); once spent with no plan to follow,
     the decision gives up (``Decision.give_up``) and the runner ends the episode unsolved."""
+    doubling: bool = True
+    """With ``episode_budget``: a search whose budget ends before it found anything better than the
+    current score doubles its budget and goes on from the same tree (LevinTS-style), within what is
+    left of the episode's calls, instead of playing a move that leads nowhere and searching again from
+    scratch (which walks back and forth when the next gain lies beyond one search's horizon)."""
 
     def __post_init__(self) -> None:
         if self.priority not in PRIORITIES:
@@ -214,7 +219,10 @@ class Search(Wrapper):
             budget = min(budget, self.config.episode_budget - self.episode_calls)
             if budget <= 0:
                 return self._give_up(situation)
-        run = _SearchRun(self, situation, key, budget)
+        cap = budget
+        if self.config.doubling and self.config.episode_budget is not None:
+            cap = self.config.episode_budget - self.episode_calls
+        run = _SearchRun(self, situation, key, budget, cap)
         try:
             decision, plan = run.result(run.run(), diverged)
         finally:
@@ -315,17 +323,22 @@ class _Stats:
     losing_pruned: int = 0
     dead_ends: int = 0
     noop_reasks: int = 0
+    doublings: int = 0
 
 
 class _SearchRun:
     """One search from one situation: the frontier, what was seen, the best node, the statistics."""
 
-    def __init__(self, search: Search, situation: Situation, key: str, budget: int) -> None:
+    def __init__(self, search: Search, situation: Situation, key: str, budget: int, cap: int | None = None) -> None:
         self.search = search
         self.config = search.config
         self.situation = situation
         self.notes = situation.notes
         self.budget = budget
+        #: the budget may double up to this while nothing better than the root was found
+        self.cap = budget if cap is None else max(budget, cap)
+        #: nodes expanded but not yet asked about when the budget ran out (asked first if it grows)
+        self.unasked: list[tuple[_Node, list[_Node]]] = []
         self.t0 = time.monotonic()
         self.stats = _Stats()
         self.usages: list[Usage] = []
@@ -344,22 +357,35 @@ class _SearchRun:
     # ---------------------------------------------------------------- loop
     def run(self) -> str:
         """Search until a goal, an empty frontier or a limit; the stop reason."""
-        while self.heap and self.goal is None:
+        while (self.heap or self.unasked) and self.goal is None:
             limit = self._limit_reached()
             if limit:
                 return limit
-            pending: list[tuple[_Node, list[_Node]]] = []
-            for node in self.pop_batch():
-                children = self.expand(node)
-                if self.goal is not None:
-                    return "won" if self.goal.won else "gain"
-                if len(children) == 1:  # a forced move costs no call
-                    self.push(children[0])
-                elif children:
-                    pending.append((node, children))
+            pending, self.unasked = self.unasked, []
+            if not pending:
+                for node in self.pop_batch():
+                    children = self.expand(node)
+                    if self.goal is not None:
+                        return "won" if self.goal.won else "gain"
+                    if len(children) == 1:  # a forced move costs no call
+                        self.push(children[0])
+                    elif children:
+                        pending.append((node, children))
             if pending and not self.ask(pending):
-                return "inner_give_up" if self.inner_gave_up else "budget"
+                if self.inner_gave_up:
+                    return "inner_give_up"
+                if not self._grow():
+                    return "budget"
         return "exhausted"
+
+    def _grow(self) -> bool:
+        """Double the budget (up to ``cap``) when nothing better than the root was found yet."""
+        found = self.best is not None and self.best.score > self.situation.score
+        if found or self.budget >= self.cap:
+            return False
+        self.budget = min(2 * self.budget, self.cap)
+        self.stats.doublings += 1
+        return True
 
     def _limit_reached(self) -> str | None:
         if self.config.max_expansions is not None and self.stats.expansions >= self.config.max_expansions:
@@ -459,6 +485,7 @@ class _SearchRun:
         """
         room = self.budget - self.stats.policy_calls
         asked = pending[:room]
+        self.unasked = pending[len(asked):]
         if asked:
             situations = [node.env.situation(self.notes) for node, _ in asked]
             decisions = self.search._inner_many(situations)
