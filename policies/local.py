@@ -193,6 +193,8 @@ class Local(BasePolicy):
             (:data:`TASK_WEIGHTS`, else :data:`GENERAL_WEIGHTS`) on every task.
         temperature: Divides the logits (> 0); above 1 flattens the odds, below 1 sharpens them.
         preload: Load the model now, so a missing extra fails before the first episode.
+        embedder: The sentence encoder to use (:func:`s1gym.policies.minilm.load`, e.g. another
+            backend or thread count); default the process-wide one.
     """
 
     name = "local"
@@ -202,6 +204,7 @@ class Local(BasePolicy):
         weights: dict[str, float] | None = None,
         temperature: float = 1.0,
         preload: bool = True,
+        embedder: Embedder | None = None,
     ) -> None:
         if not (isinstance(temperature, int | float) and temperature > 0 and np.isfinite(temperature)):
             raise ValueError(f"Local temperature must be a finite number > 0, got {temperature!r}")
@@ -216,7 +219,8 @@ class Local(BasePolicy):
         self.temperature = float(temperature)
         #: per task: the weight vector and the features it ignores (not computed when costly)
         self._vectors: dict[str, tuple[np.ndarray, frozenset[str]]] = {}
-        if preload:
+        self._embedder = embedder
+        if preload and embedder is None:
             load_model()
 
     def __repr__(self) -> str:
@@ -286,7 +290,7 @@ class Local(BasePolicy):
         shown = [] if "outcome_goal_cos" in skip else [i for i, o in enumerate(outcomes) if o]
         skip_described = {"described_goal_cos", "described_scene_cos"} <= set(skip)
         more = [] if skip_described else [i for i, d in enumerate(described) if d != texts[i]]
-        vectors = embed([goal, self.query_text(situation), feedback or ".", *texts,
+        vectors = (self._embedder or get_embedder()).embed([goal, self.query_text(situation), feedback or ".", *texts,
                          *(outcomes[i] for i in shown), *(described[i] for i in more)]).astype(np.float64)
         n = len(texts)
         cosines = np.round(vectors[3:3 + n] @ vectors[:3].T, 5)  # (n, 3): goal, scene, feedback
