@@ -105,8 +105,8 @@ def collect(task: str) -> list[Situation]:
 
 
 def strip_fork(situation: Situation) -> Situation:
-    return Situation(situation.task, situation.observation, situation.candidates, situation.history,
-                     situation.notes, situation.score)
+    """The situation without its live env (fork, privileged access): what a policy may see, picklable."""
+    return replace(situation, fork=None, privileged=None)
 
 
 def with_candidates(states: list[Situation], n: int) -> list[Situation]:
@@ -129,26 +129,35 @@ def to_json(situation: Situation) -> dict:
         "history": [list(h) for h in situation.history],
         "notes": list(situation.notes),
         "score": situation.score,
+        "state_text": situation.state_text,
     }
 
 
 def load_before(commit: str = BEFORE_COMMIT):
-    """``policies/local.py`` as of ``commit``, imported as its own module (its own model and cache)."""
-    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:policies/local.py"],
-                            check=True, capture_output=True, text=True).stdout
+    """``policies/local.py`` as of ``commit``, imported as its own module (its own model and cache).
+
+    Its helper module ``policies/common.py`` is taken from the same commit (``strip_moves`` has
+    since left it), so the old code runs unchanged.
+    """
     folder = Path(tempfile.mkdtemp(prefix="s1gym-local-before-"))
-    path = folder / "local_before.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("s1gym_local_before", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    modules = {}
+    for name in ("common", "local"):
+        source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:policies/{name}.py"],
+                                check=True, capture_output=True, text=True).stdout
+        source = source.replace("from s1gym.policies.common import", "from s1gym_before_common import")
+        path = folder / f"{name}.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(f"s1gym_before_{name}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        modules[name] = module
+    return modules["local"]
 
 
 def golden_states() -> list[Situation]:
+    from s1gym.policies import Local, Uniform
     from s1gym.wrappers import Lookahead
-    from s1gym.policies import Uniform
 
     lookahead = Lookahead(Uniform())
     chosen: list[Situation] = []
@@ -161,20 +170,13 @@ def golden_states() -> list[Situation]:
                 continue
             if picked < 2 * looked and picked % 2 == 0:
                 s = lookahead.annotate(s)[0]
-                s = s.with_candidates([replace(c, outcome=first_paragraph(c.outcome)) for c in s.candidates])
+                s = s.with_candidates([replace(c, outcome=Local.outcome_text(c) or None) for c in s.candidates])
             chosen.append(strip_fork(s))
             picked += 1
             if picked == total:
                 break
     chosen += [strip_fork(s) for s, _env in ticket_states(range(12))]
     return chosen
-
-
-def first_paragraph(outcome: str | None) -> str | None:
-    """What Local reads of a lookahead outcome (``Local.outcome_text``): its first paragraph, no Moves list."""
-    from s1gym.policies.common import strip_moves
-
-    return None if outcome is None else strip_moves(outcome).strip().split("\n\n", 1)[0]
 
 
 def write_golden() -> None:

@@ -6,7 +6,7 @@ import hashlib
 
 import numpy as np
 
-from s1gym.core import BasePolicy, Decision, Situation, Usage, peek_env
+from s1gym.core import BasePolicy, Decision, Situation, Usage
 from s1gym.policies.common import flat_decision, require_candidates
 from s1gym.policies.errors import PolicyConfigError, PolicyError
 
@@ -60,24 +60,32 @@ class Random(BasePolicy):
         action = int(rng.integers(n))
         return Decision(np.full(n, 1.0 / n), action, ONE_CALL, {"policy": self.name, "seed": self.seed})
 
+    def options(self) -> dict[str, int]:
+        return {"seed": self.seed}
+
     def __repr__(self) -> str:
         return f"Random(seed={self.seed})"
 
 
 class Rule(BasePolicy):
-    """Each task's hand-written baseline, read from the live env: ``env.rule_action()``.
+    """Each task's hand-written baseline: ``situation.privileged.rule_action()``.
 
-    One-hot on that move. The env is only peeked at (never stepped), so Rule
-    needs a situation that comes from a live env (``situation.fork``).
+    One-hot on that move. The baseline reads the env through the situation's
+    explicit :class:`~s1gym.core.Privileged` handle (never stepping it), so
+    Rule needs a situation that comes from a live env.
     """
 
     name = "rule"
 
     def decide(self, situation: Situation) -> Decision:
         n = require_candidates(situation, self.name)
-        env = peek_env(situation)
+        if situation.privileged is None:
+            raise PolicyConfigError(
+                f"Rule: this {situation.task!r} situation has no env behind it (situation.privileged is None); "
+                "build situations with env.situation()"
+            )
         try:
-            move = env.rule_action()
+            move = situation.privileged.rule_action()
         except NotImplementedError as error:
             raise PolicyConfigError(
                 f"Rule: task {situation.task!r} has no rule baseline ({error}); choose another policy"

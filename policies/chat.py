@@ -45,7 +45,6 @@ from s1gym.policies.common import (
     is_loopback,
     require_candidates,
     run_sync,
-    strip_moves,
 )
 from s1gym.policies.errors import (
     PolicyAuthError,
@@ -150,6 +149,9 @@ class Chat(BasePolicy):
     def __repr__(self) -> str:
         return f"Chat(model={self.model!r}, base_url={self.base_url!r})"
 
+    def options(self) -> dict[str, Any]:
+        return {"model": self.model, "base_url": self.base_url}
+
     @property
     def url(self) -> str:
         return self.base_url + "/chat/completions"
@@ -178,7 +180,7 @@ class Chat(BasePolicy):
             for move, feedback in recent:
                 short = " ".join(feedback.split())
                 lines.append(f"> {move}: {short[:300]}{'...' if len(short) > 300 else ''}")
-        lines += ["", "Current situation:", strip_moves(situation.observation).strip(), "", "Options:"]
+        lines += ["", "Current situation:", situation.state_text.strip(), "", "Options:"]
         for i, candidate in enumerate(situation.candidates, 1):
             lines.append(f"{i}. {candidate.text}")
             extra = describe_candidate(candidate)
@@ -276,7 +278,7 @@ class Chat(BasePolicy):
         recent = history_lines(situation, self.history_limit)
         if recent:
             lines.append("Recent moves: " + "; ".join(move for move, _ in recent))
-        lines += ["", strip_moves(situation.observation).strip()]
+        lines += ["", situation.state_text.strip()]
         if situation.candidates:
             lines += ["", "Available moves: " + ", ".join(situation.texts)]
         messages = [{"role": "system", "content": PLANNER_PROMPT}, {"role": "user", "content": "\n".join(lines)}]

@@ -20,10 +20,6 @@ from s1gym.policies.errors import PolicyResponseError
 
 T = TypeVar("T")
 
-#: Paragraph that :class:`s1gym.core.S1Env` appends to every observation.
-MOVES_MARKER = "\n\nMoves: "
-
-
 class Secret:
     """A string that never shows itself in ``repr``/``str``/logs (API keys)."""
 
@@ -89,26 +85,12 @@ def describe_candidate(candidate: Candidate, max_new: int = 12) -> str | None:
     """The lookahead text of a candidate (outcome, new moves), or ``None`` when it has none."""
     parts = []
     if candidate.outcome:
-        parts.append(f"Outcome: {strip_moves(candidate.outcome)}")
+        parts.append(f"Outcome: {candidate.outcome}")
     if candidate.new_actions:
         shown = list(candidate.new_actions[:max_new])
         more = len(candidate.new_actions) - len(shown)
         parts.append("New moves: " + ", ".join(shown) + (f" (+{more} more)" if more > 0 else ""))
     return "\n".join(parts) if parts else None
-
-
-def strip_moves(observation: str) -> str:
-    """The observation without the trailing ``Moves: ...`` paragraph the env appends.
-
-    The candidates are sent separately, so repeating them in the state only
-    costs tokens (and, for an embedding model, blurs the query).
-    """
-    head, sep, tail = observation.rpartition(MOVES_MARKER)
-    if sep and "\n\n" not in tail:
-        return head
-    if observation.startswith("Moves: ") and "\n\n" not in observation:
-        return ""
-    return observation
 
 
 def check_probabilities(

@@ -36,7 +36,6 @@ from s1gym.policies.common import (
     is_loopback,
     require_candidates,
     run_sync,
-    strip_moves,
     unique_labels,
 )
 from s1gym.policies.errors import (
@@ -150,6 +149,9 @@ class Jev(BasePolicy):
     def __repr__(self) -> str:
         return f"Jev(model={self.model or 'jev-latest'!r}, base_url={self.base_url!r})"
 
+    def options(self) -> dict[str, Any]:
+        return {"model": self.model or "jev-latest", "base_url": self.base_url}
+
     def close(self) -> None:
         self._client.close()
 
@@ -169,7 +171,7 @@ class Jev(BasePolicy):
         criteria = {label: describe_candidate(c) for label, c in zip(labels, situation.candidates)}
         state: dict[str, Any] = {
             "task": situation.task,
-            "observation": strip_moves(situation.observation),
+            "observation": situation.state_text,
             "history": [
                 {"move": move, "feedback": feedback} for move, feedback in history_lines(situation, self.history_limit)
             ],

@@ -73,11 +73,12 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Collection, Sequence
+from typing import Any
 
 import numpy as np
 
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
-from s1gym.policies.common import require_candidates, strip_moves
+from s1gym.policies.common import require_candidates
 from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
 
 __all__ = ["COOKING_WEIGHTS", "FEATURES", "GENERAL_WEIGHTS", "Local", "TASK_WEIGHTS", "embed", "load_model",
@@ -226,6 +227,14 @@ class Local(BasePolicy):
     def __repr__(self) -> str:
         return f"Local(weights={self.overrides}, temperature={self.temperature})"
 
+    def options(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.overrides:
+            out["weights"] = dict(self.overrides)
+        if self.temperature != 1.0:
+            out["temperature"] = self.temperature
+        return out
+
     def weights_for(self, task: str) -> dict[str, float]:
         """The weights used on ``task``: its fitted ones or the general ones, with the overrides."""
         return {**TASK_WEIGHTS.get(task, GENERAL_WEIGHTS), **self.overrides}
@@ -233,7 +242,7 @@ class Local(BasePolicy):
     @staticmethod
     def query_text(situation: Situation) -> str:
         """The scene: task, notes, observation (no ``Moves:`` list)."""
-        parts = [situation.task, *situation.notes, strip_moves(situation.observation)]
+        parts = [situation.task, *situation.notes, situation.state_text]
         return "\n".join(p.strip() for p in parts if p and p.strip())
 
     @classmethod
@@ -246,7 +255,7 @@ class Local(BasePolicy):
         """
         kept: list[str] = []
         inside = False
-        for para in strip_moves(situation.observation).split("\n\n"):
+        for para in situation.state_text.split("\n\n"):
             if GOAL_PARAGRAPH.match(para):
                 inside = True
             elif inside and not (para[:1].isspace() or re.match(r"^\w[\w ]{0,30}:\s*(\n|$)", para)):
@@ -274,7 +283,7 @@ class Local(BasePolicy):
         """The first paragraph of a candidate's lookahead outcome (what the game answers), or ''."""
         if not candidate.outcome:
             return ""
-        return strip_moves(candidate.outcome).strip().split("\n\n", 1)[0]
+        return candidate.outcome.strip().split("\n\n", 1)[0]
 
     def features(self, situation: Situation, skip: Collection[str] = ()) -> np.ndarray:
         """One row of :data:`FEATURES` per candidate, shape (n, len(FEATURES)).

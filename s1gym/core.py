@@ -6,7 +6,13 @@ candidate moves, an action mask, and :meth:`S1Env.fork`, an independent copy of
 the game in exactly the same state (RNG included).
 
 A policy turns a :class:`Situation` (what a player may know) into a
-:class:`Decision` (one probability per candidate, the chosen index, the cost).
+:class:`Decision` (one probability per candidate, the chosen index, the cost,
+and whether it gives up).
+
+This module is the contract's home: the docstrings of :class:`S1Env` (its
+hooks, ``reset``, ``step``, ``info``, masks, fixed action slots, ``fork``),
+:class:`Situation` and :class:`Decision` say what every task and policy
+promises. docs/architecture.md draws the layers on one screen.
 """
 
 from __future__ import annotations
@@ -14,11 +20,13 @@ from __future__ import annotations
 import string
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+
+from s1gym.checks import positive_int
 
 __all__ = [
     "BASE_CHARSET",
@@ -26,14 +34,14 @@ __all__ = [
     "Candidate",
     "Decision",
     "Policy",
+    "Privileged",
+    "Progress",
     "S1Env",
     "Situation",
     "TooManyCandidatesError",
     "Usage",
     "charset_for",
-    "positive_int",
     "copy_generator",
-    "peek_env",
 ]
 
 #: Characters every task may print: printable ASCII (letters, digits,
@@ -66,9 +74,41 @@ class Candidate:
     new_actions: tuple[str, ...] = ()
 
 
+class Privileged:
+    """The explicit, named door through which *baselines* reach knowledge a player does not have.
+
+    ``Situation.privileged`` holds one when the situation comes from a live env.
+    ``rule_action()`` is the task's hand-written baseline (the ``Rule`` policy),
+    ``expert_action()`` the oracle (tests, experts). Decision models must not
+    read it; wrappers pass it along untouched. It only reads the env it was
+    made from (never steps it).
+    """
+
+    __slots__ = ("_env",)
+
+    def __init__(self, env: S1Env) -> None:
+        self._env = env
+
+    def rule_action(self) -> str:
+        """The task's rule-baseline move in this state."""
+        return self._env.rule_action()
+
+    def expert_action(self) -> str:
+        """The oracle's move in this state (privileged: a winning plan, the right answer)."""
+        return self._env.expert_action()
+
+    def __repr__(self) -> str:
+        return f"Privileged({self._env.task_name})"
+
+
 @dataclass(frozen=True)
 class Situation:
-    """Everything a policy may know when it decides (no privileged knowledge)."""
+    """Everything a policy may know when it decides (no privileged knowledge).
+
+    ``observation`` is exactly what the env returned; ``state_text`` is the same
+    text without its closing ``Moves: ...`` paragraph (the candidates are in
+    ``candidates``), for models that send the moves separately.
+    """
 
     task: str
     observation: str
@@ -88,6 +128,14 @@ class Situation:
     #: Acts without a score change, while revisiting a state, that count as a
     #: stall for Rethink (``None``: the task never stalls, e.g. one-shot tasks).
     stall_patience: int | None = None
+    #: The observation without the trailing ``Moves:`` paragraph (``None``: same as ``observation``).
+    state_text: str | None = None
+    #: For baselines only (``Rule``): see :class:`Privileged`. ``None`` when no env is behind the situation.
+    privileged: Privileged | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.state_text is None:
+            object.__setattr__(self, "state_text", self.observation)
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -140,12 +188,20 @@ class Usage:
 
 @dataclass(frozen=True)
 class Decision:
-    """A policy's answer: one probability per candidate and the chosen index."""
+    """A policy's answer: one probability per candidate and the chosen index.
+
+    ``give_up`` says the policy will not try further this episode (Search's
+    episode budget is spent, Rethink's stalls ran out): the runner ends the
+    episode unsolved instead of playing ``action``. Every wrapper forwards its
+    inner decision's ``give_up``. ``info`` is free-form diagnostics (plans,
+    search statistics); no signal travels there.
+    """
 
     probabilities: np.ndarray
     action: int
     usage: Usage = Usage()
     info: Mapping[str, Any] = field(default_factory=dict)
+    give_up: bool = False
 
     def __post_init__(self) -> None:
         p = np.asarray(self.probabilities, dtype=np.float64)
@@ -155,17 +211,23 @@ class Decision:
             raise ValueError(f"Decision.action {self.action} is outside 0..{p.size - 1}")
         object.__setattr__(self, "probabilities", p)
         object.__setattr__(self, "action", int(self.action))
+        object.__setattr__(self, "give_up", bool(self.give_up))
 
     @staticmethod
     def from_probabilities(
         probabilities: Sequence[float] | np.ndarray,
-        usage: Usage = Usage(),
+        usage: Usage = Usage(calls=1),
         info: Mapping[str, Any] | None = None,
         action: int | None = None,
+        give_up: bool = False,
     ) -> Decision:
-        """Build a decision that picks the most likely candidate (first on ties)."""
+        """Build a decision that picks the most likely candidate (first on ties).
+
+        ``usage`` defaults to one model call, so a user policy built this way
+        counts its decisions in Search budgets and tables like the shipped ones.
+        """
         p = np.asarray(probabilities, dtype=np.float64)
-        return Decision(p, int(np.argmax(p)) if action is None else action, usage, dict(info or {}))
+        return Decision(p, int(np.argmax(p)) if action is None else action, usage, dict(info or {}), give_up)
 
 
 @runtime_checkable
@@ -196,6 +258,11 @@ class BasePolicy:
     def reset(self) -> None:
         return None
 
+    def options(self) -> dict[str, Any]:
+        """The settings that make this policy what it is (recorded in job folders; ``s1 table`` keeps
+        policies with different options in different rows). Override it when your policy has any."""
+        return {}
+
     def decide_many(self, situations: Sequence[Situation]) -> list[Decision]:
         return [self.decide(s) for s in situations]
 
@@ -219,25 +286,78 @@ class TooManyCandidatesError(RuntimeError):
         self.task, self.cap, self.count = task, cap, count
 
 
-class S1Env(gym.Env[str, np.int64]):
-    """Base class of every s1gym task.
+class Progress(NamedTuple):
+    """Where a game stands (what :meth:`S1Env._progress` returns).
 
-    Subclasses implement the game through six hooks and keep all mutable game
-    state in attributes that :meth:`_fork_into` copies:
+    ``score`` is the task's own progress in [0, 1]; ``won``/``lost`` end the
+    game; ``over`` ends it neither won nor lost (a Blackjack push, walking
+    away from the quiz).
+    """
+
+    score: float
+    won: bool = False
+    lost: bool = False
+    over: bool = False
+
+    @property
+    def ended(self) -> bool:
+        return self.won or self.lost or self.over
+
+
+class S1Env(gym.Env[str, np.int64]):
+    """Base class of every s1gym task: the environment contract.
+
+    **Spaces.** ``observation_space`` is ``Text`` over the task's charset;
+    ``action_space`` is ``Discrete(N)`` (N the task's candidate cap). Index
+    ``i`` means ``info["candidates"][i]``. Most tasks list their legal moves
+    there, in a deterministic order. Tasks whose moves are a fixed set
+    (2048's four directions, Blackjack's hit/stand) declare
+    :attr:`action_slots`: then ``N = len(action_slots)``, index ``i`` always
+    means slot ``i`` and ``info["candidates"]`` is the slots; the mask says
+    which are legal now.
+
+    **Mask.** ``info["action_mask"]`` (int8, shape ``(N,)``, also
+    :meth:`action_masks` for sb3-contrib) marks the legal indices. When the
+    game is over no move is legal and the mask is all ones: any index is then
+    accepted as a no-op (so masked sampling never meets an empty mask, and a
+    vector env's autoreset step, which ignores the action, works).
+
+    **Steps.** ``reset(seed=s)`` starts game ``s`` (same seed, same indices:
+    same observations, infos and rewards). ``step(i)`` plays candidate ``i``;
+    ``reward`` is the change of ``score``; ``terminated`` when the game ends
+    (won, lost or over); ``truncated`` when :attr:`steps` reaches
+    ``max_steps``. A masked or out-of-range index is a no-op move: state
+    unchanged, reward 0, ``info["invalid_action"]`` true and feedback that
+    says so; it still counts as a step toward ``max_steps``, so an agent that
+    only plays invalid moves is truncated like any other.
+
+    **Info.** Every ``reset`` and ``step`` info holds ``candidates`` (list of
+    str), ``action_mask``, ``score`` (float), ``won``, ``lost``,
+    ``game_over``, ``invalid_action`` (bool) and ``steps`` (int), plus the
+    task's :meth:`_extra_info`; each key keeps one type for the whole episode
+    (Gymnasium's vector envs stack them).
+
+    **Fork.** :meth:`fork` returns an independent env in exactly this state,
+    RNG included; stepping either never changes the other. :meth:`situation`
+    is what a policy may know; privileged knowledge reaches baselines only
+    through :class:`Privileged`.
+
+    **Hooks** (subclasses implement the game; the base owns everything above):
 
     - ``_new_game(seed, options) -> str``: start a game, return the opening feedback.
-    - ``_legal_moves() -> list[str]``: the candidates, in a deterministic order.
+    - ``_legal_moves() -> list[str]``: the legal moves now, in a deterministic order.
     - ``_play(move) -> str``: apply a legal move, return the feedback text.
-    - ``_describe() -> str``: the current state as text (no feedback).
-    - ``_progress() -> tuple[float, bool, bool]``: ``(score, won, lost)``; a game
-      that can end neither won nor lost (a push, walking away) returns a fourth
-      item, ``over``.
-    - ``_fork_into(clone)``: copy the game state into ``clone`` (a shallow copy
-      of ``self`` whose base bookkeeping is already copied).
+    - ``_describe() -> str``: the current state as text (no feedback, no moves).
+    - ``_progress() -> Progress``: score, won, lost, over.
+    - ``_fork_into(clone)``: give ``clone`` (a shallow copy of ``self``, base
+      bookkeeping and RNG already copied) its own copy of every mutable part
+      of the game state.
+    - optional: ``_extra_info()``, ``state_key()``, ``expert_action()``,
+      ``rule_action()``, ``summarize_episodes()``.
 
-    The base class owns everything else in the contract: the action space and
-    mask, invalid moves as no-ops, rewards as score changes, the step limit,
-    the ``info`` dict, :meth:`index_of`, :meth:`situation` and :meth:`fork`.
+    Engines without a cheap copy (a JVM, a browser) build on
+    :class:`s1gym.tasks.engine.EngineEnv`, which implements ``_new_game``,
+    ``_play`` and ``_fork_into`` over pooled engines (docs/adding-a-task.md).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"]}
@@ -265,9 +385,24 @@ class S1Env(gym.Env[str, np.int64]):
         max_steps: int | None = None,
         charset: frozenset[str] = BASE_CHARSET,
         render_mode: str | None = None,
+        action_slots: Sequence[str] | None = None,
     ) -> None:
+        """``action_slots``: the task's fixed moves (index i always means slot i); ``None``: the
+        candidates are the legal moves of each state, capped at ``max_candidates``."""
         super().__init__()
-        self.max_candidates = positive_int("max_candidates", max_candidates, self.default_max_candidates)
+        self.action_slots: tuple[str, ...] | None = None if action_slots is None else tuple(action_slots)
+        if self.action_slots is not None:
+            if len(set(self.action_slots)) != len(self.action_slots) or not self.action_slots:
+                raise ValueError(f"{self.task_name}: action_slots must be distinct and non-empty")
+            if max_candidates is not None and max_candidates != len(self.action_slots):
+                raise ValueError(
+                    f"{self.task_name}: the moves are a fixed set of {len(self.action_slots)} "
+                    f"({', '.join(self.action_slots)}); max_candidates cannot change it (got {max_candidates})"
+                )
+            self.max_candidates = len(self.action_slots)
+            self._slot_index = {m: i for i, m in enumerate(self.action_slots)}
+        else:
+            self.max_candidates = positive_int("max_candidates", max_candidates, self.default_max_candidates)
         self.max_steps = positive_int("max_steps", max_steps, self.default_max_steps)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -302,14 +437,14 @@ class S1Env(gym.Env[str, np.int64]):
     def _describe(self) -> str:
         raise NotImplementedError
 
-    def _progress(self) -> tuple[float, bool, bool] | tuple[float, bool, bool, bool]:
+    def _progress(self) -> Progress:
         raise NotImplementedError
 
     def _fork_into(self, clone: S1Env) -> None:
         raise NotImplementedError
 
     def _extra_info(self) -> dict[str, Any]:
-        """Task-specific entries added to ``info`` (never privileged knowledge)."""
+        """Task-specific entries added to ``info`` (never privileged knowledge; one type per key)."""
         return {}
 
     def state_key(self) -> str:
@@ -333,12 +468,34 @@ class S1Env(gym.Env[str, np.int64]):
         return self.expert_action()
 
     @classmethod
+    def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` with every default in force filled in: what the runner records and ``s1 table``
+        keys rows by (so ``size=medium`` and the default medium are one setup). The default reads
+        the defaults of the ``__init__`` keywords along the class hierarchy; tasks with options outside
+        their signature override it."""
+        import inspect
+
+        out: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            init = klass.__dict__.get("__init__")
+            if init is None or not issubclass(klass, S1Env):
+                continue
+            for p in inspect.signature(init).parameters.values():
+                if p.default is not inspect.Parameter.empty and p.name not in ("render_mode", "charset", "action_slots"):
+                    out[p.name] = p.default
+        if cls.option_help:  # the documented options only (base classes take internal arguments too)
+            out = {k: v for k, v in out.items() if k in cls.option_help}
+        out.update(options)
+        return out
+
+    @classmethod
     def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Task-specific metrics over finished episodes (the runner adds them to its summary)."""
         return {}
 
     # ------------------------------------------------------------ contract
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Start game ``seed`` (``None``: drawn from the env's RNG); returns ``(observation, info)``."""
         super().reset(seed=seed)
         self._feedback = self._new_game(seed, dict(options or {}))
         self._history = ()
@@ -347,57 +504,82 @@ class S1Env(gym.Env[str, np.int64]):
         self._refresh()
         return self._observation(), self._info(invalid=False)
 
-    def step(self, action: Any):
+    def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Play index ``action``; ``(observation, reward, terminated, truncated, info)`` (see the class doc)."""
         self._require_started()
-        index = _as_index(action)
-        done = self._over
-        if index is None or not (0 <= index < len(self._candidates)) or done:
-            return self._invalid_step(action, done)
-        move = self._candidates[index]
+        move = self._move_at(_as_index(action))
+        if move is None:
+            return self._invalid_step(action)
         before = self._score
         self._feedback = self._play(move)
         self._steps += 1
         self._history = self._history + ((move, self._feedback),)
         self._refresh()
         reward = self._score - before
-        terminated = self._over
-        truncated = (not terminated) and self._steps >= self.max_steps
-        return self._observation(), float(reward), terminated, truncated, self._info(invalid=False)
+        return self._observation(), float(reward), self._over, self._truncated(), self._info(invalid=False)
 
-    def _invalid_step(self, action: Any, done: bool):
-        if done:
+    def _move_at(self, index: int | None) -> str | None:
+        """The legal move at ``index``, or ``None`` (out of range, masked, or the game is over)."""
+        if index is None or self._over:
+            return None
+        texts = self.action_slots if self.action_slots is not None else self._candidates
+        if not 0 <= index < len(texts):
+            return None
+        move = texts[index]
+        if self.action_slots is not None and move not in self._legal_set:
+            return None
+        return move
+
+    def _truncated(self) -> bool:
+        return (not self._over) and self._steps >= self.max_steps
+
+    def _invalid_step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self._over:
             reason = "the game is over"
         elif len(self._candidates) == 0:
             reason = "there are no moves"
+        elif self.action_slots is not None:
+            legal = ", ".join(f"{self._slot_index[m]} ({m})" for m in self._candidates)
+            reason = f"legal moves now are {legal}"
         else:
             reason = f"valid moves are 0..{len(self._candidates) - 1}"
         self._feedback = f"Invalid move {action!r}: {reason}. Nothing happened."
-        terminated = self._over
-        truncated = (not terminated) and self._steps >= self.max_steps
-        return self._observation(), 0.0, terminated, truncated, self._info(invalid=True)
+        if not self._over:
+            self._steps += 1  # counts toward max_steps, so an agent cannot stall forever on invalid moves
+        return self._observation(), 0.0, self._over, self._truncated(), self._info(invalid=True)
 
     def _refresh(self) -> None:
         progress = self._progress()
-        score, won, lost = progress[:3]
-        self._score, self._won, self._lost = float(score), bool(won), bool(lost)
-        self._over = self._won or self._lost or (len(progress) > 3 and bool(progress[3]))
+        if not isinstance(progress, Progress):
+            progress = Progress(*progress)
+        self._score, self._won, self._lost = float(progress.score), bool(progress.won), bool(progress.lost)
+        self._over = progress.ended
         moves = [] if self._over else list(self._legal_moves())
-        if len(moves) > self.max_candidates:
+        if self.action_slots is not None:
+            stray = [m for m in moves if m not in self._slot_index]
+            if stray:
+                raise RuntimeError(f"{self.task_name}: legal moves {stray} are not among its action slots")
+            moves.sort(key=self._slot_index.__getitem__)
+            self._legal_set = frozenset(moves)
+        elif len(moves) > self.max_candidates:
             raise TooManyCandidatesError(self.task_name, self.max_candidates, len(moves))
         self._candidates = tuple(moves)
 
+    def _state_text(self) -> str:
+        """Feedback and state description: the observation without its ``Moves:`` paragraph."""
+        parts = [p for p in (self._feedback.strip(), self._describe().strip()) if p]
+        return "\n\n".join(parts)
+
     def _observation(self) -> str:
-        parts = []
-        if self._feedback:
-            parts.append(self._feedback.strip())
-        parts.append(self._describe().strip())
-        if self._candidates:
-            parts.append("Moves: " + ", ".join(self._candidates))
-        return "\n\n".join(p for p in parts if p)
+        state = self._state_text()
+        if not self._candidates:
+            return state
+        moves = "Moves: " + ", ".join(self._candidates)
+        return f"{state}\n\n{moves}" if state else moves
 
     def _info(self, invalid: bool) -> dict[str, Any]:
         info = {
-            "candidates": list(self._candidates),
+            "candidates": list(self.action_slots if self.action_slots is not None else self._candidates),
             "action_mask": self.action_masks(),
             "score": self._score,
             "won": self._won,
@@ -414,20 +596,29 @@ class S1Env(gym.Env[str, np.int64]):
             raise gym.error.ResetNeeded(f"{self.task_name}: call env.reset() before env.step()")
 
     def action_masks(self) -> np.ndarray:
+        """The legal indices as int8 ones (all ones once the game is over: see the class doc)."""
+        if self._over:
+            return np.ones(self.max_candidates, dtype=np.int8)
         mask = np.zeros(self.max_candidates, dtype=np.int8)
-        mask[: len(self._candidates)] = 1
+        if self.action_slots is not None:
+            mask[[self._slot_index[m] for m in self._candidates]] = 1
+        else:
+            mask[: len(self._candidates)] = 1
         return mask
 
     def index_of(self, move: str) -> int:
-        """The index of a candidate by its text; ``ValueError`` when it is not a candidate now."""
-        try:
-            return self._candidates.index(move)
-        except ValueError:
-            shown = ", ".join(repr(c) for c in self._candidates[:12])
-            more = "" if len(self._candidates) <= 12 else f", ... ({len(self._candidates)} in all)"
-            raise ValueError(
-                f"{self.task_name}: {move!r} is not a candidate move now; candidates are [{shown}{more}]"
-            ) from None
+        """The action index of a legal move by its text; ``ValueError`` when it is not legal now."""
+        if move in self._candidates:
+            return self._slot_index[move] if self.action_slots is not None else self._candidates.index(move)
+        shown = ", ".join(repr(c) for c in self._candidates[:12])
+        more = "" if len(self._candidates) <= 12 else f", ... ({len(self._candidates)} in all)"
+        raise ValueError(
+            f"{self.task_name}: {move!r} is not a candidate move now; candidates are [{shown}{more}]"
+        )
+
+    def step_move(self, move: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """``step(index_of(move))``: play a legal move by its text."""
+        return self.step(self.index_of(move))
 
     def fork(self) -> S1Env:
         """An independent env in exactly this state (RNG included)."""
@@ -442,6 +633,7 @@ class S1Env(gym.Env[str, np.int64]):
     def situation(self, notes: Sequence[str] = ()) -> Situation:
         """What a policy may know now."""
         self._require_started()
+        state = self._state_text()
         return Situation(
             task=self.task_name,
             observation=self._observation(),
@@ -452,6 +644,8 @@ class S1Env(gym.Env[str, np.int64]):
             fork=self.fork,
             state_key=self.state_key(),
             stall_patience=self.stall_patience,
+            state_text=state,
+            privileged=Privileged(self),
         )
 
     def render(self) -> str | None:
@@ -464,7 +658,13 @@ class S1Env(gym.Env[str, np.int64]):
     # --------------------------------------------------------- properties
     @property
     def candidates(self) -> tuple[str, ...]:
+        """The legal moves now (what policies choose among), in index order."""
         return self._candidates
+
+    @property
+    def state_text(self) -> str:
+        """The observation without its ``Moves:`` paragraph (what Lookahead shows as an outcome)."""
+        return self._state_text()
 
     @property
     def score(self) -> float:
@@ -480,6 +680,7 @@ class S1Env(gym.Env[str, np.int64]):
 
     @property
     def steps(self) -> int:
+        """Steps taken this episode, invalid ones included (they count toward ``max_steps``)."""
         return self._steps
 
     @property
@@ -497,19 +698,6 @@ class S1Env(gym.Env[str, np.int64]):
         return self._over or self._steps >= self.max_steps
 
 
-def peek_env(situation: Situation) -> S1Env:
-    """The live env a situation came from, without copying it.
-
-    For baselines that reach privileged knowledge through an explicit env
-    method (``Rule`` calls ``rule_action()``); they must not mutate it. Falls
-    back to a fork when the situation's ``fork`` is not a bound ``S1Env.fork``.
-    """
-    if situation.fork is None:
-        raise ValueError(f"{situation.task}: this situation has no env behind it (fork is None)")
-    owner = getattr(situation.fork, "__self__", None)
-    return owner if isinstance(owner, S1Env) else situation.fork()
-
-
 def _as_index(action: Any) -> int | None:
     if type(action) is int:
         return action
@@ -522,18 +710,8 @@ def _as_index(action: Any) -> int | None:
     return int(arr)
 
 
-def positive_int(name: str, value: Any, default: int) -> int:
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def copy_generator(rng: np.random.Generator) -> np.random.Generator:
     """A generator that continues exactly where ``rng`` is (about 15 µs, vs 40 µs for deepcopy)."""
     bit_generator = type(rng.bit_generator)(0)
     bit_generator.state = rng.bit_generator.state
     return np.random.Generator(bit_generator)
-
-

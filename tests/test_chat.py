@@ -24,7 +24,7 @@ def _no_env(monkeypatch):
 
 def situation(texts=("open fridge", "eat trash can", "read cookbook"), **kw):
     return Situation(task="CookingWorld", observation="Kitchen.\n\nMoves: " + ", ".join(texts),
-                     candidates=tuple(Candidate(t) for t in texts), **kw)
+                     state_text="Kitchen.", candidates=tuple(Candidate(t) for t in texts), **kw)
 
 
 def completion(content, top=None, usage=(50, 1)):

@@ -49,13 +49,25 @@ def play(env: S1Env, choices: list[int]) -> list[tuple]:
     for c in choices:
         if env.done or not env.candidates:
             break
-        obs, reward, terminated, truncated, info = env.step(c % len(env.candidates))
+        obs, reward, terminated, truncated, info = env.step_move(env.candidates[c % len(env.candidates)])
         trace.append((obs, reward, terminated, truncated, normalise(info)))
     return trace
 
 
 def normalise(info: dict) -> dict:
     return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in info.items()}
+
+
+def assert_index_meanings(env: S1Env, info: dict) -> None:
+    """Index i means info["candidates"][i]; the mask marks exactly the legal moves."""
+    mask = info["action_mask"]
+    if env.game_over:
+        assert mask.tolist() == [1] * env.action_space.n  # the documented end-of-game convention
+        return
+    for move in env.candidates:
+        i = env.index_of(move)
+        assert info["candidates"][i] == move and mask[i] == 1
+    assert int(mask.sum()) == len(env.candidates)
 
 
 def snapshot(env: S1Env) -> tuple:
@@ -99,7 +111,8 @@ def test_reset_info_and_spaces(env_id):
             assert key in info, f"info lacks {key!r}"
         n = env.action_space.n
         assert info["action_mask"].dtype == np.int8 and info["action_mask"].shape == (n,)
-        assert int(info["action_mask"].sum()) == len(info["candidates"]) <= n
+        assert len(info["candidates"]) <= n and int(info["action_mask"].sum()) == len(env.candidates)
+        assert_index_meanings(env, info)
         assert np.array_equal(env.action_masks(), info["action_mask"])
         assert 0.0 <= info["score"] <= 1.0
         assert len(info["candidates"]) > 0
@@ -122,7 +135,9 @@ def test_invalid_and_out_of_range_moves_are_no_ops(env_id):
             assert reward == 0.0
             assert "nvalid" in obs
             after = snapshot(env)
-            assert after[1:] == before[1:], "an invalid move changed the state"
+            assert after[1:-1] == before[1:-1], "an invalid move changed the state"
+            assert after[-1] == before[-1] + 1, "an invalid move counts toward the step limit"
+            before = after
         with pytest.raises(ValueError, match="not a candidate"):
             env.index_of("this move does not exist 123")
         assert env.index_of(env.candidates[0]) == 0
@@ -139,14 +154,15 @@ def test_reward_is_score_change_and_situation_matches(env_id):
         for _ in range(30):
             if env.done:
                 break
-            _, reward, terminated, truncated, info = env.step(int(rng.integers(len(env.candidates))))
+            _, reward, terminated, truncated, info = env.step_move(env.candidates[int(rng.integers(len(env.candidates)))])
             assert reward == pytest.approx(info["score"] - score)
             score = info["score"]
             assert terminated == info["game_over"]
             sit = env.situation()
             assert isinstance(sit, Situation)
-            assert sit.texts == tuple(info["candidates"])
+            assert sit.texts == env.candidates
             assert sit.score == info["score"]
+            assert_index_meanings(env, info)
     finally:
         env.close()
 

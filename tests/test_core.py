@@ -22,8 +22,9 @@ from s1gym.core import (
     Situation,
     TooManyCandidatesError,
     Usage,
+    Privileged,
+    Progress,
     charset_for,
-    peek_env,
 )
 from s1gym.registration import resolve_id
 
@@ -102,7 +103,82 @@ def test_base_env_contract_on_a_tiny_task():
     # the fork continues the RNG exactly where the original is
     fork = env.fork()
     assert fork.np_random.random() == env.np_random.random()
-    assert peek_env(env.situation()) is env
+    sit = env.situation()
+    assert isinstance(sit.privileged, Privileged)
+    assert sit.privileged.expert_action() == "forward"
+    assert sit.state_text == sit.observation.rsplit("\n\nMoves: ", 1)[0] and "Moves:" not in sit.state_text
+
+
+def test_invalid_moves_count_toward_the_step_limit():
+    env = Corridor(max_steps=10)
+    env.reset(seed=4)
+    truncated = False
+    for i in range(10):
+        *_, terminated, truncated, info = env.step(-1)
+        assert info["invalid_action"] and info["steps"] == i + 1 and not terminated
+    assert truncated and env.done
+
+
+def test_game_over_mask_is_all_ones_and_any_index_is_a_no_op():
+    env = Corridor()
+    env.reset(seed=0)
+    while not env.game_over:
+        *_, info = env.step(env.index_of("forward"))
+    assert info["candidates"] == [] and info["action_mask"].tolist() == [1, 1]
+    obs, reward, terminated, truncated, info = env.step(1)
+    assert info["invalid_action"] and reward == 0.0 and terminated and "game is over" in obs
+
+
+class Lights(S1Env):
+    """Three fixed switches; a switch already on is not a legal move. Tests fixed action slots."""
+
+    task_name = "Lights"
+
+    def __init__(self, **kw):
+        super().__init__(action_slots=("red", "green", "blue"), **kw)
+
+    def _new_game(self, seed, options):
+        self.on = frozenset()
+        return "Three switches."
+
+    def _legal_moves(self):
+        return [m for m in ("blue", "green", "red") if m not in self.on]  # any order: the base sorts by slot
+
+    def _play(self, move):
+        self.on = self.on | {move}
+        return f"{move} is on."
+
+    def _describe(self):
+        return "On: " + (", ".join(sorted(self.on)) or "none")
+
+    def _progress(self):
+        return Progress(len(self.on) / 3, won=len(self.on) == 3)
+
+    def _fork_into(self, clone):
+        pass
+
+
+def test_fixed_action_slots_keep_one_meaning_per_index():
+    env = Lights()
+    obs, info = env.reset(seed=0)
+    assert env.action_space.n == 3 and info["candidates"] == ["red", "green", "blue"]
+    assert info["action_mask"].tolist() == [1, 1, 1]
+    *_, info = env.step(1)  # green
+    assert info["candidates"] == ["red", "green", "blue"] and info["action_mask"].tolist() == [1, 0, 1]
+    assert env.candidates == ("red", "blue") and env.index_of("blue") == 2
+    assert [c.text for c in env.situation().candidates] == ["red", "blue"]
+    *_, info = env.step(1)  # green again: masked, a no-op
+    assert info["invalid_action"] and "2 (blue)" in env.situation().observation
+    with pytest.raises(ValueError, match="not a candidate"):
+        env.index_of("green")
+    with pytest.raises(ValueError, match="fixed set of 3"):
+        Lights(max_candidates=5)
+
+
+def test_decision_give_up_is_a_typed_field():
+    d = Decision.from_probabilities([0.5, 0.5], give_up=True)
+    assert d.give_up is True and "give_up" not in d.info
+    assert Decision.from_probabilities([1.0]).usage.calls == 1  # user policies count their calls
 
 
 def test_step_limit_truncates_and_step_before_reset_is_an_error():

@@ -44,7 +44,7 @@ def _no_env(monkeypatch):
 def situation(texts, **kw):
     cands = tuple(Candidate(t) if isinstance(t, str) else t for t in texts)
     return Situation(task="CookingWorld", observation="You are in the kitchen.\n\nMoves: " + ", ".join(c.text for c in cands),
-                     candidates=cands, **kw)
+                     state_text="You are in the kitchen.", candidates=cands, **kw)
 
 
 class Peaked(BasePolicy):

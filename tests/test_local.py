@@ -34,7 +34,7 @@ def local():
 
 
 def situation(observation, texts, history=(), notes=(), task="CookingWorld"):
-    return Situation(task=task, observation=observation + "\n\nMoves: " + ", ".join(texts),
+    return Situation(task=task, observation=observation + "\n\nMoves: " + ", ".join(texts), state_text=observation,
                      candidates=tuple(Candidate(t) for t in texts), history=history, notes=notes)
 
 
@@ -181,7 +181,8 @@ PROBABILITY_TOLERANCE = 1e-4
 def recorded_situation(row):
     return Situation(row["task"], row["observation"],
                      tuple(Candidate(c["text"], c["outcome"], tuple(c["new_actions"])) for c in row["candidates"]),
-                     tuple(tuple(h) for h in row["history"]), tuple(row["notes"]), row["score"])
+                     tuple(tuple(h) for h in row["history"]), tuple(row["notes"]), row["score"],
+                     state_text=row["state_text"])
 
 
 def test_decisions_match_those_recorded_before_the_fast_path(local):

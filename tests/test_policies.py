@@ -19,7 +19,7 @@ from s1gym.policies import (
     Uniform,
     make_policy,
 )
-from s1gym.policies.common import Secret, check_probabilities, is_loopback, strip_moves, unique_labels
+from s1gym.policies.common import Secret, check_probabilities, is_loopback, unique_labels
 
 
 def situation(texts, observation="You see a door.", history=()):
@@ -154,10 +154,7 @@ def test_check_probabilities():
             check_probabilities(["a", "b"], bad, "X")
 
 
-def test_strip_moves_and_loopback_and_secret():
-    assert strip_moves("Hi.\n\nRoom.\n\nMoves: a, b") == "Hi.\n\nRoom."
-    assert strip_moves("Moves: a, b") == ""
-    assert strip_moves("no moves here") == "no moves here"
+def test_loopback_and_secret():
     assert is_loopback("http://127.0.0.1:8765") and is_loopback("http://localhost") and is_loopback("http://[::1]:1")
     assert not is_loopback("https://api.typesafe.ai")
     secret = Secret("sk-very-secret")

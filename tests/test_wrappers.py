@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from s1gym.core import BasePolicy, Decision, Situation
 from s1gym.policies import Rule, Uniform
-from s1gym.wrappers import PRIORITIES, Lookahead, Rethink, Search, log_priority, wrap
+from s1gym.wrappers import PRIORITIES, Lookahead, Rethink, Search, WrapperOrderError, log_priority, wrap
 
 from toy_tasks import (
     LOOP_GRAPH,
@@ -45,7 +45,7 @@ def play_checked(env, policy, max_moves: int = 40) -> list[Decision]:
         assert after == before, "the real env moved"
         assert math.isclose(float(d.probabilities.sum()), 1.0)
         decisions.append(d)
-        if d.info.get("give_up"):
+        if d.give_up:
             break
         env.step(d.action)
     return decisions
@@ -56,10 +56,9 @@ def play_checked(env, policy, max_moves: int = 40) -> list[Decision]:
     "names, expected",
     [
         (["search", "lookahead"], "search(lookahead(uniform))"),
-        (["lookahead", "search"], "lookahead(search(uniform))"),
         (["rethink", "search", "lookahead"], "rethink(search(lookahead(uniform)))"),
+        (["rethink", "search"], "rethink(search(uniform))"),
         (["rethink", "lookahead"], "rethink(lookahead(uniform))"),
-        (["search", "rethink"], "search(rethink(uniform))"),
         ("lookahead,rethink", "lookahead(rethink(uniform))"),
         ([], "uniform"),
     ],
@@ -80,7 +79,7 @@ def test_wrap_is_outermost_first_and_routes_options():
     planner = lambda situation: "go somewhere new"  # noqa: E731
     policy = wrap(Uniform(), ["rethink", "search", "lookahead"], budget=7, planner=planner, priority="levin")
     assert isinstance(policy, Rethink) and policy.planner is planner
-    assert isinstance(policy.policy, Search) and policy.policy.budget == 7 and policy.policy.priority == "levin"
+    assert isinstance(policy.policy, Search) and policy.policy.config.budget == 7 and policy.policy.config.priority == "levin"
     assert isinstance(policy.policy.policy, Lookahead) and isinstance(policy.policy.policy.policy, Uniform)
 
 
@@ -96,6 +95,35 @@ def test_wrap_is_outermost_first_and_routes_options():
 def test_wrap_rejects_bad_names_and_options(names, kwargs, message):
     with pytest.raises(ValueError, match=message):
         wrap(Uniform(), names, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "names, message",
+    [
+        (["search", "rethink"], "Search cannot hold Rethink.*rethink\\(search"),
+        (["search", "lookahead", "rethink"], "Search cannot hold Rethink"),
+        (["lookahead", "search"], "Lookahead cannot hold Search.*Search\\(Lookahead"),
+    ],
+)
+def test_wrap_rejects_orders_that_cannot_work(names, message):
+    with pytest.raises(WrapperOrderError, match=message):
+        wrap(Uniform(), names)
+    with pytest.raises(WrapperOrderError):  # built by hand, too
+        Search(Rethink(Uniform())) if names[0] == "search" else Lookahead(Search(Uniform()))
+
+
+def test_give_up_travels_through_every_wrapper():
+    class Quitter(BasePolicy):
+        name = "quitter"
+
+        def decide(self, situation):
+            return Decision.from_probabilities(np.full(len(situation.candidates), 1 / len(situation.candidates)),
+                                               give_up=True)
+
+    env = make(TRAP_GRAPH)
+    for policy in (Lookahead(Quitter()), Rethink(Quitter()), Search(Quitter(), budget=5),
+                   Rethink(Search(Lookahead(Quitter()), budget=5))):
+        assert policy.decide(env.situation()).give_up, policy.name
 
 
 def test_reset_passes_through_and_usage_sums_inner_calls():
@@ -226,15 +254,32 @@ def test_until_gain_stops_at_the_first_higher_score_and_climbs_from_there():
 
 def test_episode_budget_caps_all_searches_of_an_episode_then_gives_up():
     inner = TablePolicy()
-    policy = Search(inner, budget=2, episode_budget=5)
+    policy = Search(inner, budget=2, episode_budget=5, doubling=False)
     decisions = play(make(wide_tree(3)), policy)
     assert [d.info["policy_calls"] for d in decisions] == [2, 2, 1, 0]
-    assert decisions[-1].info["give_up"] and decisions[-1].info["stop_reason"] == "episode_budget"
+    assert decisions[-1].give_up and decisions[-1].info["stop_reason"] == "episode_budget"
     assert inner.calls == policy.episode_calls == 5
     policy.reset()  # a new episode, a new allowance
     assert policy.episode_calls == 0 and policy.decide(make(wide_tree(3)).situation()).info["policy_calls"] == 2
     with pytest.raises(ValueError, match="episode_budget"):
         Search(inner, episode_budget=0)
+
+
+def test_a_search_that_finds_nothing_doubles_its_budget_on_the_same_tree():
+    inner = TablePolicy()
+    policy = Search(inner, budget=2, episode_budget=9, trace=True)
+    decisions = play(make(wide_tree(3)), policy)
+    first = decisions[0].info
+    assert first["policy_calls"] == 9 and first["doublings"] == 3  # 2 -> 4 -> 8 -> 9 (the episode's cap)
+    assert len(first["trace"]) == len(set(first["trace"]))  # one tree: no node expanded twice
+    assert decisions[-1].give_up and inner.calls == 9
+
+
+def test_doubling_stops_once_the_score_rose():
+    inner = TablePolicy({"up": 1.0, "aside": 1.0})
+    policy = Search(inner, budget=2, episode_budget=50)
+    d = policy.decide(make(stairs, scores=STAIRS_SCORES).situation())
+    assert d.info["stop_reason"] == "budget" and d.info["doublings"] == 0 and d.info["plan_score"] == 0.5
 
 
 def test_a_partial_plan_without_progress_is_not_followed():
@@ -340,7 +385,7 @@ def test_lookahead_annotates_forks_and_maps_back():
     by_text = {c.text: c for c in seen.candidates}
     check = env.fork()
     obs, *_ = check.step(check.index_of("go hall"))
-    assert by_text["go hall"].outcome == obs
+    assert by_text["go hall"].outcome == check.state_text and obs.startswith(check.state_text)
     assert by_text["go hall"].new_actions == ("go back", "open door", "eat poison")
     assert by_text["look"].new_actions == ()
     assert d.probabilities[env.index_of("jump in the pit")] == 0.0
@@ -396,7 +441,7 @@ def test_rethink_asks_the_planner_on_stalls_and_gives_up_after_three_plans():
     # the plan is in the notes of every later decision
     assert all(any(n.startswith("Plan: Try something new.") for n in s.notes) for s in inner.asked[plan_turns[0]:])
     assert not any(n.startswith("Plan:") for s in inner.asked[: plan_turns[0]] for n in s.notes)
-    assert decisions[-1].info["give_up"] is True and events[-1]["stall"]
+    assert decisions[-1].give_up is True and events[-1]["stall"]
     assert sum(1 for e in events if e.get("stall")) == 4
     assert [e for e in policy.log if "give_up" in e]
 
@@ -418,7 +463,7 @@ def test_rethink_planner_object_errors_and_no_planner():
     assert "at most 60 words" in planner.prompts[0] and "Toy" in planner.prompts[0]
     errors = [d.info["rethink"].get("planner_error") for d in decisions if "planner_error" in d.info["rethink"]]
     assert errors == ["ConnectionError: planner offline"]
-    assert decisions[-1].info.get("give_up")
+    assert decisions[-1].give_up
 
     # No planner: a stall blocks the moves already tried in this state, which breaks the a<->b pacing
     env = make(LOOP_GRAPH, start="a", stall_patience=2)

@@ -227,9 +227,10 @@ def play(env: S1Env, policy: BasePolicy, max_moves: int = 50) -> list[Decision]:
     for _ in range(max_moves):
         if env.done or not env.candidates:
             break
-        d = policy.decide(env.situation())
+        situation = env.situation()
+        d = policy.decide(situation)
         decisions.append(d)
-        if d.info.get("give_up"):
+        if d.give_up:
             break
-        env.step(d.action)
+        env.step_move(situation.texts[d.action])
     return decisions

@@ -5,12 +5,23 @@ Each wrapper is a Policy that holds a Policy, so they compose:
 ``Search(Uniform())``, or by name ``wrap(policy, ["search", "lookahead"])``.
 """
 
-from ._base import OracleForkError
+from ._base import OracleForkError, Wrapper, WrapperOrderError
 from .compose import WRAPPERS, wrap
 from .lookahead import Lookahead
 from .rethink import Rethink
-from .search import DEFAULT_PRIORITY, PRIORITIES, Search, log_priority
+from .search import DEFAULT_PRIORITY, PRIORITIES, Search, SearchConfig, log_priority
 
 __all__ = [
     "DEFAULT_PRIORITY",
-    "OracleForkError", "PRIORITIES", "WRAPPERS", "Lookahead", "Rethink", "Search", "log_priority", "wrap"]
+    "OracleForkError",
+    "PRIORITIES",
+    "WRAPPERS",
+    "Lookahead",
+    "Rethink",
+    "Search",
+    "SearchConfig",
+    "Wrapper",
+    "WrapperOrderError",
+    "log_priority",
+    "wrap",
+]

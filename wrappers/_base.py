@@ -9,10 +9,28 @@ import numpy as np
 from s1gym.core import BasePolicy, Decision, Policy, S1Env, Situation
 
 
+class WrapperOrderError(ValueError):
+    """A wrapper stack that cannot work, e.g. Search around Rethink."""
+
+
 class Wrapper(BasePolicy):
-    """A policy around ``policy``; ``name`` reads ``kind(inner name)``, e.g. ``search(lookahead(local))``."""
+    """A policy around ``policy``; ``name`` reads ``kind(inner name)``, e.g. ``search(lookahead(local))``.
+
+    Class attributes let a stack check itself when it is built (:class:`WrapperOrderError`):
+
+    - ``episodic``: the wrapper keeps a memory of the real episode (Rethink) and must see each real
+      turn exactly once, so no wrapper that asks about hypothetical states may sit above it;
+    - ``asks_hypothetical``: the wrapper asks its inner policy about states the game has not
+      reached (Search's nodes);
+    - ``refuses_inside``: wrapper kinds that must not sit anywhere below this one, with the reason
+      (Lookahead around Search would show outcomes that Search never reads).
+    """
 
     kind: str = "wrapper"
+    episodic: bool = False
+    asks_hypothetical: bool = False
+    #: wrapper kinds this one refuses to hold (anywhere below it), with the reason
+    refuses_inside: dict[str, str] = {}
 
     def __init__(self, policy: Policy, allow_oracle: bool = False) -> None:
         if not callable(getattr(policy, "decide", None)):
@@ -23,6 +41,33 @@ class Wrapper(BasePolicy):
         #: Look ahead even where forks know the answer (see :func:`fork_of`).
         self.allow_oracle = bool(allow_oracle)
         self.name = f"{self.kind}({getattr(policy, 'name', type(policy).__name__.lower())})"
+        self._check_order()
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        """The keyword options this wrapper takes (what ``wrap`` routes to it)."""
+        import inspect
+
+        params = list(inspect.signature(cls.__init__).parameters.values())[2:]  # drop self and policy
+        return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+    def _check_order(self) -> None:
+        for inner in inner_wrappers(self):
+            if self.asks_hypothetical and inner.episodic:
+                raise WrapperOrderError(
+                    f"{type(self).__name__} cannot hold {type(inner).__name__}: {type(self).__name__} asks its "
+                    f"inner policy about states the game never reaches, which would corrupt "
+                    f"{type(inner).__name__}'s memory of the real episode. Put {type(inner).__name__} outside, "
+                    f"e.g. {inner.kind}({self.kind}(...)) (wrap(p, [{inner.kind!r}, {self.kind!r}]))."
+                )
+            if inner.kind in self.refuses_inside:
+                raise WrapperOrderError(
+                    f"{type(self).__name__} cannot hold {type(inner).__name__}: {self.refuses_inside[inner.kind]}"
+                )
+
+    def options(self) -> dict[str, object]:
+        """Settings that change what this wrapper does (``allow_oracle`` when on)."""
+        return {"allow_oracle": True} if self.allow_oracle else {}
 
     def fork(self, situation: Situation) -> S1Env:
         return fork_of(situation, self.name, self.allow_oracle)
@@ -44,6 +89,16 @@ class Wrapper(BasePolicy):
                 f"{self.name}: the inner policy answered {len(out)} decisions for {len(situations)} situations"
             )
         return out
+
+
+def inner_wrappers(policy: object) -> list[Wrapper]:
+    """The wrappers below ``policy`` (itself excluded), outermost first."""
+    out = []
+    inner = getattr(policy, "policy", None) if isinstance(policy, Wrapper) else None
+    while isinstance(inner, Wrapper):
+        out.append(inner)
+        inner = inner.policy
+    return out
 
 
 class OracleForkError(ValueError):
@@ -71,11 +126,6 @@ def fork_of(situation: Situation, who: str, allow_oracle: bool = False) -> S1Env
             f"without Search/Lookahead here, or pass allow_oracle=True to measure that oracle on purpose."
         )
     return env
-
-
-def step_text(env: S1Env, text: str):
-    """Step ``env`` by candidate text (indices shift when an outer wrapper narrows the candidates)."""
-    return env.step(env.index_of(text))
 
 
 def normalised(p: np.ndarray) -> np.ndarray:

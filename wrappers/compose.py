@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,11 +16,6 @@ from .search import Search
 WRAPPERS: dict[str, type[Wrapper]] = {"search": Search, "lookahead": Lookahead, "rethink": Rethink}
 
 
-def _options(cls: type[Wrapper]) -> set[str]:
-    params = list(inspect.signature(cls.__init__).parameters)
-    return set(params[2:])  # drop self and policy
-
-
 #: Options every listed wrapper that accepts them receives (not only the outermost).
 _SHARED_OPTIONS = frozenset({"allow_oracle"})
 
@@ -32,7 +26,9 @@ def wrap(policy: Policy, names: Sequence[str] | str, **kwargs: Any) -> Policy:
     ``wrap(p, ["search", "lookahead"])`` is ``Search(Lookahead(p))``; a comma
     separated string (``"search,lookahead"``) works too. Each keyword goes to
     the wrapper that accepts it (``budget`` -> Search, ``planner`` -> Rethink);
-    a keyword no listed wrapper accepts is an error, not silently ignored.
+    a keyword no listed wrapper accepts is an error, not silently ignored, and
+    so is an order that cannot work (:class:`WrapperOrderError`, e.g. Search
+    around Rethink).
     """
     if isinstance(names, str):
         names = [n for n in names.split(",") if n.strip()]
@@ -44,9 +40,9 @@ def wrap(policy: Policy, names: Sequence[str] | str, **kwargs: Any) -> Policy:
         raise ValueError(f"each wrapper may appear once, got {list(wanted)}")
     routed: dict[str, dict[str, Any]] = {n: {} for n in wanted}
     for key, value in kwargs.items():
-        takers = [n for n in wanted if key in _options(WRAPPERS[n])]
+        takers = [n for n in wanted if key in WRAPPERS[n].option_names()]
         if not takers:
-            owners = [n for n, cls in WRAPPERS.items() if key in _options(cls)]
+            owners = [n for n, cls in WRAPPERS.items() if key in cls.option_names()]
             hint = f"it belongs to {', '.join(owners)}, which is not in {list(wanted)}" if owners else (
                 "no wrapper has that option"
             )

@@ -8,15 +8,15 @@ import numpy as np
 
 from s1gym.core import Candidate, Decision, Policy, Situation
 
-from ._base import Wrapper, step_text
+from ._base import Wrapper
 
 
 class Lookahead(Wrapper):
     """Fork once per candidate, step the copy, and annotate the candidate before asking ``policy``.
 
-    Each candidate gets ``outcome`` (the observation after the move) and
-    ``new_actions`` (the moves available after it that were not available
-    before, in the new state's order). Candidates whose step loses the game are
+    Each candidate gets ``outcome`` (the observation after the move, without
+    its ``Moves:`` paragraph) and ``new_actions`` (the moves available after it
+    that were not available before, in the new state's order). Candidates whose step loses the game are
     dropped unless every candidate loses; the inner policy is asked once and
     its probabilities are mapped back onto the full candidate list (dropped
     candidates get 0). The real env is never stepped: only forks are.
@@ -25,6 +25,10 @@ class Lookahead(Wrapper):
     """
 
     kind = "lookahead"
+    refuses_inside = {
+        "search": "Lookahead's outcomes would only reach Search's root, which plans from forks anyway; "
+        "look ahead inside the search instead: Search(Lookahead(policy)) (wrap(p, ['search', 'lookahead']))"
+    }
 
     def __init__(self, policy: Policy, allow_oracle: bool = False) -> None:
         super().__init__(policy, allow_oracle)
@@ -40,9 +44,10 @@ class Lookahead(Wrapper):
             env = self.fork(situation)
             if before is None:
                 before = frozenset(env.candidates)
-            obs, _reward, _terminated, _truncated, info = step_text(env, cand.text)
-            new = tuple(a for a in info["candidates"] if a not in before)
-            c = Candidate(cand.text, outcome=obs, new_actions=new)
+            _obs, _reward, _terminated, _truncated, info = env.step_move(cand.text)
+            new = tuple(a for a in env.candidates if a not in before)
+            c = Candidate(cand.text, outcome=env.state_text, new_actions=new)
+            env.close()
             all_annotated.append(c)
             if info["lost"]:
                 losing.append(cand.text)
@@ -68,6 +73,5 @@ class Lookahead(Wrapper):
     def _map_back(self, situation: Situation, kept: list[int], losing: list[str], d: Decision) -> Decision:
         p = np.zeros(len(situation.candidates))
         p[kept] = d.probabilities
-        # The inner info stays at the top level so outer layers and the runner see e.g. ``give_up``.
         info = {**d.info, "lookahead": {"dropped_losing": losing, "shown": len(kept)}}
-        return Decision(p, kept[d.action], d.usage, info)
+        return Decision(p, kept[d.action], d.usage, info, give_up=d.give_up)

@@ -19,8 +19,9 @@ of the episode (so call ``reset()`` between episodes):
    already tried from the current state since the last score change (so the
    policy must try something new there), and still counts toward giving up.
 3. **Give up.** A stall after ``max_plans`` (3) plans (or planner-less stalls)
-   with no score change in between sets ``Decision.info["give_up"] = True``;
-   the runner ends the episode. A score change resets the count.
+   with no score change in between sets ``Decision.give_up``; the runner ends
+   the episode. A score change resets the count. An inner decision that gives
+   up is forwarded.
 
 The planner is either a callable ``planner(situation) -> str`` or an object
 with ``.plan(situation, prompt) -> str`` (the ``Chat`` policy has one). Every
@@ -34,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from s1gym.checks import positive_int
 from s1gym.core import Decision, Policy, Situation
 
 from ._base import Wrapper, normalised, situation_key
@@ -50,6 +52,7 @@ class Rethink(Wrapper):
     """Blocks repeated moves, asks a planner on stalls, gives up on hopeless episodes."""
 
     kind = "rethink"
+    episodic = True
 
     def __init__(
         self,
@@ -64,14 +67,20 @@ class Rethink(Wrapper):
             raise ValueError(
                 "planner must be a callable(situation) -> str or an object with .plan(situation, prompt) -> str"
             )
-        for label, value in (("repeat_limit", repeat_limit), ("max_plans", max_plans), ("plan_words", plan_words)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{label} must be a positive integer, got {value!r}")
         self.planner = planner
-        self.repeat_limit = repeat_limit
-        self.max_plans = max_plans
-        self.plan_words = plan_words
+        self.repeat_limit = positive_int("repeat_limit", repeat_limit)
+        self.max_plans = positive_int("max_plans", max_plans)
+        self.plan_words = positive_int("plan_words", plan_words)
         self._clear()
+
+    def options(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.planner is not None:
+            out["planner"] = getattr(self.planner, "name", None) or getattr(self.planner, "__name__", "planner")
+        for name, default in (("repeat_limit", 3), ("max_plans", 3), ("plan_words", 60)):
+            if getattr(self, name) != default:
+                out[name] = getattr(self, name)
+        return out
 
     def _clear(self) -> None:
         self._last_score: float | None = None
@@ -140,9 +149,7 @@ class Rethink(Wrapper):
         if events:
             self.log.append({"step": len(situation.history), **events})
         info = {**d.info, "rethink": {**events, "plans": self._plans_or_stalls, "quiet_acts": self._quiet_acts}}
-        if events.get("give_up"):
-            info["give_up"] = True
-        return Decision(p, action, d.usage, info)
+        return Decision(p, action, d.usage, info, give_up=d.give_up or bool(events.get("give_up")))
 
     def _apply_blocks(
         self, situation: Situation, d: Decision, blocked: set[str]

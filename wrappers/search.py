@@ -15,20 +15,18 @@ plan underflows a float):
 
 On ``tests/toy_tasks.PRIORITY_GRAPH`` (three depth-1 nodes with π = .6/.3/.1
 and h = 10/3/0.5) they expand x,y,z (levin), y,z,x (phs_h) and z,y,x (phs*):
-levin trusts the policy, phs* trusts the score most.
+levin trusts the policy, phs* trusts the score most. The default, ``phs_h``, is
+the search benchmark's pick; docs/benchmarks.md has the numbers and the
+reasons (phs*'s exponent makes one unlikely move near the root dearer than ten
+likely moves deep in a side room when the policy is confident).
 
-The default is ``phs_h``, from the CookingWorld benchmark (bench/search_cooking.py,
-docs/benchmarks.md: 30 test-fold games, 100 calls a search, 1000 a game, the
-other defaults as they are). phs_h and levin solved the most with both inner
-policies -- ``Uniform`` 26/30 each against 21/30 for phs*, ``Local`` 30/30
-each -- and phs_h needed fewer calls with ``Local`` (median 302 on large games
-against 368 for levin). phs* is the greediest: its exponent 1 + h/g makes an
-unlikely first move (a policy that puts 0.1 % on walking back to the room with
-the barbecue) cost more than ten likely moves deep into a side room, so with a
-confident model it can miss a two-move gain for hundreds of calls; with flat
-odds it searches like A* on g + h (π = b^-g, so log phs* is about
-(g + h) log b), which made it the best choice for one 1000-call search
-(before the receding horizon) and still the fastest when it does solve.
+One search (:class:`_SearchRun`) reads like this::
+
+    while the frontier is not empty and no goal is found:
+        pop the best nodes (a batch)
+        expand each: step every move on its own fork, prune, test for the goal
+        ask the inner policy about the expanded nodes, push their children
+    return the first move of the winning plan, or of the best partial one
 
 Pruning, all free because each child is stepped on its own fork when its parent
 is expanded (before the policy is asked about the parent):
@@ -37,16 +35,13 @@ is expanded (before the policy is asked about the parent):
 - a child whose state (the task's ``state_key``) was already reached by a plan
   no longer than its own is dropped (so "look", "inventory" and walking in
   circles cost nothing); a stale heap entry reached again more cheaply is
-  skipped when popped. Two different states share a key only when the task's
-  ``state_key`` leaves part of the state out; the default key is the full
-  description plus the candidates, and tasks with hidden state (RNG, step
-  counters that matter) override it. The step counter is deliberately not
-  part of any key, so two plans of different lengths to one state merge;
+  skipped when popped. The step counter is deliberately not part of any key,
+  so two plans of different lengths to one state merge;
 - a child that truncates (the step limit) or has no moves left is dropped.
 
 A child's env is dropped after this check and replayed from its parent's when
 the child is expanded, so a search keeps one live env per expanded node, not
-one per frontier node (a TWX env holds a JVM game object).
+one per frontier node (an engine-backed env holds an engine).
 
 The policy is then asked about the parent as the task shows it (all its
 candidates, so a policy such as ``Rule`` that names a pruned move still works),
@@ -55,47 +50,21 @@ it gave them no mass). One exception: when all its mass is on a move that
 leads straight back to the same state (TWX's gold paths start with "look
 around"), it is asked once more in the state after that move (same moves, one
 more call, counted in the budget), so ``Search(Rule())`` follows the gold path.
-A parent with a single surviving move costs no call. A
-winning child ends the search at once (goal test at generation), so the last
-move of a plan never costs a call.
+A parent with a single surviving move costs no call. A winning child ends the
+search at once (goal test at generation), so the last move of a plan never
+costs a call.
 
-Budget: ``budget`` inner-policy calls (one per situation asked; exactly
-respected), optionally ``max_expansions`` and ``max_seconds``. A search that
-runs out plays the first move of its best partial plan (highest score, then
-shortest, then most probable) and says so (``stop_reason``, ``partial``).
-When that plan raises the score (``commit_partial``, on by default), later
-``decide`` calls follow it to its end with no calls, as they would a winning
-plan, and then search again from there: with a budget smaller than the
-episode's allowance this is a receding-horizon search that banks each gain
-instead of re-finding it (on CookingWorld, 100 calls a search within 1000 a
-game solved far more games than one 1000-call search; docs/benchmarks.md).
-``until_gain=True`` goes further: each search stops at the first state whose
-score beats the current one (a goal test at generation, like the win) and
-commits to it -- enforced hill-climbing (Hoffmann & Nebel 2001) on the score.
-On CookingWorld it won as many games with a fifth of the calls (``Local``
-30/30, median 59 calls on large games; ``Uniform`` 27/30); it is not the
-default because on a task whose score can rise into a dead end, committing to
-the first gain is a gamble a search for the win does not take.
-
-``episode_budget`` caps the calls of a whole episode (all its searches;
-``reset()`` starts a new count): each search gets at most what is left, and
-once it is spent with no plan to follow, the decision says ``give_up`` (the
-runner ends the episode there, unsolved). ``Search(policy, budget=100,
-episode_budget=1000)`` is the CookingWorld benchmark's protocol.
-
-``batch_size`` > 1 pops that many nodes at once and asks the policy about them
-in one ``decide_many`` (Jev/Chat run them concurrently); the nodes are still
-taken in priority order, but children of the first are only pushed after the
-whole batch, so the expansion order can differ slightly from batch_size 1.
-
-Once a winning plan is found, later ``decide`` calls follow it with no policy
-calls while the real situation's state key matches the plan's; on divergence
-(e.g. a random event) it searches again (``info["diverged"]``). ``reset()``
-forgets the plan.
+Budget and plans: see :class:`SearchConfig` (``budget``, ``episode_budget``,
+``commit_partial``, ``until_gain``...). A winning plan, or a partial one that
+raised the score, is followed by later ``decide`` calls with no policy calls
+while the real situation's state key matches the plan's; on divergence it
+searches again (``info["diverged"]``). ``reset()`` forgets the plan and the
+episode's call count.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import math
@@ -106,9 +75,10 @@ from typing import Any
 
 import numpy as np
 
+from s1gym.checks import fraction, non_negative_float, positive_float, positive_int
 from s1gym.core import Decision, Policy, S1Env, Situation, Usage
 
-from ._base import Wrapper, normalised, situation_key, step_text
+from ._base import Wrapper, normalised, situation_key
 
 PRIORITIES = ("levin", "phs_h", "phs*")
 DEFAULT_PRIORITY = "phs_h"
@@ -123,6 +93,199 @@ def log_priority(priority: str, g: int, log_pi: float, h: float) -> float:
     if priority == "phs_h":
         return math.log(g + h) - log_pi
     return math.log(g + h) - (1.0 + h / g) * log_pi
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Every option of :class:`Search`, checked once when it is made."""
+
+    budget: int = 1000
+    """Inner-policy calls per search (one per situation asked; exactly respected)."""
+    priority: str = DEFAULT_PRIORITY
+    """Node order: ``levin``, ``phs_h`` or ``phs*`` (see the module docstring)."""
+    epsilon: float = 0.1
+    """Share of flat odds mixed into the inner policy's probabilities (so no move has π = 0)."""
+    h_scale: float = 10.0
+    """The default heuristic is ``h_scale * (1 - score)``."""
+    heuristic: Callable[[Situation], float] | None = None
+    """``heuristic(situation) -> h >= 0`` replaces the default."""
+    max_expansions: int | None = None
+    """Stop a search after this many expansions (``None``: no limit)."""
+    max_seconds: float | None = None
+    """Stop a search after this many seconds (``None``: no limit)."""
+    batch_size: int = 1
+    """Nodes popped at once and asked about in one ``decide_many`` (Jev/Chat run them concurrently).
+    Children of the first are pushed after the whole batch, so the order can differ slightly."""
+    trace: bool = False
+    """Record every expanded plan in ``info["trace"]``."""
+    commit_partial: bool = True
+    """Follow a partial plan that raised the score to its end with no calls, then search again from
+    there: with a budget smaller than the episode's allowance, a receding-horizon search that banks
+    each gain instead of re-finding it."""
+    until_gain: bool = False
+    """Stop each search at the first state whose score beats the current one and commit to it
+    (enforced hill-climbing, Hoffmann & Nebel 2001). Off by default: on a task whose score can rise
+    into a dead end, committing to the first gain is a gamble a search for the win does not take."""
+    episode_budget: int | None = None
+    """Inner-policy calls for a whole episode (all its searches); once spent with no plan to follow,
+    the decision gives up (``Decision.give_up``) and the runner ends the episode unsolved."""
+    doubling: bool = True
+    """With ``episode_budget``: a search whose budget ends before it found anything better than the
+    current score doubles its budget and goes on from the same tree (LevinTS-style), within what is
+    left of the episode's calls, instead of playing a move that leads nowhere and searching again from
+    scratch (which walks back and forth when the next gain lies beyond one search's horizon)."""
+
+    def __post_init__(self) -> None:
+        if self.priority not in PRIORITIES:
+            raise ValueError(f"unknown search priority {self.priority!r}; use one of {', '.join(PRIORITIES)}")
+        positive_int("budget (inner-policy calls per search)", self.budget)
+        fraction("epsilon (share of flat odds mixed into the policy)", self.epsilon)
+        non_negative_float("h_scale", self.h_scale)
+        if self.heuristic is not None and not callable(self.heuristic):
+            raise ValueError("heuristic must be a callable(situation) -> float, or None for h_scale * (1 - score)")
+        positive_int("max_expansions", self.max_expansions, optional=True)
+        positive_float("max_seconds", self.max_seconds, optional=True)
+        positive_int("batch_size", self.batch_size)
+        positive_int("episode_budget (inner-policy calls per episode)", self.episode_budget, optional=True)
+        object.__setattr__(self, "epsilon", float(self.epsilon))
+        object.__setattr__(self, "h_scale", float(self.h_scale))
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+
+class Search(Wrapper):
+    """Best-first search over plans guided by ``policy``; see the module docstring.
+
+    ``Search(policy, budget=100, episode_budget=1000)`` or
+    ``Search(policy, SearchConfig(...))``; the options are :class:`SearchConfig`'s.
+    ``decide_many`` (inherited) decides situations one after another: each search
+    already batches its own inner calls through the inner policy's ``decide_many``.
+    """
+
+    kind = "search"
+    asks_hypothetical = True
+
+    def __init__(
+        self, policy: Policy, config: SearchConfig | None = None, *, allow_oracle: bool = False, **options: Any
+    ) -> None:
+        super().__init__(policy, allow_oracle)
+        if config is not None and options:
+            raise ValueError("Search takes a SearchConfig or keyword options, not both")
+        unknown = sorted(set(options) - set(SearchConfig.option_names()))
+        if unknown:
+            raise ValueError(
+                f"Search: unknown option(s) {unknown}; options are {', '.join(SearchConfig.option_names())}"
+            )
+        self.config = config if config is not None else SearchConfig(**options)
+        #: Inner-policy calls spent in this episode (``reset()`` zeroes it).
+        self.episode_calls = 0
+        self._plan: _Plan | None = None
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        return (*SearchConfig.option_names(), "allow_oracle")
+
+    def options(self) -> dict[str, Any]:
+        """The config fields that differ from the defaults (``trace`` only records; it is left out)."""
+        default = SearchConfig()
+        changed = {
+            f.name: getattr(self.config, f.name)
+            for f in dataclasses.fields(SearchConfig)
+            if f.name != "trace" and getattr(self.config, f.name) != getattr(default, f.name)
+        }
+        return {**changed, **super().options()}
+
+    def reset(self) -> None:
+        self._plan = None
+        self.episode_calls = 0
+        super().reset()
+
+    # ------------------------------------------------------------- decide
+    def decide(self, situation: Situation) -> Decision:
+        if not situation.candidates:
+            raise ValueError(f"{self.name}: the situation has no candidate moves (is the game over?)")
+        key = situation_key(situation)
+        diverged = False
+        if self._plan is not None:
+            followed = self._plan.follow(situation, key)
+            if followed is not None:
+                return followed
+            diverged = not self._plan.finished  # a partial plan played to its end is done, not diverged
+            self._plan = None
+        budget = self.config.budget
+        if self.config.episode_budget is not None:
+            budget = min(budget, self.config.episode_budget - self.episode_calls)
+            if budget <= 0:
+                return self._give_up(situation)
+        cap = budget
+        if self.config.doubling and self.config.episode_budget is not None:
+            cap = self.config.episode_budget - self.episode_calls
+        run = _SearchRun(self, situation, key, budget, cap)
+        try:
+            decision, plan = run.result(run.run(), diverged)
+        finally:
+            run.close()
+        self._plan = plan
+        self.episode_calls += run.stats.policy_calls
+        return decision
+
+    def _give_up(self, situation: Situation) -> Decision:
+        """The episode's calls are spent and no plan is left: end it (the runner honours ``give_up``)."""
+        n = len(situation.candidates)
+        info = {
+            "stop_reason": "episode_budget",
+            "solved": False,
+            "partial": True,
+            "plan": [],
+            "plan_length": 0,
+            "expansions": 0,
+            "policy_calls": 0,
+            "note": f"the episode's {self.config.episode_budget} inner-policy calls are spent without a winning plan",
+        }
+        return Decision(np.full(n, 1.0 / n), 0, Usage(), info, give_up=True)
+
+
+def _one_hot(situation: Situation, move: str, usage: Usage, info: dict[str, Any], give_up: bool = False) -> Decision:
+    action = situation.texts.index(move)
+    p = np.zeros(len(situation.candidates))
+    p[action] = 1.0
+    return Decision(p, action, usage, info, give_up)
+
+
+@dataclass
+class _Plan:
+    """A plan being followed: ``(state key before, move)`` steps, the next one at ``pos``."""
+
+    steps: list[tuple[str, str]]
+    pos: int
+    solves: bool
+
+    @property
+    def finished(self) -> bool:
+        return self.pos >= len(self.steps)
+
+    def follow(self, situation: Situation, key: str) -> Decision | None:
+        """The plan's next move, one-hot and free, while the real state matches it; else ``None``."""
+        if self.finished:
+            return None
+        want_key, move = self.steps[self.pos]
+        if want_key != key or move not in situation.texts:
+            return None
+        remaining = [m for _, m in self.steps[self.pos :]]
+        info = {
+            "stop_reason": "following_plan",
+            "plan": remaining,
+            "plan_length": len(remaining),
+            "plan_step": self.pos,
+            "expansions": 0,
+            "policy_calls": 0,
+            "solved": self.solves,
+            "partial": not self.solves,
+        }
+        self.pos += 1
+        return _one_hot(situation, move, Usage(), info)
 
 
 @dataclass(eq=False)
@@ -160,338 +323,258 @@ class _Stats:
     losing_pruned: int = 0
     dead_ends: int = 0
     noop_reasks: int = 0
+    doublings: int = 0
 
 
-class Search(Wrapper):
-    """Best-first search over plans guided by ``policy``; see the module docstring.
+class _SearchRun:
+    """One search from one situation: the frontier, what was seen, the best node, the statistics."""
 
-    ``decide_many`` (inherited) decides situations one after another: each search
-    already batches its own inner calls through the inner policy's ``decide_many``.
-    """
-
-    kind = "search"
-
-    def __init__(
-        self,
-        policy: Policy,
-        budget: int = 1000,
-        priority: str = DEFAULT_PRIORITY,
-        epsilon: float = 0.1,
-        h_scale: float = 10.0,
-        heuristic: Callable[[Situation], float] | None = None,
-        max_expansions: int | None = None,
-        max_seconds: float | None = None,
-        batch_size: int = 1,
-        trace: bool = False,
-        allow_oracle: bool = False,
-        commit_partial: bool = True,
-        until_gain: bool = False,
-        episode_budget: int | None = None,
-    ) -> None:
-        super().__init__(policy, allow_oracle)
-        if priority not in PRIORITIES:
-            raise ValueError(f"unknown search priority {priority!r}; use one of {', '.join(PRIORITIES)}")
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise ValueError(f"budget (inner-policy calls per search) must be a positive integer, got {budget!r}")
-        if not 0.0 <= epsilon <= 1.0:
-            raise ValueError(f"epsilon (share of flat odds mixed into the policy) must be in [0, 1], got {epsilon}")
-        if h_scale < 0:
-            raise ValueError(f"h_scale must be >= 0, got {h_scale}")
-        if heuristic is not None and not callable(heuristic):
-            raise ValueError("heuristic must be a callable(situation) -> float, or None for h_scale * (1 - score)")
-        if max_expansions is not None and max_expansions < 1:
-            raise ValueError(f"max_expansions must be >= 1 or None, got {max_expansions}")
-        if max_seconds is not None and max_seconds <= 0:
-            raise ValueError(f"max_seconds must be > 0 or None, got {max_seconds}")
-        if episode_budget is not None and (isinstance(episode_budget, bool) or not isinstance(episode_budget, int)
-                                           or episode_budget < 1):
-            raise ValueError(f"episode_budget (inner-policy calls per episode) must be a positive integer or None, "
-                             f"got {episode_budget!r}")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    def __init__(self, search: Search, situation: Situation, key: str, budget: int, cap: int | None = None) -> None:
+        self.search = search
+        self.config = search.config
+        self.situation = situation
+        self.notes = situation.notes
         self.budget = budget
-        self.priority = priority
-        self.epsilon = float(epsilon)
-        self.h_scale = float(h_scale)
-        self.heuristic = heuristic
-        self.max_expansions = max_expansions
-        self.max_seconds = max_seconds
-        self.batch_size = batch_size
-        self.trace = trace
-        self.commit_partial = bool(commit_partial)
-        self.until_gain = bool(until_gain)
-        self.episode_budget = episode_budget
-        #: Inner-policy calls spent in this episode (``reset()`` zeroes it).
-        self.episode_calls = 0
-        self._plan: list[tuple[str, str]] | None = None
-        self._plan_pos = 0
-        self._plan_solves = False
+        #: the budget may double up to this while nothing better than the root was found
+        self.cap = budget if cap is None else max(budget, cap)
+        #: nodes expanded but not yet asked about when the budget ran out (asked first if it grows)
+        self.unasked: list[tuple[_Node, list[_Node]]] = []
+        self.t0 = time.monotonic()
+        self.stats = _Stats()
+        self.usages: list[Usage] = []
+        self.trace: list[str] = []
+        root_env = search.fork(situation)
+        self.root = _Node(root_env, 0, 0.0, self.h(root_env, situation.score), situation.score, key)
+        self.seen: dict[str, int] = {key: 0}
+        self._tie = itertools.count()
+        self.heap: list[tuple[float, int, _Node]] = [(-math.inf, next(self._tie), self.root)]
+        self.best: _Node | None = None
+        self.goal: _Node | None = None
+        self.inner_gave_up = False
+        #: nodes whose env is live (closed when the search ends, returning engines to their pools)
+        self.live: list[_Node] = [self.root]
 
-    def reset(self) -> None:
-        self._plan, self._plan_pos, self._plan_solves = None, 0, False
-        self.episode_calls = 0
-        super().reset()
+    # ---------------------------------------------------------------- loop
+    def run(self) -> str:
+        """Search until a goal, an empty frontier or a limit; the stop reason."""
+        while (self.heap or self.unasked) and self.goal is None:
+            limit = self._limit_reached()
+            if limit:
+                return limit
+            pending, self.unasked = self.unasked, []
+            if not pending:
+                for node in self.pop_batch():
+                    children = self.expand(node)
+                    if self.goal is not None:
+                        return "won" if self.goal.won else "gain"
+                    if len(children) == 1:  # a forced move costs no call
+                        self.push(children[0])
+                    elif children:
+                        pending.append((node, children))
+            if pending and not self.ask(pending):
+                if self.inner_gave_up:
+                    return "inner_give_up"
+                if not self._grow():
+                    return "budget"
+        return "exhausted"
 
-    # ------------------------------------------------------------- decide
-    def decide(self, situation: Situation) -> Decision:
-        if not situation.candidates:
-            raise ValueError(f"{self.name}: the situation has no candidate moves (is the game over?)")
-        key = situation_key(situation)
-        diverged = False
-        if self._plan is not None:
-            followed = self._follow(situation, key)
-            if followed is not None:
-                return followed
-            # A partial plan played to its end is done, not diverged.
-            diverged = self._plan_pos < len(self._plan)
-            self._plan, self._plan_pos = None, 0
-        budget = self.budget
-        if self.episode_budget is not None:
-            budget = min(budget, self.episode_budget - self.episode_calls)
-            if budget <= 0:
-                return self._give_up(situation)
-        decision = self._search(situation, key, diverged, budget)
-        self.episode_calls += decision.info["policy_calls"]
-        return decision
+    def _grow(self) -> bool:
+        """Double the budget (up to ``cap``) when nothing better than the root was found yet."""
+        found = self.best is not None and self.best.score > self.situation.score
+        if found or self.budget >= self.cap:
+            return False
+        self.budget = min(2 * self.budget, self.cap)
+        self.stats.doublings += 1
+        return True
 
-    def _give_up(self, situation: Situation) -> Decision:
-        """The episode's calls are spent and no plan is left: end it (the runner honours ``give_up``)."""
-        n = len(situation.candidates)
-        info = {
-            "stop_reason": "episode_budget",
-            "give_up": True,
-            "solved": False,
-            "partial": True,
-            "plan": [],
-            "plan_length": 0,
-            "expansions": 0,
-            "policy_calls": 0,
-            "note": f"the episode's {self.episode_budget} inner-policy calls are spent without a winning plan",
-        }
-        return Decision(np.full(n, 1.0 / n), 0, Usage(), info)
+    def _limit_reached(self) -> str | None:
+        if self.config.max_expansions is not None and self.stats.expansions >= self.config.max_expansions:
+            return "max_expansions"
+        if self.config.max_seconds is not None and time.monotonic() - self.t0 >= self.config.max_seconds:
+            return "time"
+        return None
 
-    def _follow(self, situation: Situation, key: str) -> Decision | None:
-        assert self._plan is not None
-        pos = self._plan_pos
-        if pos >= len(self._plan):
-            return None
-        want_key, move = self._plan[pos]
-        if want_key != key or move not in situation.texts:
-            return None
-        self._plan_pos += 1
-        remaining = [m for _, m in self._plan[pos:]]
-        info = {
-            "stop_reason": "following_plan",
-            "plan": remaining,
-            "plan_length": len(remaining),
-            "plan_step": pos,
-            "expansions": 0,
-            "policy_calls": 0,
-            "solved": self._plan_solves,
-            "partial": not self._plan_solves,
-        }
-        return self._one_hot(situation, move, Usage(), info)
+    def h(self, env: S1Env, score: float) -> float:
+        if self.config.heuristic is None:
+            return self.config.h_scale * (1.0 - score)
+        return max(0.0, float(self.config.heuristic(env.situation(self.notes))))
 
-    # ------------------------------------------------------------- search
-    def _h(self, env: S1Env, score: float, notes: tuple[str, ...]) -> float:
-        if self.heuristic is None:
-            return self.h_scale * (1.0 - score)
-        return max(0.0, float(self.heuristic(env.situation(notes))))
+    def push(self, node: _Node) -> None:
+        heapq.heappush(self.heap, (log_priority(self.config.priority, node.g, node.log_pi, node.h), next(self._tie), node))
+        best = self.best
+        if best is None or (node.score, -node.g, node.log_pi) > (best.score, -best.g, best.log_pi):
+            self.best = node
 
-    def _search(self, situation: Situation, key: str, diverged: bool, budget: int) -> Decision:
-        t0 = time.monotonic()
-        stats = _Stats()
-        usages: list[Usage] = []
-        trace: list[str] = []
-        notes = situation.notes
-        root_env = self.fork(situation)
-        root = _Node(root_env, 0, 0.0, self._h(root_env, situation.score, notes), situation.score, key)
-        seen: dict[str, int] = {key: 0}
-        tie = itertools.count()
-        heap: list[tuple[float, int, _Node]] = [(-math.inf, next(tie), root)]
-        best: _Node | None = None
-        goal: _Node | None = None
-        stop = "exhausted"
-
-        def better(node: _Node) -> bool:
-            return best is None or (node.score, -node.g, node.log_pi) > (best.score, -best.g, best.log_pi)
-
-        def push(node: _Node) -> None:
-            nonlocal best
-            heapq.heappush(heap, (log_priority(self.priority, node.g, node.log_pi, node.h), next(tie), node))
-            if better(node):
-                best = node
-
-        while heap and goal is None:
-            if self.max_expansions is not None and stats.expansions >= self.max_expansions:
-                stop = "max_expansions"
-                break
-            if self.max_seconds is not None and time.monotonic() - t0 >= self.max_seconds:
-                stop = "time"
-                break
-            batch: list[_Node] = []
-            while heap and len(batch) < self.batch_size:
-                _, _, node = heapq.heappop(heap)
-                if seen.get(node.key, node.g) < node.g:  # reached more cheaply since it was pushed
-                    continue
-                batch.append(node)
-            pending: list[tuple[_Node, list[tuple[str, _Node]]]] = []
-            for node in batch:
-                stats.expansions += 1
-                if self.trace:
-                    trace.append(" > ".join(m for _, m in node.plan()))
-                if node.env is None:
-                    node.env = self._materialise(node)
-                texts = situation.texts if node is root else node.env.candidates
-                children, goal = self._children(node, texts, seen, stats, notes, situation.score)
-                if goal is not None:
-                    stop = "won" if goal.won else "gain"
-                    break
-                if len(children) <= 1:
-                    node.noops = set()
-                if len(children) == 1:  # a forced move costs no call
-                    push(children[0][1])
-                elif children:
-                    pending.append((node, children))
-            if goal is not None or not pending:
+    def pop_batch(self) -> list[_Node]:
+        """Up to ``batch_size`` nodes in priority order (skipping entries reached more cheaply since)."""
+        batch: list[_Node] = []
+        while self.heap and len(batch) < self.config.batch_size:
+            _, _, node = heapq.heappop(self.heap)
+            if self.seen.get(node.key, node.g) < node.g:
                 continue
-            room = budget - stats.policy_calls
-            asked = pending[:room]
-            if asked:
-                sits = [n.env.situation(notes) for n, _ in asked]
-                decisions = self._inner_many(sits)
-                stats.policy_calls += len(asked)
-                for (node, kids), sit, d in zip(asked, sits, decisions, strict=True):
-                    usages.append(d.usage)
-                    p = self._on_survivors(sit, d, kids)
-                    noop = sit.texts[d.action]
-                    if p.sum() == 0 and noop in node.noops and stats.policy_calls < budget:
-                        # The policy only likes a move that changes nothing here ("look around"):
-                        # ask it once more in the state after that move, which has the same moves.
-                        after = node.env.fork()
-                        step_text(after, noop)
-                        sit2 = after.situation(notes)
-                        d2 = self._inner_many([sit2])[0]
-                        stats.policy_calls += 1
-                        stats.noop_reasks += 1
-                        usages.append(d2.usage)
-                        p = self._on_survivors(sit2, d2, kids)
-                    node.noops = set()
-                    p = (1.0 - self.epsilon) * normalised(p) + self.epsilon / len(kids)
-                    with np.errstate(divide="ignore"):
-                        logs = np.log(p)
-                    for (_, child), lp in zip(kids, logs, strict=True):
-                        child.log_pi = node.log_pi + float(lp)
-                        push(child)
-            if len(asked) < len(pending):
-                stop = "budget"
-                break
+            batch.append(node)
+        return batch
 
-        solved = goal is not None and goal.won
-        end = goal or best
-        elapsed = time.monotonic() - t0
-        info: dict[str, Any] = {
-            "stop_reason": stop,
-            "solved": solved,
-            "partial": not solved,
-            "priority": self.priority,
-            "expansions": stats.expansions,
-            "policy_calls": stats.policy_calls,
-            "generated": stats.generated,
-            "duplicates": stats.duplicates,
-            "losing_pruned": stats.losing_pruned,
-            "dead_ends": stats.dead_ends,
-            "noop_reasks": stats.noop_reasks,
-            "elapsed_s": elapsed,
-            "diverged": diverged,
-        }
-        if self.trace:
-            info["trace"] = trace
-        usage = Usage.total(usages)
-        if end is None:
-            # Nothing but losing moves, dead ends or the root's own state: no plan to offer.
-            safe = self._safe_moves(situation)
-            info.update(plan=[], plan_length=0, note="no move leads anywhere new; chose the first safe move")
-            p = np.zeros(len(situation.candidates))
-            p[safe] = 1.0 / len(safe)
-            return Decision(p, safe[0], usage, info)
-        steps = end.plan()
-        info.update(plan=[m for _, m in steps], plan_length=len(steps), plan_score=end.score)
-        if not solved:
-            info["note"] = f"search stopped ({stop}) before a win; playing the first move of the best partial plan"
-        if solved or (self.commit_partial and end.score > situation.score):
-            # A winning plan, or a partial one that raises the score, is followed with no calls.
-            self._plan, self._plan_pos, self._plan_solves = steps, 1, solved
-        return self._one_hot(situation, steps[0][1], usage, info)
-
-    def _children(
-        self,
-        node: _Node,
-        texts: tuple[str, ...],
-        seen: dict[str, int],
-        stats: _Stats,
-        notes: tuple[str, ...],
-        root_score: float,
-    ) -> tuple[list[tuple[str, _Node]], _Node | None]:
-        """Step every move on its own fork; the surviving children, or a winning one (or, with
-        ``until_gain``, one that raises the score above the root's)."""
-        assert node.env is not None
-        kids: list[tuple[str, _Node]] = []
+    # -------------------------------------------------------------- expand
+    def expand(self, node: _Node) -> list[_Node]:
+        """Step every move of ``node`` on its own fork; the surviving children (sets ``goal`` on a win,
+        or with ``until_gain`` on a new state that beats the root's score)."""
+        self.stats.expansions += 1
+        if self.config.trace:
+            self.trace.append(" > ".join(m for _, m in node.plan()))
+        if node.env is None:
+            node.env = self._materialise(node)
+            self.live.append(node)
+        texts = self.situation.texts if node is self.root else node.env.candidates
+        kids: list[_Node] = []
         g = node.g + 1
         for text in texts:
             env = node.env.fork()
-            _obs, _r, _term, truncated, info = step_text(env, text)
-            stats.generated += 1
+            _obs, _r, _term, truncated, info = env.step_move(text)
+            self.stats.generated += 1
             score = float(info["score"])
             if info["won"]:
-                return kids, _Node(None, g, node.log_pi, 0.0, score, env.state_key(), node, text, won=True)
-            if info["lost"]:
-                stats.losing_pruned += 1
-                continue
-            if truncated or not info["candidates"]:
-                stats.dead_ends += 1
-                continue
-            key = env.state_key()
-            if self.until_gain and score > root_score and key not in seen:
-                return kids, _Node(None, g, node.log_pi, 0.0, score, key, node, text)
-            if seen.get(key, g + 1) <= g:
-                stats.duplicates += 1
-                if key == node.key:
-                    node.noops.add(text)
-                continue
-            seen[key] = g
-            # The child's env is dropped here (engines such as TWX hold a game object per stepped env)
-            # and made again from its parent when the child is expanded: one more fork and step per
-            # expansion instead of one live env per frontier node.
-            kids.append((text, _Node(None, g, node.log_pi, self._h(env, score, notes), score, key, node, text)))
-        return kids, None
+                self.goal = _Node(None, g, node.log_pi, 0.0, score, env.state_key(), node, text, won=True)
+                env.close()
+                return kids
+            key = env.state_key() if not (info["lost"] or truncated or not env.candidates) else ""
+            child = self._keep(node, text, env, g, score, key, info["lost"], truncated)
+            env.close()  # made again from the parent when the child is expanded
+            if self.goal is not None:
+                return kids
+            if child is not None:
+                kids.append(child)
+        if len(kids) <= 1:
+            node.noops = set()
+        return kids
+
+    def _keep(
+        self, node: _Node, text: str, env: S1Env, g: int, score: float, key: str, lost: bool, truncated: bool
+    ) -> _Node | None:
+        """The child worth keeping, or ``None`` when it is pruned (counted in the statistics)."""
+        if lost:
+            self.stats.losing_pruned += 1
+            return None
+        if truncated or not env.candidates:
+            self.stats.dead_ends += 1
+            return None
+        if self.config.until_gain and score > self.situation.score and key not in self.seen:
+            self.goal = _Node(None, g, node.log_pi, 0.0, score, key, node, text)
+            return None
+        if self.seen.get(key, g + 1) <= g:
+            self.stats.duplicates += 1
+            if key == node.key:
+                node.noops.add(text)
+            return None
+        self.seen[key] = g
+        return _Node(None, g, node.log_pi, self.h(env, score), score, key, node, text)
 
     @staticmethod
     def _materialise(node: _Node) -> S1Env:
         """The node's env, replayed from its parent's (which is kept while the search runs)."""
         assert node.parent is not None and node.parent.env is not None and node.move is not None
         env = node.parent.env.fork()
-        step_text(env, node.move)
+        env.step_move(node.move)
         return env
 
-    def _safe_moves(self, situation: Situation) -> list[int]:
-        safe = []
-        for i, cand in enumerate(situation.candidates):
-            env = self.fork(situation)
-            if not step_text(env, cand.text)[4]["lost"]:
-                safe.append(i)
-        return safe or list(range(len(situation.candidates)))
+    # ----------------------------------------------------------------- ask
+    def ask(self, pending: list[tuple[_Node, list[_Node]]]) -> bool:
+        """Ask the inner policy about the expanded nodes and push their children with their π.
+
+        False when the budget did not cover every node (or the inner policy gave up at the root).
+        """
+        room = self.budget - self.stats.policy_calls
+        asked = pending[:room]
+        self.unasked = pending[len(asked):]
+        if asked:
+            situations = [node.env.situation(self.notes) for node, _ in asked]
+            decisions = self.search._inner_many(situations)
+            self.stats.policy_calls += len(asked)
+            for (node, kids), sit, d in zip(asked, situations, decisions, strict=True):
+                self.usages.append(d.usage)
+                if node is self.root and d.give_up:
+                    self.inner_gave_up = True
+                    return False
+                p = self._on_survivors(sit, d, kids)
+                if p.sum() == 0 and sit.texts[d.action] in node.noops and self.stats.policy_calls < self.budget:
+                    p = self._reask_after_noop(node, sit.texts[d.action], kids)
+                node.noops = set()
+                p = (1.0 - self.config.epsilon) * normalised(p) + self.config.epsilon / len(kids)
+                with np.errstate(divide="ignore"):
+                    logs = np.log(p)
+                for child, lp in zip(kids, logs, strict=True):
+                    child.log_pi = node.log_pi + float(lp)
+                    self.push(child)
+        return len(asked) == len(pending)
+
+    def _reask_after_noop(self, node: _Node, noop: str, kids: list[_Node]) -> np.ndarray:
+        """The policy only likes a move that changes nothing here ("look around"): ask it once more in
+        the state after that move, which has the same moves."""
+        after = node.env.fork()
+        after.step_move(noop)
+        sit = after.situation(self.notes)
+        d = self.search._inner_many([sit])[0]
+        after.close()
+        self.stats.policy_calls += 1
+        self.stats.noop_reasks += 1
+        self.usages.append(d.usage)
+        return self._on_survivors(sit, d, kids)
 
     @staticmethod
-    def _on_survivors(sit: Situation, d: Decision, kids: list[tuple[str, _Node]]) -> np.ndarray:
+    def _on_survivors(sit: Situation, d: Decision, kids: list[_Node]) -> np.ndarray:
         """The decision's probabilities of the surviving moves, by text (not normalised)."""
         index = {t: i for i, t in enumerate(sit.texts)}
         probs = np.asarray(d.probabilities, dtype=np.float64)
-        return np.array([probs[index[t]] if t in index else 0.0 for t, _ in kids])
+        return np.array([probs[index[k.move]] if k.move in index else 0.0 for k in kids])
 
-    @staticmethod
-    def _one_hot(situation: Situation, move: str, usage: Usage, info: dict[str, Any]) -> Decision:
-        action = situation.texts.index(move)
-        p = np.zeros(len(situation.candidates))
-        p[action] = 1.0
-        return Decision(p, action, usage, info)
+    # -------------------------------------------------------------- result
+    def result(self, stop: str, diverged: bool) -> tuple[Decision, _Plan | None]:
+        """The decision (first move of the goal's or best partial plan) and the plan to follow next."""
+        solved = self.goal is not None and self.goal.won
+        end = self.goal or self.best
+        info: dict[str, Any] = {
+            "stop_reason": stop,
+            "solved": solved,
+            "partial": not solved,
+            "priority": self.config.priority,
+            **dataclasses.asdict(self.stats),
+            "elapsed_s": time.monotonic() - self.t0,
+            "diverged": diverged,
+        }
+        if self.config.trace:
+            info["trace"] = self.trace
+        usage = Usage.total(self.usages)
+        if self.inner_gave_up:
+            n = len(self.situation.candidates)
+            info.update(plan=[], plan_length=0, note="the inner policy gave up at the root")
+            return Decision(np.full(n, 1.0 / n), 0, usage, info, give_up=True), None
+        if end is None:
+            # Nothing but losing moves, dead ends or the root's own state: no plan to offer.
+            safe = self._safe_moves()
+            info.update(plan=[], plan_length=0, note="no move leads anywhere new; chose the first safe move")
+            p = np.zeros(len(self.situation.candidates))
+            p[safe] = 1.0 / len(safe)
+            return Decision(p, safe[0], usage, info), None
+        steps = end.plan()
+        info.update(plan=[m for _, m in steps], plan_length=len(steps), plan_score=end.score)
+        if not solved:
+            info["note"] = f"search stopped ({stop}) before a win; playing the first move of the best partial plan"
+        plan = None
+        if solved or (self.config.commit_partial and end.score > self.situation.score):
+            plan = _Plan(steps, 1, solved)  # followed with no calls from the next decision on
+        return _one_hot(self.situation, steps[0][1], usage, info), plan
+
+    def close(self) -> None:
+        for node in self.live:
+            if node.env is not None:
+                node.env.close()
+                node.env = None
+
+    def _safe_moves(self) -> list[int]:
+        safe = []
+        for i, cand in enumerate(self.situation.candidates):
+            env = self.search.fork(self.situation)
+            if not env.step_move(cand.text)[4]["lost"]:
+                safe.append(i)
+            env.close()
+        return safe or list(range(len(self.situation.candidates)))

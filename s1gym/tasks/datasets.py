@@ -363,17 +363,6 @@ def _cached_questions(path: Path) -> set[str]:
     with path.open(encoding="utf-8") as f:
         return {json.loads(line).get("question") for line in f if line.strip()}
 
-
-def charset_texts(rows: Iterable[TriviaQuestion | LabelledText]) -> Iterable[str]:
-    """Every string of a loaded set (for :func:`s1gym.core.charset_for`)."""
-    for row in rows:
-        if isinstance(row, TriviaQuestion):
-            yield from row.texts()
-        else:
-            yield row.text
-            yield row.label
-
-
 def _main(argv: Sequence[str] | None = None) -> int:
     import argparse
 
