@@ -109,9 +109,10 @@ def strip_fork(situation: Situation) -> Situation:
     return replace(situation, fork=None, privileged=None)
 
 
-def with_candidates(states: list[Situation], n: int) -> list[Situation]:
-    """Each state with exactly ``n`` candidates (its own first, then the task's other moves), when the task has n."""
-    pool = list(dict.fromkeys(c.text for s in states for c in s.candidates))
+def with_candidates(states: list[Situation], n: int, pool_states: list[Situation] | None = None) -> list[Situation]:
+    """Each state with exactly ``n`` candidates (its own first, then the moves of ``pool_states``, default
+    ``states``: the task's other moves), when the task has n."""
+    pool = list(dict.fromkeys(c.text for s in (pool_states or states) for c in s.candidates))
     out = []
     for s in states:
         texts = list(dict.fromkeys([*s.texts, *pool]))[:n]

@@ -81,6 +81,41 @@ class Implementations:
         return Local(embedder=embedder), embedder.cache.clear
 
 
+LOAD_SCRIPT = """
+import json, resource, sys, time
+started = time.perf_counter()
+sys.path.insert(0, {bench!r})
+name = {name!r}
+if name == "before":
+    import local_states
+    local_states.load_before().Local()
+else:
+    from s1gym.policies import Local, minilm
+    Local(embedder=minilm.load(name))
+print(json.dumps({{"seconds": time.perf_counter() - started,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "torch": "torch" in sys.modules}}))
+"""
+
+
+def loading(names: list[str]) -> None:
+    """A fresh process: import s1gym, build Local (for onnx: the cached export, as every process after the first)."""
+    import json
+    import subprocess
+
+    print("## Loading Local in a fresh process (imports, weights or the cached ONNX graph, first session)")
+    print("| implementation | seconds | peak RSS | imports torch |")
+    print("|---|---|---|---|")
+    bench = str(Path(__file__).resolve().parent)
+    for name in names:
+        out = subprocess.run([sys.executable, "-c", LOAD_SCRIPT.format(bench=bench, name=name)], check=True,
+                             capture_output=True, text=True).stdout
+        row = json.loads(out.strip().splitlines()[-1])
+        print(f"| {name} | {row['seconds']:.1f} | {row['rss_mb']:.0f} MB | {'yes' if row['torch'] else 'no'} |",
+              flush=True)
+    print()
+
+
 def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
@@ -96,7 +131,7 @@ def latency(impls: Implementations, names: list[str], threads: list[int], counts
         picked = pool[:: max(1, len(pool) // states)][:states]
         done: set[int] = set()
         for n in counts:
-            cases = local_states.with_candidates(picked, n)
+            cases = local_states.with_candidates(picked, n, pool)
             real_n = len(cases[0].candidates)  # tickets have 27 queues: 30 and 100 give 27
             if real_n in done:
                 continue
@@ -135,12 +170,13 @@ def search_expansions(impls: Implementations, names: list[str], seeds: list[int]
 
     print(f"## Search(Local), CookingWorld large, test seeds {seeds}: ms per expansion (one thread; cache emptied "
           "at each game's start, warm within it)")
-    print("| implementation | expansions | calls | moves | ms / expansion | before ÷ this |")
-    print("|---|---|---|---|---|---|")
+    print("| implementation | expansions | calls | moves | ms / expansion | CPU ms / expansion (this process) "
+          "| before ÷ this |")
+    print("|---|---|---|---|---|---|---|")
     results = {}
     for name in names:
         expansions = calls = moves = 0
-        seconds = 0.0
+        seconds = cpu = 0.0
         for seed in seeds:
             policy, clear = impls.policy(name, 1)
             clear()
@@ -148,7 +184,7 @@ def search_expansions(impls: Implementations, names: list[str], seeds: list[int]
             env.reset(seed=seed)
             search = Search(policy, budget=100, episode_budget=300)
             search.reset()
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             while not env.unwrapped.done:
                 d = search.decide(env.unwrapped.situation())
                 if d.info.get("give_up"):
@@ -156,14 +192,15 @@ def search_expansions(impls: Implementations, names: list[str], seeds: list[int]
                 expansions += d.info["expansions"]
                 env.step(d.action)
             seconds += time.perf_counter() - started
+            cpu += time.process_time() - cpu_started
             calls += search.episode_calls
             moves += env.unwrapped.steps
             env.close()
-        results[name] = (expansions, calls, moves, seconds * 1e3 / max(1, expansions))
-    for name, (e, c, m, ms) in results.items():
+        results[name] = (expansions, calls, moves, seconds * 1e3 / max(1, expansions), cpu * 1e3 / max(1, expansions))
+    for name, (e, c, m, ms, cpu_ms) in results.items():
         base = results.get("before")
-        ratio = f"{base[3] / ms:.1f}×" if base and name != "before" else ""
-        print(f"| {name} | {e} | {c} | {m} | {ms:.1f} | {ratio} |", flush=True)
+        ratio = f"{base[3] / ms:.1f}× (CPU {base[4] / cpu_ms:.1f}×)" if base and name != "before" else ""
+        print(f"| {name} | {e} | {c} | {m} | {ms:.1f} | {cpu_ms:.1f} | {ratio} |", flush=True)
     print()
 
 
@@ -178,15 +215,15 @@ def alfworld_lookahead(impls: Implementations, names: list[str], games: int, ste
                if (shared / "json_2.1.1" / "valid_seen").is_dir() else {"split": "scenes"})
     print(f"## Lookahead(Local), ALFWorld ({options.get('split')}, seeds 0-{games - 1}, first {steps} steps, hygiene on): "
           "s per step (one thread; cache emptied at each game's start)")
-    print("| implementation | steps | s / step | before ÷ this | same moves as before |")
-    print("|---|---|---|---|---|")
+    print("| implementation | steps | s / step | CPU s / step | before ÷ this | same moves as before |")
+    print("|---|---|---|---|---|---|")
     results = {}
     for name in names:
         policy, clear = impls.policy(name, 1)
         lookahead = Lookahead(policy)
         env = gym.make("s1/ALFWorld-v0", hygiene=True, **options)
         moves: list[str] = []
-        seconds = 0.0
+        seconds = cpu = 0.0
         for seed in range(games):
             clear()
             env.reset(seed=seed)
@@ -195,18 +232,19 @@ def alfworld_lookahead(impls: Implementations, names: list[str], games: int, ste
                 if env.unwrapped.done:
                     break
                 situation = env.unwrapped.situation()
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), time.process_time()
                 d = lookahead.decide(situation)
                 seconds += time.perf_counter() - started
+                cpu += time.process_time() - cpu_started
                 moves.append(situation.candidates[d.action].text)
                 env.step(d.action)
         env.close()
-        results[name] = (len(moves), seconds / max(1, len(moves)), moves)
+        results[name] = (len(moves), seconds / max(1, len(moves)), cpu / max(1, len(moves)), moves)
     before = results.get("before")
-    for name, (n, s, moves) in results.items():
-        ratio = f"{before[1] / s:.1f}×" if before and name != "before" else ""
-        same = "" if name == "before" or not before else ("yes" if moves == before[2] else "NO")
-        print(f"| {name} | {n} | {s:.2f} | {ratio} | {same} |", flush=True)
+    for name, (n, wall, cpu, moves) in results.items():
+        ratio = f"{before[1] / wall:.1f}× (CPU {before[2] / cpu:.1f}×)" if before and name != "before" else ""
+        same = "" if name == "before" or not before else ("yes" if moves == before[3] else "NO")
+        print(f"| {name} | {n} | {wall:.2f} | {cpu:.2f} | {ratio} | {same} |", flush=True)
     print()
 
 
@@ -232,20 +270,22 @@ def serve(impls: Implementations, label: str, make: Callable[[], tuple[object, C
             clear()  # each level starts cold: its states' observations are new and their moves not cached
             states = situations_for_serving(requests, f"Level {level}")
             jev = Jev(base_url=server.url, max_concurrency=level)
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             jev.decide_many(states)
-            rows.append((level, len(states) / (time.perf_counter() - started)))
+            rows.append((level, len(states) / (time.perf_counter() - started),
+                         (time.process_time() - cpu_started) * 1e3 / len(states)))
             jev.close()
     base = rows[0][1]
-    cells = " | ".join(f"{rate:.1f} ({rate / base:.1f}×)" for _level, rate in rows)
-    print(f"| {label} | {requests} | {cells} |", flush=True)
+    cells = " | ".join(f"{rate:.1f} ({rate / base:.1f}×)" for _level, rate, _cpu in rows)
+    print(f"| {label} | {requests} | {cells} | {rows[0][2]:.0f} |", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="fewer states, requests and games")
-    parser.add_argument("--only", default="latency,search,alfworld,serve",
-                        help="comma list of sections: latency, search, alfworld, serve")
+    parser.add_argument("--only", default="load,latency,search,alfworld,serve",
+                        help="comma list of sections: load, latency, search, alfworld, serve")
+    parser.add_argument("--states", type=int, default=None, help="states a latency row (default 12; --quick 4)")
     parser.add_argument("--threads", default="1,2", help="comma list of intra-op thread counts for the latency table")
     parser.add_argument("--implementations", default=",".join(IMPLEMENTATIONS),
                         help="comma list of: onnx, torch, before")
@@ -258,8 +298,10 @@ def main() -> None:
     threads = [int(t) for t in args.threads.split(",")]
     impls = Implementations()
     print(f"load average at start: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)\n", flush=True)
+    if "load" in sections:
+        loading(names)
     if "latency" in sections:
-        latency(impls, names, threads, [10, 30, 100], 4 if args.quick else 12)
+        latency(impls, names, threads, [10, 30, 100], args.states or (4 if args.quick else 12))
     if "search" in sections:
         search_expansions(impls, names, [0] if args.quick else [0, 1])
     if "alfworld" in sections:
@@ -268,8 +310,8 @@ def main() -> None:
         levels = (1, 4, 16)
         print("## Jev via `s1 serve` (decide_many, 30 real CookingWorld candidates, every observation new; "
               "server cache emptied before each level): requests/s (vs concurrency 1)")
-        print("| server policy | requests | concurrency 1 | 4 | 16 |")
-        print("|---|---|---|---|---|")
+        print("| server policy | requests | concurrency 1 | 4 | 16 | CPU ms a request (client and server, concurrency 1) |")
+        print("|---|---|---|---|---|---|")
         serve(impls, "uniform", "uniform", 64 if args.quick else 200, levels)
         for name in names:
             many = (8 if args.quick else 16) if name == "before" else (32 if args.quick else 96)
