@@ -129,6 +129,10 @@ class SearchConfig:
     episode_budget: int | None = None
     """Inner-policy calls for a whole episode (all its searches); once spent with no plan to follow,
     the decision gives up (``Decision.give_up``) and the runner ends the episode unsolved."""
+    novelty: float = 0.0
+    """Width-based novelty (Lipovetzky & Geffner's IW/BFWS): a node that makes no fact true
+    (``env.state_atoms()``) that no node generated before it in this search made true has its priority
+    multiplied by ``1 + novelty``, so states that show something new are expanded first. 0 turns it off."""
     doubling: bool = True
     """With ``episode_budget``: a search whose budget ends before it found anything better than the
     current score doubles its budget and goes on from the same tree (LevinTS-style), within what is
@@ -141,6 +145,7 @@ class SearchConfig:
         positive_int("budget (inner-policy calls per search)", self.budget)
         fraction("epsilon (share of flat odds mixed into the policy)", self.epsilon)
         non_negative_float("h_scale", self.h_scale)
+        non_negative_float("novelty", self.novelty)
         if self.heuristic is not None and not callable(self.heuristic):
             raise ValueError("heuristic must be a callable(situation) -> float, or None for h_scale * (1 - score)")
         positive_int("max_expansions", self.max_expansions, optional=True)
@@ -303,6 +308,8 @@ class _Node:
     #: moves from this node that lead straight back to it (only while it is expanded)
     noops: set[str] = field(default_factory=set)
     won: bool = False
+    #: made no fact true that no earlier node of the search made true (novelty's width 2)
+    stale: bool = False
 
     def plan(self) -> list[tuple[str, str]]:
         """``(state key before, move)`` pairs from the root to this node."""
@@ -339,6 +346,7 @@ class _SearchRun:
         self.cap = budget if cap is None else max(budget, cap)
         #: nodes expanded but not yet asked about when the budget ran out (asked first if it grows)
         self.unasked: list[tuple[_Node, list[_Node]]] = []
+        self._stale_log_factor = math.log1p(self.config.novelty)
         self.t0 = time.monotonic()
         self.stats = _Stats()
         self.usages: list[Usage] = []
@@ -346,6 +354,7 @@ class _SearchRun:
         root_env = search.fork(situation)
         self.root = _Node(root_env, 0, 0.0, self.h(root_env, situation.score), situation.score, key)
         self.seen: dict[str, int] = {key: 0}
+        self.atoms: set[str] = set(root_env.state_atoms()) if self.config.novelty else set()
         self._tie = itertools.count()
         self.heap: list[tuple[float, int, _Node]] = [(-math.inf, next(self._tie), self.root)]
         self.best: _Node | None = None
@@ -400,7 +409,10 @@ class _SearchRun:
         return max(0.0, float(self.config.heuristic(env.situation(self.notes))))
 
     def push(self, node: _Node) -> None:
-        heapq.heappush(self.heap, (log_priority(self.config.priority, node.g, node.log_pi, node.h), next(self._tie), node))
+        p = log_priority(self.config.priority, node.g, node.log_pi, node.h)
+        if node.stale:
+            p += self._stale_log_factor
+        heapq.heappush(self.heap, (p, next(self._tie), node))
         best = self.best
         if best is None or (node.score, -node.g, node.log_pi) > (best.score, -best.g, best.log_pi):
             self.best = node
@@ -467,7 +479,12 @@ class _SearchRun:
                 node.noops.add(text)
             return None
         self.seen[key] = g
-        return _Node(None, g, node.log_pi, self.h(env, score), score, key, node, text)
+        child = _Node(None, g, node.log_pi, self.h(env, score), score, key, node, text)
+        if self.config.novelty:
+            atoms = env.state_atoms()
+            child.stale = atoms <= self.atoms
+            self.atoms |= atoms
+        return child
 
     @staticmethod
     def _materialise(node: _Node) -> S1Env:
