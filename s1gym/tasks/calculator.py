@@ -5,10 +5,10 @@ The app is MATE's calculator (``mate-calc``, GTK 3) in Basic mode, on a private 
 env reads the window's accessibility tree and presses its buttons over D-Bus
 (:mod:`s1gym.tasks.atspi`); nothing is simulated.
 
-Episode: a goal (``"compute 12 times 7"``; the ``goal`` option, else drawn for ``reset(seed)`` by
-:func:`s1gym.tasks.calculator_goals.generate`). The episode is won (score 1, terminated) when the
-display shows the expected value as a result, i.e. after ``=`` (mate-calc shows a result in bold:
-the text attributes say so); else it runs to ``max_steps`` (score 0).
+Episode: a goal (``"compute 12 times 7"``; the ``goal`` option or ``reset(options={"goal": ...})``,
+else drawn for ``reset(seed)`` by :func:`s1gym.tasks.calculator_goals.generate`). The episode is
+won (score 1, terminated) when the display shows the expected value as a result, i.e. after ``=``
+(mate-calc shows a result in bold: the text attributes say so); else it runs to ``max_steps`` (score 0).
 
 Observation: the goal and a text view of the window's tree: the display (role *edit bar*) and
 whether it shows a result, the status line (errors such as "Malformed expression"), and the push
@@ -17,9 +17,11 @@ buttons row by row with their names and tooltips. Moves are the buttons' accessi
 mask marks the sensitive, showing ones.
 
 Engine (:class:`CalculatorEngine`, on the engine seam): one desktop session with one mate-calc.
-A button press is a ``DoAction`` call; GTK 3 clicks before replying, so the display is read right
-after, except for ``result``: mate-calc solves in a thread and shows the answer from a 50 ms timer,
-so the engine polls the display until the answer (bold text) or an error status shows. A new game
+A button press is a ``DoAction`` call (GTK 3 clicks before replying); then the engine waits until
+mate-calc's main loop sleeps in its top-level poll (it finishes a deletion in an idle callback, and a
+press before that would merge into the deletion's undo step: :class:`~s1gym.tasks.desktop.EventLoopWatch`).
+After ``result`` it first waits for the solve: mate-calc solves in a thread and shows the answer from a
+50 ms timer, so the engine polls the display until the answer (bold text) or an error status shows. A new game
 presses ``clear`` (the app is launched again when it died, every :data:`RECYCLE_GAMES` games, or
 when ``clear`` does not give an empty display); ``replay`` (a fork's first step) is ``clear`` plus
 the moves again. ``clear`` keeps mate-calc's undo history: nothing but ``undo`` can reach what
