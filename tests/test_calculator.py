@@ -96,8 +96,15 @@ def test_generated_goals_are_seeded_and_exact():
 
 @pytest.mark.parametrize(
     ("display", "expect", "same"),
-    [("84", "84", True), ("−12", "-12", True), ("2.5", "2.50", True), ("1.2×10⁵", "120000", True),
-     ("84+", "84", False), ("83", "84", False), ("Error", "Error", True)],
+    [
+        ("84", "84", True),
+        ("−12", "-12", True),
+        ("2.5", "2.50", True),
+        ("1.2×10⁵", "120000", True),
+        ("84+", "84", False),
+        ("83", "84", False),
+        ("Error", "Error", True),
+    ],
 )
 def test_display_values(display, expect, same):
     assert goals.same_value(display, expect) is same
@@ -132,7 +139,7 @@ def test_rule_computes_12_times_7_on_the_real_window():
         while not env.done:
             move = env.rule_action()
             pressed.append(move)
-            obs, reward, terminated, truncated, info = env.step_move(move)
+            obs, reward, terminated, _, info = env.step_move(move)
             total += reward
         assert pressed == ["1", "2", "multiply", "7", "result"]
         assert terminated and info["won"] and total == 1.0 and info["display"] == "84"

@@ -18,17 +18,17 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from jeepney import DBusAddress, HeaderFields, MessageType, Properties, new_method_call
+from jeepney import DBusAddress, HeaderFields, MessageType, new_method_call
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
-__all__ = ["Atspi", "AtspiError", "Node", "STATE"]
+__all__ = ["ACCESSIBLE", "STATE", "Atspi", "AtspiError", "Call", "Node", "states_of"]
 
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 REGISTRY = "org.a11y.atspi.Registry"
 ROOT_PATH = "/org/a11y/atspi/accessible/root"
 
-#: AT-SPI state numbers (``AtspiStateType``) this package reads.
-STATE = {"enabled": 8, "focused": 12, "sensitive": 24, "showing": 25, "visible": 30}
+#: AT-SPI state numbers (``AtspiStateType``) the desktop tasks read.
+STATE = {"sensitive": 24, "showing": 25}
 
 
 class AtspiError(RuntimeError):
@@ -107,11 +107,6 @@ class Atspi:
             left -= 1
         return out
 
-    def get(self, node: Node, interface: str, name: str) -> Any:
-        msg = Properties(DBusAddress(node.path, node.bus, interface)).get(name)
-        reply = self.conn.send_and_get_reply(msg, timeout=self.timeout)
-        return _unwrap(reply, f"{interface}.{name} on {node}")[0][1]
-
     # ----------------------------------------------------------- the tree
     def applications(self) -> list[Node]:
         """The apps registered on the accessibility bus (their root objects)."""
@@ -173,13 +168,6 @@ class Atspi:
         return out
 
     # --------------------------------------------------------- interfaces
-    def states(self, nodes: Sequence[Node]) -> list[frozenset[int]]:
-        return [states_of(r[0]) for r in self.calls([Call(n, ACCESSIBLE, "GetState") for n in nodes])]
-
-    def text(self, node: Node) -> str:
-        """The whole text of an object with the ``Text`` interface."""
-        return self.call(node, "org.a11y.atspi.Text", "GetText", "ii", (0, -1))[0]
-
     def attribute_run(self, node: Node, offset: int) -> tuple[dict[str, str], int, int]:
         """The text attributes at ``offset`` that differ from the defaults and the run they span."""
         attrs, start, end = self.call(node, "org.a11y.atspi.Text", "GetAttributeRun", "ib", (offset, False))

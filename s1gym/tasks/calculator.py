@@ -40,6 +40,7 @@ engine is never used again, so the next game starts on a fresh one.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -59,7 +60,7 @@ from s1gym.tasks.desktop import (
 from s1gym.tasks.engine import Engine, EngineEnv
 
 try:  # jeepney, the desktop extra: where it is absent, unavailable() says so and no engine starts
-    from s1gym.tasks.atspi import ACCESSIBLE, Atspi, AtspiError, Call, Node, states_of
+    from s1gym.tasks.atspi import ACCESSIBLE, STATE, Atspi, AtspiError, Call, Node, states_of
 except ImportError:  # pragma: no cover - exercised on machines without the extra
     pass
 
@@ -87,7 +88,6 @@ RECYCLE_GAMES = 100
 SOLVE_TIMEOUT = 60.0
 #: mate-calc looks for a solver thread's answer every this many seconds (``g_timeout_add(50, ...)``).
 ANSWER_TICK = 0.05
-STATE_SENSITIVE, STATE_SHOWING = 24, 25
 #: Characters the display and status may show beyond ASCII; anything else is written as <U+XXXX>.
 CHARSET = charset_for(["×÷−√²%⁰¹²³⁴⁵⁶⁷⁸⁹⁻…"])
 
@@ -179,7 +179,7 @@ class CalculatorEngine(Engine):
             items = self.atspi.walk(root, prune=("menu bar", "menu", "combo box"))
         except AtspiError:
             return None  # the app is still starting
-        showing = [i for i in items if STATE_SHOWING in i["states"]]
+        showing = [i for i in items if STATE["showing"] in i["states"]]
         frames = [i for i in showing if i["role"] == "frame"]
         displays = [i for i in showing if i["role"] == "edit bar"]
         statuses = [i for i in items if i["role"] == "text" and i["parent"] is not None]
@@ -252,7 +252,7 @@ class CalculatorEngine(Engine):
         sensitive = frozenset(
             name
             for name, reply in zip(SLOTS, replies[3:-1])
-            if {STATE_SENSITIVE, STATE_SHOWING} <= states_of(reply[0])
+            if {STATE["sensitive"], STATE["showing"]} <= states_of(reply[0])
         )
         return CalcView(display, tuple(bold), status, sensitive)
 
@@ -373,10 +373,8 @@ class CalculatorEngine(Engine):
 
     def close(self) -> None:
         if self.atspi is not None:
-            try:
+            with contextlib.suppress(Exception):  # the bus may be gone
                 self.atspi.close()
-            except Exception:  # noqa: BLE001 - the bus may be gone
-                pass
         self.session.close()
 
 
@@ -435,9 +433,11 @@ class CalculatorEnv(EngineEnv):
         if v.is_result:
             display += " (bold: a result)"
         elif v.bold:
-            display += " (bold: the previous result " + ", ".join(
-                f'"{_printable(v.display[a:b])}"' for a, b in v.bold
-            ) + ")"
+            display += (
+                " (bold: the previous result "
+                + ", ".join(f'"{_printable(v.display[a:b])}"' for a, b in v.bold)
+                + ")"
+            )
         lines = [
             f"Goal: {self.goal.text}",
             "",

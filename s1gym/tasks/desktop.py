@@ -24,6 +24,7 @@ installs it).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import platform
@@ -38,8 +39,16 @@ from collections.abc import Mapping, Sequence
 from importlib.util import find_spec
 from pathlib import Path
 
-__all__ = ["DesktopError", "DesktopSession", "DesktopUnavailable", "EventLoopWatch", "missing", "poll_sleep",
-           "require", "threads"]
+__all__ = [
+    "DesktopError",
+    "DesktopSession",
+    "DesktopUnavailable",
+    "EventLoopWatch",
+    "missing",
+    "poll_sleep",
+    "require",
+    "threads",
+]
 
 #: Programs a session runs, with the Debian package that ships each.
 PROGRAMS: dict[str, str] = {"Xvfb": "xvfb", "dbus-daemon": "dbus-daemon"}
@@ -202,8 +211,14 @@ class DesktopSession:
     def _base_env() -> dict[str, str]:
         keep = ("PATH", "LD_LIBRARY_PATH", "TZ")
         env = {k: os.environ[k] for k in keep if k in os.environ}
-        env.update(LANG="C.UTF-8", LC_ALL="C.UTF-8", GSETTINGS_BACKEND="memory", GIO_USE_VFS="local",
-                   GDK_BACKEND="x11", NO_AT_BRIDGE="0")
+        env.update(
+            LANG="C.UTF-8",
+            LC_ALL="C.UTF-8",
+            GSETTINGS_BACKEND="memory",
+            GIO_USE_VFS="local",
+            GDK_BACKEND="x11",
+            NO_AT_BRIDGE="0",
+        )
         return env
 
     def launch(self, argv: Sequence[str], *, extra_env: Mapping[str, str] | None = None) -> subprocess.Popen:
@@ -312,10 +327,8 @@ class DesktopSession:
 
     def __del__(self) -> None:  # a session nobody closed still ends its processes
         if not getattr(self, "closed", True):
-            try:
+            with contextlib.suppress(Exception):  # at interpreter shutdown modules may be gone
                 self.close()
-            except Exception:  # noqa: BLE001 - interpreter shutdown
-                pass
 
 
 def _group_empty(pgid: int) -> bool:
