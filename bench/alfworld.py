@@ -24,7 +24,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import gymnasium as gym
 
 import s1gym  # noqa: F401
-from s1gym.tasks.alfworld import _POOL, find_games
+from s1gym.tasks.alfworld import find_games
+from s1gym.tasks.engine import pool_stats
 
 SHARED = (
     Path(os.environ.get("S1GYM_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -127,7 +128,15 @@ def bench_costs(games: list[str], opts: dict) -> None:
     )
     same = all(raw_trace[g] == trace[g] for g in games)
     print(f"feedback and candidates identical to the raw engine on every step: {same}")
-    print(f"engines created: {_POOL.created}, snapshot restores: {_POOL.restores}")
+    print(f"engine pools: {alfworld_pools()}")
+
+
+def alfworld_pools() -> dict:
+    return {k: v for k, v in pool_stats().items() if isinstance(k, tuple) and k[0] == "alfworld"}
+
+
+def alfworld_restores() -> int:
+    return sum(v["restores"] for v in alfworld_pools().values())
 
 
 def bench_caps(opts: dict) -> None:
@@ -175,7 +184,7 @@ def play_expert(opts: dict, game: str, expert: str, max_steps: int) -> dict:
         "won": bool(info.get("won")),
         "steps": env.steps,
         "seconds": round(time.perf_counter() - t, 1),
-        "notes": dict(getattr(env.unwrapped, "_hc_notes", {})),
+        "notes": dict(env.unwrapped._tracker.notes) if env.unwrapped._tracker is not None else {},
     }
     env.close()
     return out
@@ -267,7 +276,7 @@ def bench_policies(opts: dict, n: int, budget: int, names: list[str]) -> None:
         env = gym.make("s1/ALFWorld-v0", **opts, stride=11 if opts else 1, hygiene=(name != "rule"))
         policy = makers[name]()
         wins, steps, t = 0, 0, time.perf_counter()
-        restores0 = _POOL.restores
+        restores0 = alfworld_restores()
         for seed in range(n):
             env.reset(seed=seed)
             policy.reset()
@@ -279,7 +288,7 @@ def bench_policies(opts: dict, n: int, budget: int, names: list[str]) -> None:
             steps += env.steps
         dt = time.perf_counter() - t
         print(
-            f"| {name} | {wins}/{n} | {steps / n:.1f} | {dt / max(1, steps):.2f} s | {_POOL.restores - restores0} |",
+            f"| {name} | {wins}/{n} | {steps / n:.1f} | {dt / max(1, steps):.2f} s | {alfworld_restores() - restores0} |",
             flush=True,
         )
         env.close()

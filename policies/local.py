@@ -299,6 +299,14 @@ class Local(BasePolicy):
     def __repr__(self) -> str:
         return f"Local(weights={self.overrides}, temperature={self.temperature})"
 
+    def options(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.overrides:
+            out["weights"] = dict(self.overrides)
+        if self.temperature != 1.0:
+            out["temperature"] = self.temperature
+        return out
+
     def weights_for(self, task: str) -> dict[str, float]:
         """The weights used on ``task``: its fitted ones or the general ones, with the overrides."""
         return {**TASK_WEIGHTS.get(task, GENERAL_WEIGHTS), **self.overrides}

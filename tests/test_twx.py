@@ -282,11 +282,14 @@ def test_unstepped_fork_is_lazy_and_stepped_fork_gets_its_own_game_object():
         env.reset(seed=207)
         for _ in range(10):
             env.step(0)
+        opened = env._pool().opened
         fork = env.fork()
-        assert fork._handle is None  # no game object until stepped
+        assert fork.game_state is env.game_state  # shares the state: no game object of its own yet
         assert fork.situation().observation == env.situation().observation
+        assert env._pool().opened == opened
         fork.step(0)
-        assert fork._handle is not None and fork._handle.pi is not env._handle.pi
+        assert fork.game_state.engine is not None and fork.game_state.engine is not env.game_state.engine
+        assert fork.game_state.engine.pi is not env.game_state.engine.pi
         fork.close()
     finally:
         env.close()
@@ -353,12 +356,12 @@ def test_closed_game_objects_are_reused():
     env = make(size="small")
     env.reset(seed=0)
     env.step(0)
-    pi = env._handle.pi
+    pi = env.game_state.engine.pi
     env.close()
     other = make(size="small")
     try:
         other.reset(seed=0)
-        assert other._handle.pi is pi  # taken from the pool, not a new Scala object
+        assert other.game_state.engine.pi is pi  # taken from the pool, not a new Scala object
     finally:
         other.close()
 

@@ -3,21 +3,22 @@
 The engine is textworld's ``PddlEnv`` with alfworld's ``AlfredDemangler``: the
 game state lives in a compiled Fast Downward library (one private copy of
 ``libdownward.so`` per engine), which has no copy operation. Replaying moves
-costs one engine step (25-90 ms) per move, so instead :meth:`ALFWorldEnv.fork`
-works on *state snapshots*:
+costs one engine step per move, so the env stands on the engine seam
+(:mod:`s1gym.tasks.engine`) with *state snapshots*:
 
 - A snapshot is the library's state vector (one value per SAS variable, read
   with ``get_state``) plus textworld's Python-side fact sets. Restoring it
   re-loads the game's already-translated SAS task with that state as the
   initial state (``load_sas``), which costs about one step, at any depth.
-- Forks are lazy: a fork shares the parent's state token (and its cached
-  observation, candidates and snapshot) and only takes an engine when it is
-  stepped. Engines live in a small process-wide pool (``_POOL``); when it is
-  full the least recently used engine is taken over after snapshotting the
-  state it held, so search trees with thousands of forks use a handful of
-  engines.
-- The PDDL->SAS translation (the bulk of ALFWorld's 0.2-2 s load/reset) and
-  the game logic parse are cached per game, so resets cost one restore.
+- Forks are lazy (they share the parent's state until stepped); engines live
+  in a small process-wide pool whose least recently used engine is taken over
+  (after snapshotting the state it held) when it is full, so search trees with
+  thousands of forks use a handful of engines.
+- The PDDL->SAS translation (the bulk of ALFWorld's load/reset) and the game
+  logic parse are cached per game, so resets cost one restore.
+
+The experts (alfworld's handcoded agent, tracked along the episode, and Fast
+Downward's planner) live in :mod:`s1gym.tasks.alfworld_expert`.
 
 ALFWorld gives no partial credit: ``score`` is 1 on success, else 0.
 """
@@ -28,17 +29,19 @@ import copy
 import hashlib
 import json
 import os
-import random
 import sys
 import threading
-import weakref
 from collections import OrderedDict, defaultdict
+from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from s1gym.core import S1Env
+from s1gym.checks import positive_int
+from s1gym.core import Progress
+from s1gym.tasks import alfworld_expert
+from s1gym.tasks.engine import Engine, EngineEnv, close_pools
 
 __all__ = ["SHIPPED_DATA", "TASK_TYPES", "ALFWorldEnv", "close_engines", "find_games"]
 
@@ -251,32 +254,32 @@ class _Snapshot:
 
     values: str  # the SAS state vector, one value per variable, newline separated
     facts: tuple  # textworld's fact bookkeeping (facts, vars by name, vars by type, var counts)
+    feedback: str  # the text the state was reached with
 
     @property
     def key(self) -> str:
         return hashlib.sha1(self.values.encode()).hexdigest()
 
 
-class _Token:
-    """The identity of one game state; shared by an env and its unstepped forks."""
+@dataclass(frozen=True)
+class _Answer:
+    """What the engine answers to a new game or a move: textworld's state and what the player holds."""
 
-    __slots__ = ("__weakref__", "snapshot")
-
-    def __init__(self, snapshot: _Snapshot | None = None) -> None:
-        self.snapshot = snapshot
+    state: Any
+    holding: str
 
 
-class _Engine:
+class _ALFEngine(Engine):
     """One live ALFWorld game: a ``PddlEnv`` (own libdownward copy) wrapped in alfworld's demangler."""
+
+    can_snapshot = True
 
     def __init__(self, facts: bool) -> None:
         textworld, PddlEnv, AlfredDemangler, _ = _import_engine()
         infos = textworld.EnvInfos(won=True, admissible_commands=True, facts=facts)
         self.pddl = PddlEnv(infos)
         self.env = AlfredDemangler(self.pddl, shuffle=False)
-        self.facts = facts
         self.gamefile: str | None = None
-        self.token: weakref.ref | None = None
         self.state: Any = None
 
     def load(self, gamefile: str) -> None:
@@ -297,13 +300,20 @@ class _Engine:
             info.name = demangler.demangle_alfred_name(info.id)
         self.gamefile = gamefile
 
-    def reset(self) -> Any:
+    def new_game(self, gamefile: str) -> _Answer:
+        self.load(gamefile)
         self.state = self.env.reset()
-        return self.state
+        return self._answer()
 
-    def step(self, command: str) -> Any:
-        self.state, _, _ = self.env.step(command)
-        return self.state
+    def step(self, move: str) -> _Answer:
+        self.state, _, _ = self.env.step(move)
+        return self._answer()
+
+    def _answer(self) -> _Answer:
+        ps = self.pddl._pddl_state
+        infos = self.pddl._entity_infos
+        held = sorted(infos[f.arguments[1].name].name for f in ps.facts if f.name == "holds")
+        return _Answer(self.state, ", ".join(held))
 
     def snapshot(self) -> _Snapshot:
         from fast_downward import Atom
@@ -320,11 +330,14 @@ class _Engine:
             {k: frozenset(v) for k, v in ps._vars_by_type.items()},
             dict(ps._var_counts),
         )
-        return _Snapshot(values, facts)
+        return _Snapshot(values, facts, self.state["feedback"])
 
-    def restore(self, snap: _Snapshot, feedback: str) -> Any:
+    def restore(self, gamefile: str, snap: _Snapshot) -> None:
         import textworld
 
+        self.load(gamefile)
+        if self.pddl._pddl_state is None or self.state is None:
+            self.new_game(gamefile)
         ps = self.pddl._pddl_state
         head, rest = ps.sas.split("begin_state\n", 1)
         _, tail = rest.split("end_state\n", 1)
@@ -336,11 +349,10 @@ class _Engine:
         ps._var_counts = type(ps._var_counts)(counts)
         self.pddl.prev_state = None
         self.pddl.state = textworld.core.GameState()
-        self.pddl.state.feedback = self.pddl.state.raw = feedback
+        self.pddl.state.feedback = self.pddl.state.raw = snap.feedback
         self.pddl._last_action = None
         self.pddl._gather_infos()
         self.state = self.pddl.state
-        return self.state
 
     def close(self) -> None:
         try:
@@ -351,79 +363,13 @@ class _Engine:
             pass
 
 
-class _Pool:
-    """A few engines shared by every ALFWorld env and fork of the process (LRU takeover when full)."""
-
-    def __init__(self, size: int = 6) -> None:
-        self.size = size
-        self.engines: list[_Engine] = []  # most recently used last
-        self.created = 0
-        self.restores = 0
-        self.lock = threading.RLock()
-
-    def find(self, token: _Token) -> _Engine | None:
-        for engine in self.engines:
-            if engine.token is not None and engine.token() is token:
-                self._touch(engine)
-                return engine
-        return None
-
-    def acquire(self, facts: bool) -> _Engine:
-        """An engine to take over: an idle one, a new one, or the least recently used (its state snapshotted)."""
-        with self.lock:
-            for engine in self.engines:
-                if engine.facts == facts and (engine.token is None or engine.token() is None):
-                    self._touch(engine)
-                    return engine
-            if len(self.engines) < self.size:
-                engine = _Engine(facts)
-                self.created += 1
-                self.engines.append(engine)
-                return engine
-            for engine in self.engines:  # LRU first
-                if engine.facts == facts:
-                    break
-            else:
-                engine = self.engines[0]
-                self.engines.remove(engine)
-                engine.close()
-                engine = _Engine(facts)
-                self.created += 1
-                self.engines.append(engine)
-                return engine
-            held = engine.token() if engine.token is not None else None
-            if held is not None and held.snapshot is None:
-                held.snapshot = engine.snapshot()
-            engine.token = None
-            self._touch(engine)
-            return engine
-
-    def release(self, token: _Token | None) -> None:
-        with self.lock:
-            for engine in self.engines:
-                if token is not None and engine.token is not None and engine.token() is token:
-                    engine.token = None
-
-    def _touch(self, engine: _Engine) -> None:
-        self.engines.remove(engine)
-        self.engines.append(engine)
-
-    def close_all(self) -> None:
-        with self.lock:
-            for engine in self.engines:
-                held = engine.token() if engine.token is not None else None
-                if held is not None and held.snapshot is None:  # its env restores it later
-                    held.snapshot = engine.snapshot()
-                engine.close()
-            self.engines.clear()
-
-
-_POOL = _Pool()
+#: Engines per pool: each holds a private copy of libdownward (tens of MB).
+ENGINE_CAPACITY = 6
 
 
 def close_engines() -> None:
     """Unload every pooled engine (each holds a private copy of libdownward); envs reload on demand."""
-    _POOL.close_all()
+    close_pools(lambda key: isinstance(key, tuple) and key[:1] == ("alfworld",))
 
 
 # --------------------------------------------------------------------------
@@ -431,11 +377,7 @@ def close_engines() -> None:
 # --------------------------------------------------------------------------
 
 
-#: Hidden (hygiene-dropped) moves the expert may ask for in a row before Rule gives up on it.
-_HIDDEN_MOVES_MAX = 8
-
-
-class ALFWorldEnv(S1Env):
+class ALFWorldEnv(EngineEnv):
     """ALFWorld (text): household tasks in a room of receptacles, on alfworld's own engine and data."""
 
     task_name: ClassVar[str] = "ALFWorld"
@@ -444,6 +386,7 @@ class ALFWorldEnv(S1Env):
     default_max_candidates: ClassVar[int] = 100
     default_max_steps: ClassVar[int] = 50
     stall_patience: ClassVar[int | None] = 8
+    engine_capacity: ClassVar[int] = ENGINE_CAPACITY
     option_help: ClassVar[dict[str, str]] = {
         "data_dir": "folder holding json_2.1.1/<split>/ (default: $ALFWORLD_DATA, else the scenes s1gym ships)",
         "split": "valid_seen, valid_unseen, train, ... (default: valid_seen; 'scenes' for the shipped scenes)",
@@ -474,11 +417,9 @@ class ALFWorldEnv(S1Env):
             split = "scenes" if root == SHIPPED_DATA else "valid_seen"
         self.data_dir, self.split = str(root), split
         self.games = find_games(self.data_dir, split)
-        if not isinstance(stride, int) or isinstance(stride, bool) or stride < 1:
-            raise ValueError(f"ALFWorld-v0: stride must be a positive integer, got {stride!r}")
         if expert not in ("handcoded", "planner", None):
             raise ValueError(f"ALFWorld-v0: expert must be 'handcoded', 'planner' or None, got {expert!r}")
-        self.stride, self.hygiene, self.expert = stride, bool(hygiene), expert
+        self.stride, self.hygiene, self.expert = positive_int("stride", stride), bool(hygiene), expert
         self.game = None if game is None else self._game_index(game)
         super().__init__(
             max_candidates=max_candidates,
@@ -486,21 +427,17 @@ class ALFWorldEnv(S1Env):
             render_mode=render_mode,
         )
         self._gamefile = ""
-        self._token = _Token()
-        self._moves: tuple[str, ...] = ()
+        self._game_number = -1
         self._admissible: tuple[str, ...] = ()
         self._won_now = False
         self._task_line = ""
         self._room_line = ""
         self._where = ""
         self._holding = ""
-        self._hc = None  # the handcoded expert (tracks the episode)
-        self._hc_next = "look"
-        self._hc_rng: Any = None
-        self._hc_notes: dict[str, int] = {}  # replaced, never mutated: forks share it safely
-        #: The planner's plan from the state of the token: (token, moves). Following it needs no replanning.
-        self._plan_cache: tuple[_Token, tuple[str, ...]] | None = None
-        self._finalizer = weakref.finalize(self, _POOL.release, None)
+        #: the handcoded expert, told every move (``expert="handcoded"``)
+        self._tracker: alfworld_expert.HandcodedTracker | None = None
+        #: the planner's plan from the state after ``moves``: (moves, plan); following it needs no replanning
+        self._plan_cache: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
     # ------------------------------------------------------------- games
     def _game_index(self, game: int | str) -> int:
@@ -521,42 +458,23 @@ class ALFWorldEnv(S1Env):
         raise ValueError(f"ALFWorld-v0: game must be an index or part of a path, got {game!r}")
 
     # ------------------------------------------------------------- engine
-    def _engine(self) -> _Engine:
-        """The engine at this env's state (materialised from the snapshot when needed)."""
-        engine = _POOL.find(self._token)
-        if engine is not None:
-            return engine
-        snap = self._token.snapshot
-        if snap is None:  # pragma: no cover - invariant: a token that lost its engine was snapshotted
-            raise RuntimeError("ALFWorld-v0: lost engine state without a snapshot")
-        engine = _POOL.acquire(self._wants_facts())
-        engine.load(self._gamefile)
-        if engine.pddl._pddl_state is None or engine.state is None:
-            engine.reset()
-        engine.restore(snap, self._feedback)
-        _POOL.restores += 1
-        engine.token = weakref.ref(self._token)
-        return engine
+    def _pool_key(self) -> Hashable:
+        return ("alfworld", self._wants_facts())
+
+    def _open_engine(self) -> _ALFEngine:
+        return _ALFEngine(self._wants_facts())
 
     def _wants_facts(self) -> bool:
         return self.expert == "handcoded"
 
-    def _adopt(self, engine: _Engine) -> None:
-        """Point this env at a new state of ``engine`` (the previous token keeps its snapshot if shared)."""
-        self._token = _Token()
-        engine.token = weakref.ref(self._token)
-        self._finalizer.detach()
-        self._finalizer = weakref.finalize(self, _POOL.release, self._token)
-        state = engine.state
+    def _adopt(self, answer: _Answer) -> None:
+        state = answer.state
         self._won_now = bool(state["won"])
         self._admissible = tuple(state["admissible_commands"])
-        ps = engine.pddl._pddl_state
-        infos = engine.pddl._entity_infos
-        held = sorted(infos[f.arguments[1].name].name for f in ps.facts if f.name == "holds")
-        self._holding = ", ".join(held)
+        self._holding = answer.holding
 
     # ------------------------------------------------------------- hooks
-    def _new_game(self, seed: int | None, options: dict[str, Any]) -> str:
+    def _choose_game(self, seed: int | None, options: dict[str, Any]) -> str:
         unknown = set(options) - {"game"}
         if unknown:
             raise ValueError(f"ALFWorld-v0: unknown reset options {sorted(unknown)}; known: ['game']")
@@ -570,150 +488,70 @@ class ALFWorldEnv(S1Env):
             index = int(self.np_random.integers(len(self.games)))
         self._gamefile = self.games[index]
         self._game_number = index
-        self._release()
-        engine = _POOL.acquire(self._wants_facts())
-        engine.load(self._gamefile)
-        state = engine.reset()
-        intro = state["feedback"]
-        self._task_line = next(
-            (ln.strip() for ln in intro.splitlines() if ln.startswith("Your task is to")), ""
-        )
-        self._room_line = next(
-            (ln.strip() for ln in intro.splitlines() if "Looking quickly around you" in ln), ""
-        )
-        self._where = ""
-        self._moves = ()
-        self._plan_cache = None
-        self._adopt(engine)
-        if self.expert == "handcoded":
-            from alfworld.agents.expert import HandCodedTWAgent
+        return self._gamefile
 
-            self._hc = HandCodedTWAgent(max_steps=200)
-            self._hc.reset(self._gamefile)
-            self._hc.observe(intro)
-            self._hc_next = "look"
-            self._hc_rng = random.Random(index).getstate()
-            self._hc_notes = {}
+    def _on_start(self, answer: _Answer) -> str:
+        intro = answer.state["feedback"]
+        self._task_line = next((ln.strip() for ln in intro.splitlines() if ln.startswith("Your task is to")), "")
+        self._room_line = next((ln.strip() for ln in intro.splitlines() if "Looking quickly around you" in ln), "")
+        self._where = ""
+        self._plan_cache = None
+        self._adopt(answer)
+        if self.expert == "handcoded":
+            self._tracker = alfworld_expert.HandcodedTracker(self._gamefile, intro, self._game_number)
         return "-= Welcome to TextWorld, ALFRED! =-"
+
+    def _on_step(self, move: str, answer: _Answer) -> str:
+        moves = self.game_state.moves
+        if move.startswith("go to "):
+            self._where = move[len("go to ") :]
+        self._adopt(answer)
+        # PDDL actions are deterministic: after the plan's first move the rest of it is a plan.
+        cached = self._plan_cache
+        on_plan = cached is not None and cached[0] == moves[:-1] and cached[1][:1] == (move,) and cached[1][1:]
+        self._plan_cache = (moves, cached[1][1:]) if on_plan else None
+        if self._tracker is not None:
+            self._tracker.observe(answer.state, move)
+        return answer.state["feedback"]
 
     def _legal_moves(self) -> list[str]:
         if self.hygiene:
             return [c for c in self._admissible if c.split(" ", 1)[0] not in HYGIENE_DROPS]
         return list(self._admissible)
 
-    def _play(self, move: str) -> str:
-        engine = self._engine()
-        plan = self._plan_cache[1] if self._plan_cache and self._plan_cache[0] is self._token else ()
-        state = engine.step(move)
-        self._moves = self._moves + (move,)
-        if move.startswith("go to "):
-            self._where = move[len("go to ") :]
-        self._adopt(engine)
-        # PDDL actions are deterministic: after the plan's first move the rest of it is a plan.
-        self._plan_cache = (self._token, plan[1:]) if plan[1:] and plan[0] == move else None
-        if self._hc is not None:
-            self._track_expert(state, move)
-        return state["feedback"]
-
     def _describe(self) -> str:
         where = f"You are at {self._where}." if self._where else "You are in the middle of the room."
         holding = f"You are carrying {self._holding}." if self._holding else "You are carrying nothing."
         return "\n".join(p for p in (self._task_line, self._room_line, f"{where} {holding}") if p)
 
-    def _progress(self) -> tuple[float, bool, bool]:
-        return (1.0 if self._won_now else 0.0), self._won_now, False
+    def _progress(self) -> Progress:
+        return Progress(1.0 if self._won_now else 0.0, won=self._won_now)
 
-    def _fork_into(self, clone: S1Env) -> None:
+    def _fork_into(self, clone: EngineEnv) -> None:
         assert isinstance(clone, ALFWorldEnv)
-        if self._token.snapshot is None:
-            self._token.snapshot = self._engine().snapshot()
-        if self._hc is not None:
-            clone._hc = copy.deepcopy(self._hc)
-        clone._finalizer = weakref.finalize(clone, _POOL.release, None)
+        super()._fork_into(clone)
+        if self._tracker is not None:
+            clone._tracker = copy.deepcopy(self._tracker)
 
     def _extra_info(self) -> dict[str, Any]:
-        return (
-            {"game": self._game_number, "task_type": task_type_of(self._gamefile)} if self._gamefile else {}
-        )
+        return {"game": self._game_number, "task_type": task_type_of(self._gamefile) if self._gamefile else ""}
 
     def state_key(self) -> str:
-        if self._token.snapshot is None:
-            self._token.snapshot = self._engine().snapshot()
-        return f"{self._where}|{self._token.snapshot.key}"
+        return f"{self._where}|{self.snapshot().key}"
 
     # ------------------------------------------------------------- expert
-    def _track_expert(self, state: Any, move: str) -> None:
-        from alfworld.agents.expert import HandCodedAgentTimeout
-
-        saved = random.getstate()
-        random.setstate(self._hc_rng)
-        note = ""
-        try:
-            nxt = self._hc.act(state, 0, state["won"], move)
-            self._hc_next = nxt if nxt in state["admissible_commands"] else "look"
-            note = "" if nxt == self._hc_next else "inadmissible"
-        except HandCodedAgentTimeout:
-            self._hc_next, note = "look", "timeout"
-        except Exception as exc:  # noqa: BLE001 - alfworld's expert raises HandCodedAgentFailed and plain errors when lost
-            self._hc_next, note = "look", type(exc).__name__
-        finally:
-            self._hc_rng = random.getstate()
-            random.setstate(saved)
-        if note:  # why the expert fell back to "look" (diagnostics for bench/alfworld.py --experts-all)
-            self._hc_notes = {**self._hc_notes, note: self._hc_notes.get(note, 0) + 1}
-
     def expert_action(self) -> str:
         """The next move of alfworld's expert: the handcoded one, or Fast Downward's plan with expert='planner'."""
         self._require_started()
         if self.expert is None:
-            raise NotImplementedError(
-                "ALFWorld-v0 was made with expert=None; use expert='handcoded' or 'planner'"
-            )
-        if self.expert == "handcoded":
-            return self._hc_next
-        if self._plan_cache is None or self._plan_cache[0] is not self._token:
-            # One Fast Downward search per game when the player follows the plan (seconds to minutes).
-            engine = self._engine()
-            plan = engine.pddl._pddl_state.replan(engine.pddl._entity_infos)
-            self._plan_cache = (self._token, tuple(plan) or ("look",))
-        return self._plan_cache[1][0]
+            raise NotImplementedError("ALFWorld-v0 was made with expert=None; use expert='handcoded' or 'planner'")
+        if self._tracker is not None:
+            return self._tracker.next
+        return alfworld_expert.planner_action(self)
 
     def rule_action(self) -> str:
-        """The expert's move, also under ``hygiene``.
-
-        The handcoded expert asks for ``look`` / ``examine`` now and then, which
-        hygiene keeps off the candidates. Those moves only inform the player,
-        so they are played on a fork that shows every move, and the expert
-        state after them (what it learned) is adopted, until it names a move
-        on offer here.
-        """
-        move = self.expert_action()
-        if not self.hygiene or self.expert != "handcoded" or move in self._candidates:
-            return move
-        probe = self.fork()
-        probe.hygiene = False
-        probe._refresh()
-        try:
-            for _ in range(_HIDDEN_MOVES_MAX):
-                if probe.game_over or move not in probe.candidates:
-                    break
-                probe.step(probe.index_of(move))
-                move = probe._hc_next
-                if move in self._candidates:
-                    self._hc, self._hc_next, self._hc_rng = probe._hc, probe._hc_next, probe._hc_rng
-                    self._hc_notes = probe._hc_notes
-                    return move
-        finally:
-            probe.close()
-        return move
-
-    # ------------------------------------------------------------- lifecycle
-    def _release(self) -> None:
-        _POOL.release(self._token)
-
-    def close(self) -> None:
-        self._release()
-        super().close()
+        """The expert's move, also under ``hygiene`` (see :func:`s1gym.tasks.alfworld_expert.rule_action`)."""
+        return alfworld_expert.rule_action(self)
 
     @classmethod
     def summarize_episodes(cls, final_infos):

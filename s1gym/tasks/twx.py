@@ -19,27 +19,30 @@ Observation (Markov): the last feedback, the task description, what is visible
 actions, de-duplicated (SimonSays lists some twice) and sorted alphabetically,
 so a seed plus indices replays the same game.
 
-Fork. :meth:`S1Env.fork` is lazy (copy on first step): the fork copies the
-Python state (cached texts, candidates, history) and holds no game object
-until it is stepped; then it takes a game object from a per-JVM pool, makes
-the same game and replays the move history (about 0.3 ms a move). An
-unstepped fork costs a few microseconds, and forks never touch each other's
-game objects. ``close()`` (or garbage collection) returns the game object to
-the pool; the JVM lives on for the other envs.
+Fork. TWX envs stand on the engine seam (:mod:`s1gym.tasks.engine`): an
+engine is one Scala game object; :meth:`S1Env.fork` is lazy (the fork copies
+the Python state and holds no game object until it is stepped), then takes a
+game object from the pool of its ``(game, params)`` and replays the move
+history (TWX has no state copy; bench/twx.py measures a replayed move).
+``close()`` (or garbage collection) makes the game object idle for others; the
+JVM lives on for the other envs.
+
+Experts: TWX's gold path and the CookingWorld planner live in
+:mod:`s1gym.tasks.twx_expert`.
 """
 
 from __future__ import annotations
 
 import re
-from collections import deque
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import orjson
 
-from s1gym.core import S1Env
-from s1gym.tasks import _jvm
+from s1gym.core import Progress
+from s1gym.tasks import _jvm, twx_expert
+from s1gym.tasks.engine import Engine, EngineEnv
 
 __all__ = [
     "ArithmeticEnv",
@@ -55,7 +58,8 @@ __all__ = [
 ]
 
 FOLDS = ("train", "dev", "test")
-_POOL_MAX = 64  # idle game objects kept per (game, params)
+#: Game objects per (game, params) alive at once; more envs replay their games on demand.
+ENGINE_CAPACITY = 256
 shutdown_jvm = _jvm.shutdown_jvm
 
 
@@ -75,37 +79,27 @@ def get_jvm() -> _jvm.JVM:
 
 
 class _Generator:
-    """One loaded TWX game generator (per JVM and ``(game, params)``), a pool of game objects."""
+    """One loaded TWX game generator per JVM and ``(game, params)``: the fold seeds, gold paths, maps."""
 
     def __init__(self, jvm: _jvm.JVM, game: str, params: str) -> None:
         self.jvm = jvm
-        #: Exclusive games only: the handle whose game object is the live one.
-        self.active: _Handle | None = None
         self.template = jvm.jvm.textworldexpress.runtime.PythonInterface()
         msg = self.template.load(game, params)
         if msg:
             raise ValueError(f"TextWorldExpress rejected {game} with {params!r}: {msg}")
         self.generator = self.template.gameGenerator()
         self.fold_seeds: dict[str, list[int]] = {}
-        self.pool: list[Any] = []
         self.gold: dict[tuple[int, str], tuple[str, ...]] = {}
+        #: Per game, the room graph the CookingWorld planner explored (the map never changes).
         self.rooms: dict[tuple[int, str], dict[str, dict[str, str]]] = {}
         for fold, getter in (("train", "getSeedsTrain"), ("dev", "getSeedsDev"), ("test", "getSeedsTest")):
             text = str(getattr(self.template, getter)().toString())  # one py4j call, not one per element
             self.fold_seeds[fold] = [int(x) for x in text.strip("[]").split(",") if x.strip()]
 
-    def acquire(self) -> Any:
-        with self.jvm.lock:
-            if self.pool:
-                return self.pool.pop()
+    def new_game_object(self) -> Any:
         pi = self.jvm.jvm.textworldexpress.runtime.PythonInterface()
         getattr(pi, "gameGenerator_$eq")(self.generator)  # share the loaded generator (Scala setter)
         return pi
-
-    def give_back(self, pi: Any) -> None:
-        with self.jvm.lock:
-            if len(self.pool) < _POOL_MAX:
-                self.pool.append(pi)
 
     def gold_path(self, seed: int, fold: str) -> tuple[str, ...]:
         key = (seed, fold)
@@ -113,7 +107,6 @@ class _Generator:
             with self.jvm.lock:
                 self.template.generateNewGame(seed, fold, True)
                 self.gold[key] = tuple(str(a) for a in self.template.getGoldActionSequence())
-                self.active = None  # exclusive games: the template's game just replaced the live one
         return self.gold[key]
 
 
@@ -129,12 +122,30 @@ def _generator(game: str, params: str) -> _Generator:
     return gen
 
 
-@dataclass
-class _Handle:
-    """An env's own game object and the generator (hence JVM) it lives in (stale after a JVM restart)."""
+class _TWXEngine(Engine):
+    """One Scala game object sharing its generator; replays with TWX's plain (non-JSON) calls."""
 
-    pi: Any
-    gen: _Generator
+    def __init__(self, gen: _Generator) -> None:
+        self.gen = gen
+        self.pi = gen.new_game_object()
+
+    def new_game(self, game: tuple[int, str]) -> tuple[str, str]:
+        """The game's first state (JSON) and its task description."""
+        seed, fold = game
+        raw = self.pi.generateNewGameJSON(seed, fold, False)
+        return raw, str(self.pi.getTaskDescription()).strip()
+
+    def step(self, move: str) -> str:
+        return self.pi.stepJSON(move)
+
+    def replay(self, game: tuple[int, str], moves: tuple[str, ...]) -> None:
+        seed, fold = game
+        self.pi.generateNewGame(seed, fold, False)
+        for move in moves:
+            self.pi.step(move)
+
+    def alive(self) -> bool:
+        return self.gen.jvm is _jvm.current_jvm()
 
 
 # --------------------------------------------------------------------------
@@ -180,7 +191,7 @@ _ROOM_RE = re.compile(r"You are in the ([^.]+)\.")
 _STATE_VERBS = ("open", "close", "put", "drop", "take")
 
 
-class TWXEnv(S1Env):
+class TWXEnv(EngineEnv):
     """A TextWorldExpress game behind the s1gym contract (subclasses name the game and its options)."""
 
     #: TWX's game name (``cookingworld``, ``coin``, ...).
@@ -190,8 +201,9 @@ class TWXEnv(S1Env):
     #: SimonSays: the feedback (Simon's order) is part of the state.
     feedback_in_state: ClassVar[bool] = False
     #: Games of which only one live game may exist per JVM (TWX Sorting: two live games change each
-    #: other's objects): a game object is rebuilt by replay whenever another game of the kind was used.
+    #: other's objects): their pool holds one game object, rebuilt by replay whenever another env used it.
     exclusive: ClassVar[bool] = False
+    engine_capacity: ClassVar[int] = ENGINE_CAPACITY
     #: Moves whose feedback is knowledge the player keeps (CookingWorld's recipe): once played, their
     #: last feedback stays in the observation, which would otherwise forget it (Markov observation).
     remembered_moves: ClassVar[tuple[str, ...]] = ()
@@ -226,17 +238,23 @@ class TWXEnv(S1Env):
         self._jvm_ref: _jvm.JVM | None = get_jvm()
         self._jvm_ref.retain()
         self._gen = _generator(self.game, self._param_str)
-        self._handle: _Handle | None = None
+        if self.exclusive:
+            self.engine_capacity = 1
         self._seed = -1
+        self.game_index = -1
         self._task = ""
         self._r: dict[str, Any] = {}
-        self._moves: tuple[str, ...] = ()
         self._candidates_sorted: list[str] = []
         self._desc = ""
         self._key: str | None = None
         self._facts: dict[str, str] = {}
         self._known: tuple[str, ...] = ()
+        #: The expert's current plan off the gold path: (moves played when it was made, plan).
         self._plan: tuple[int, tuple[str, ...]] | None = None
+
+    @classmethod
+    def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        return {**super().resolve_options({}), **{p.option: p.default for p in cls.params}, **options}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -244,27 +262,22 @@ class TWXEnv(S1Env):
             cls.option_help = {**{p.option: p.help for p in cls.params}, **TWXEnv._common_help}
 
     # ----------------------------------------------------------- engine
-    def _game_object(self) -> Any:
-        """This env's own game object, made and replayed to the current state when it has none."""
-        h = self._handle
-        if h is not None and h.gen.jvm is _jvm.current_jvm():
-            if not self.exclusive or h.gen.active is h:
-                return h.pi
-        else:
-            gen = self._gen if self._gen.jvm is _jvm.current_jvm() else _generator(self.game, self._param_str)
-            self._gen = gen
-            h = self._handle = _Handle(gen.acquire(), gen)
-        h.pi.generateNewGame(self._seed, self.fold, False)
-        for move in self._moves:
-            h.pi.step(move)
-        if self.exclusive:
-            h.gen.active = h
-        return h.pi
+    def _generator(self) -> _Generator:
+        """This env's generator in the live JVM (a new one after a JVM restart)."""
+        if self._gen.jvm is not _jvm.current_jvm():
+            self._gen = _generator(self.game, self._param_str)
+        return self._gen
 
-    def _release_handle(self) -> None:
-        h, self._handle = self._handle, None
-        if h is not None and h.gen.jvm is _jvm.current_jvm():
-            h.gen.give_back(h.pi)
+    def _pool_key(self) -> Hashable:
+        return ("twx", self._generator())
+
+    def _open_engine(self) -> _TWXEngine:
+        return _TWXEngine(self._generator())
+
+    @property
+    def moves(self) -> tuple[str, ...]:
+        """The moves played since the start of the game."""
+        return self.game_state.moves
 
     def _accept(self, raw: str) -> None:
         r = orjson.loads(raw)
@@ -284,43 +297,33 @@ class TWXEnv(S1Env):
         return "" if obs == r["look"].strip() else obs  # "look around" repeats the view already shown
 
     # ------------------------------------------------------------ hooks
-    def _new_game(self, seed: int | None, options: dict[str, Any]) -> str:
+    def _choose_game(self, seed: int | None, options: dict[str, Any]) -> tuple[int, str]:
         if options:
             raise ValueError(f"{self.task_name}: reset takes no options, got {sorted(options)}")
-        if self._gen.jvm is not _jvm.current_jvm():
-            self._gen = _generator(self.game, self._param_str)
-            self._handle = None
-        seeds = self._gen.fold_seeds[self.fold]
+        seeds = self._generator().fold_seeds[self.fold]
         index = int(self.np_random.integers(len(seeds))) if seed is None else int(seed) % len(seeds)
         self._seed = seeds[index]
         self.game_index = index
-        self._moves = ()
         self._facts = {}
         self._known = ()
         self._plan = None
-        if self._handle is None:
-            self._handle = _Handle(self._gen.acquire(), self._gen)
-        pi = self._handle.pi
-        raw = pi.generateNewGameJSON(self._seed, self.fold, False)
-        if self.exclusive:
-            self._gen.active = self._handle
-        self._task = str(pi.getTaskDescription()).strip()
+        return (self._seed, self.fold)
+
+    def _on_start(self, raw: tuple[str, str]) -> str:
+        state, self._task = raw
+        self._accept(state)
+        return self._feedback_of(self._r)
+
+    def _on_step(self, move: str, raw: str) -> str:
+        if move.startswith(_STATE_VERBS):
+            self._note_fact(move)  # reads the view before the move
+        if move in self.remembered_moves:
+            self._remember(orjson.loads(raw)["observation"])
         self._accept(raw)
         return self._feedback_of(self._r)
 
     def _legal_moves(self) -> list[str]:
         return self._candidates_sorted
-
-    def _play(self, move: str) -> str:
-        pi = self._game_object()
-        if move.startswith(_STATE_VERBS):
-            self._note_fact(move)
-        raw = pi.stepJSON(move)
-        if move in self.remembered_moves:
-            self._remember(orjson.loads(raw)["observation"])
-        self._accept(raw)
-        self._moves = self._moves + (move,)
-        return self._feedback_of(self._r)
 
     def _remember(self, text: str) -> None:
         entry = "You remember: " + text.strip()
@@ -330,13 +333,13 @@ class TWXEnv(S1Env):
     def _describe(self) -> str:
         return self._desc
 
-    def _progress(self) -> tuple[float, bool, bool]:
+    def _progress(self) -> Progress:
         r = self._r
-        return min(1.0, max(0.0, float(r["score"]))), bool(r["tasksuccess"]), bool(r["taskfailure"])
+        return Progress(min(1.0, max(0.0, float(r["score"]))), bool(r["tasksuccess"]), bool(r["taskfailure"]))
 
-    def _fork_into(self, clone: S1Env) -> None:
+    def _fork_into(self, clone: EngineEnv) -> None:
         assert isinstance(clone, TWXEnv)
-        clone._handle = None  # lazy: made and replayed on the fork's first step
+        super()._fork_into(clone)
         clone._facts = dict(self._facts)
         if clone._jvm_ref is not None:
             clone._jvm_ref.retain()
@@ -386,60 +389,21 @@ class TWXEnv(S1Env):
     def gold_path(self) -> tuple[str, ...]:
         """TWX's winning move sequence from the start of this game (privileged)."""
         self._require_started()
-        return self._gen.gold_path(self._seed, self.fold)
+        gen = self._generator()
+        fresh = (self._seed, self.fold) not in gen.gold
+        path = gen.gold_path(self._seed, self.fold)
+        if fresh and self.exclusive:
+            self._pool().forget_states()  # the template's new game changed the live game's objects
+        return path
 
     def expert_action(self) -> str:
-        """The next move of a winning plan from the current state (privileged; never in observations).
-
-        On TWX's gold path it is the gold path's next move; off it, a plan the
-        task computes from the current state (:meth:`_replan`) is followed
-        while the game follows it.
-        """
+        """The next move of a winning plan from the current state (privileged; never in observations):
+        the gold path's next move while on it, else the game's planner (:mod:`s1gym.tasks.twx_expert`)."""
         self._require_started()
-        if not self._candidates:
-            raise RuntimeError(f"{self.task_name}: the game is over; there is no expert move")
-        gold = self.gold_path()
-        n = len(self._moves)
-        if self._moves == gold[:n] and n < len(gold) and gold[n] in self._candidates:
-            return gold[n]
-        if self._plan is not None:
-            start, plan = self._plan
-            k = n - start
-            if 0 <= k < len(plan) and self._moves[start:] == plan[:k]:
-                move = self._next_in_plan(plan, k, start)
-                if move is not None:
-                    return move
-        plan = self._replan()
-        self._plan = (n, plan)
-        move = self._next_in_plan(plan, 0, n) if plan else None
-        if move is None:
-            raise RuntimeError(
-                f"{self.task_name}: the expert found no winning plan from this state (game seed {self._seed}, "
-                f"moves so far {list(self._moves)})"
-            )
-        return move
-
-    def _next_in_plan(self, plan: tuple[str, ...], k: int, start: int) -> str | None:
-        move = plan[k]
-        if move.startswith("move "):  # a closed door on the way ("move" is listed anyway): open it first
-            direction = move.removeprefix("move ")
-            door = "open door to " + direction
-            if door in self._candidates and re.search(
-                rf"To the {direction} you see a closed [^.]*door", self._r["look"], re.IGNORECASE
-            ):
-                self._plan = (start, plan[:k] + (door,) + plan[k:])
-                return door
-        return move if move in self._candidates else None
-
-    def _replan(self) -> tuple[str, ...]:
-        raise RuntimeError(
-            f"{self.task_name}: the expert knows TWX's gold path only; this state is off it. "
-            "Use another policy than Rule from off-path states."
-        )
+        return twx_expert.expert_action(self)
 
     # ---------------------------------------------------------- closing
     def close(self) -> None:
-        self._release_handle()
         ref, self._jvm_ref = getattr(self, "_jvm_ref", None), None
         if ref is not None:
             ref.release()
@@ -465,12 +429,6 @@ _SIZES: dict[str, dict[str, int]] = {
 #: walks): small 80, medium 120, large 134, 11 rooms/5 ingredients/10 distractors 148.
 _SIZE_CAPS = {"small": 128, "medium": 192, "large": 256}
 _CUSTOM_CAP = 256
-_CUTS = {"chopped": "chop", "sliced": "slice", "diced": "dice"}
-#: Cooking -> the devices that do it (a one-room game grills with the toaster; there is no barbeque).
-_COOKS = {"fried": ("stove",), "roasted": ("oven",), "grilled": ("barbeque", "toaster")}
-_CUT_FLAGS = {"chopped": "isChopped", "sliced": "isSliced", "diced": "isDiced"}
-_COOK_FLAGS = {"fried": "isFried", "roasted": "isRoasted", "grilled": "isGrilled"}
-_DIRECTIONS = ("north", "south", "east", "west")
 
 
 class CookingWorldEnv(TWXEnv):
@@ -494,6 +452,11 @@ class CookingWorldEnv(TWXEnv):
         **TWXEnv._common_help,
     }
 
+    @classmethod
+    def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        size = options.get("size", "medium")
+        return super().resolve_options({"size": size, **_SIZES.get(size, {}), **options})
+
     def __init__(self, *, size: str = "medium", max_candidates: int | None = None, **options: Any) -> None:
         if size not in _SIZES:
             raise ValueError(f"CookingWorld: size must be one of {list(_SIZES)}, got {size!r}")
@@ -503,133 +466,6 @@ class CookingWorldEnv(TWXEnv):
             max_candidates = _CUSTOM_CAP if explicit or options.get("include_doors") else _SIZE_CAPS[size]
         self.size = size
         super().__init__(max_candidates=max_candidates, **options)
-
-    # The expert off the gold path: a planner over the full game state (TWX's object tree).
-    def _replan(self) -> tuple[str, ...]:
-        tree = orjson.loads(str(self._game_object().game().getObjectTree()))
-        graph = self._room_graph()
-        here = tree["player_location"]
-        held = tree["inventory"]
-        plan: list[str] = []
-        if "meal" in held:
-            return ("eat meal",)
-
-        where: dict[str, tuple[str, list[tuple[str, bool]]]] = {}
-        objects: dict[str, Mapping[str, Any]] = dict(held)
-
-        def index(node: Mapping[str, Any], room: str, chain: list[tuple[str, bool]]) -> None:
-            for name, obj in node.get("contents", {}).items():
-                where.setdefault(name, (room, chain))
-                objects.setdefault(name, obj)
-                index(obj, room, chain + [(name, bool(obj["isOpen"]) or not obj["isOpenable"])])
-
-        for room, node in tree["locations"].items():
-            index(node, room, [])
-        opened: set[str] = set()
-
-        def go(room: str) -> None:
-            nonlocal here
-            if room != here:
-                plan.extend(_path(graph, here, room))
-                here = room
-
-        def fetch(item: str) -> None:
-            room, chain = where[item]
-            go(room)
-            for container, is_open in chain:
-                if not is_open and f"{room}/{container}" not in opened:
-                    plan.append(f"open {container}")
-                    opened.add(f"{room}/{container}")
-            plan.append(f"take {item}")
-
-        recipe = [(i["name"], [p.strip() for p in i["preparation"].split(",")]) for i in tree["recipe"]]
-        needs_knife = any(p in _CUTS for _, preps in recipe for p in preps)
-        if needs_knife and "knife" not in held:
-            fetch("knife")
-        for name, _ in recipe:
-            if name not in held:
-                fetch(name)
-        for name, preps in recipe:
-            obj = objects.get(name, {})
-            for p in preps:
-                if p in _CUTS and not obj.get(_CUT_FLAGS[p]):
-                    plan.append(f"{_CUTS[p]} {name}")
-        for name, preps in recipe:
-            obj = objects.get(name, {})
-            for p in preps:
-                if p in _COOKS and not obj.get(_COOK_FLAGS[p]):
-                    device = min(
-                        (d for d in _COOKS[p] if d in where), key=lambda d: len(_path(graph, here, where[d][0]))
-                    )
-                    go(where[device][0])
-                    plan.append(f"cook {name} in {device}")
-        go("kitchen")
-        plan += ["prepare meal", "eat meal"]
-        return tuple(plan)
-
-    def _room_graph(self) -> dict[str, dict[str, str]]:
-        """room -> {direction: neighbour}, explored once per game with forks (the map never changes)."""
-        key = (self._seed, self.fold)
-        graph = self._gen.rooms.get(key)
-        if graph is not None:
-            return graph
-        probe = self.fork()
-        try:
-            probe._moves, probe._handle = (), None  # from the start of the game
-            start = _room_of(probe)
-            graph, frontier = {}, deque([(start, probe)])
-            while frontier:
-                room, env = frontier.popleft()
-                if room in graph:
-                    continue
-                graph[room] = {}
-                for d in _DIRECTIONS:
-                    if f"move {d}" not in _moves_now(env) and f"open door to {d}" not in _moves_now(env):
-                        continue
-                    child = env.fork()
-                    if f"open door to {d}" in _moves_now(child):
-                        child._play(f"open door to {d}")
-                    child._play(f"move {d}")
-                    graph[room][d] = _room_of(child)
-                    frontier.append((graph[room][d], child))
-        finally:
-            probe.close()
-        self._gen.rooms[key] = graph
-        return graph
-
-
-def _moves_now(env: TWXEnv) -> set[str]:
-    return set(env._r["validActions"])
-
-
-def _room_of(env: TWXEnv) -> str:
-    if not env._moves:
-        pi = env._game_object()
-        env._accept(pi.generateNewGameJSON(env._seed, env.fold, False))
-    m = _ROOM_RE.search(env._r["look"])
-    return m.group(1) if m else ""
-
-
-def _path(graph: Mapping[str, Mapping[str, str]], start: str, goal: str) -> list[str]:
-    prev: dict[str, tuple[str, str] | None] = {start: None}
-    queue = deque([start])
-    while queue:
-        room = queue.popleft()
-        if room == goal:
-            break
-        for d, nxt in graph.get(room, {}).items():
-            if nxt not in prev:
-                prev[nxt] = (room, d)
-                queue.append(nxt)
-    if goal not in prev:
-        raise RuntimeError(f"CookingWorld expert: no path from {start} to {goal}")
-    moves = []
-    node = goal
-    while prev[node] is not None:
-        room, d = prev[node]
-        moves.append(f"move {d}")
-        node = room
-    return moves[::-1]
 
 
 # --------------------------------------------------------------------------
