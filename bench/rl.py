@@ -1,6 +1,6 @@
 """RL baselines on s1gym: learning curves against each task's anchors, and encoder throughput.
 
-    python bench/rl.py curves [--only blackjack,2048,cooking-small,cooking-medium]   # writes docs/rl_*.png
+    python bench/rl.py curves [--only blackjack,2048,cooking-small,cooking-medium]   # docs/rl_<curve>.json and .png
     python bench/rl.py throughput [--seconds 3]
 
 Curves (budgets fixed before looking at results; one training seed, 0, or 1 for DRRN as in its example):
@@ -39,7 +39,11 @@ from s1gym.rl import EncodeText, TaskFeatures, play_episodes
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-RESULTS = DOCS / "rl_curves.json"
+CURVES = ("blackjack", "2048", "cooking-small", "cooking-medium")
+
+
+def results_path(curve: str) -> Path:
+    return DOCS / f"rl_{curve.replace('-', '_')}.json"
 BASIC_STRATEGY_EXACT = -0.0428
 UNSEEN = 10**6
 
@@ -57,13 +61,13 @@ def random_player(seed: int) -> Callable:
 def ppo_curve(make_env: Callable[[], gym.Env], total: int, every: int, evaluate: Callable, label: str) -> list[dict]:
     from sb3_contrib import MaskablePPO
 
-    env = make_env()
-    model = MaskablePPO("MlpPolicy", env, seed=0)
-    rows = [{"steps": 0, **evaluate(env, model)}]
+    model = MaskablePPO("MlpPolicy", make_env(), seed=0)
+    held_out = make_env()  # evaluation never touches the training env
+    rows = [{"steps": 0, **evaluate(held_out, model)}]
     started = time.process_time()
     while model.num_timesteps < total:
         model.learn(every, reset_num_timesteps=False)
-        rows.append({"steps": model.num_timesteps, **evaluate(env, model), "cpu_s": round(time.process_time() - started, 1)})
+        rows.append({"steps": model.num_timesteps, **evaluate(held_out, model), "cpu_s": round(time.process_time() - started, 1)})
         print(label, json.dumps(rows[-1]), flush=True)
     return rows
 
@@ -259,11 +263,11 @@ def vector_rate(env_id: str, wrapper: Callable, n: int, mode: str, seconds: floa
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    curves = sub.add_parser("curves", help="learning curves; writes docs/rl_curves.json and docs/rl_*.png")
+    curves = sub.add_parser("curves", help="learning curves; writes docs/rl_<curve>.json and docs/rl_<curve>.png (run parts in parallel with --only)")
     curves.add_argument("--only", default="blackjack,2048,cooking-small,cooking-medium")
     curves.add_argument("--cooking-steps", type=int, default=40_000)
     curves.add_argument("--cooking-every", type=int, default=5_000)
-    sub.add_parser("plot", help="redraw docs/rl_*.png from docs/rl_curves.json")
+    sub.add_parser("plot", help="redraw docs/rl_*.png from docs/rl_*.json")
     tp = sub.add_parser("throughput", help="env steps per second through the encoders, vector envs vs raw")
     tp.add_argument("--seconds", type=float, default=3.0)
     args = parser.parse_args(argv)
@@ -274,9 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "throughput":
         throughput(args.seconds)
         return 0
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     if args.command == "curves":
         for part in [p.strip() for p in args.only.split(",") if p.strip()]:
+            results: dict = {}
             if part == "blackjack":
                 blackjack(results)
             elif part == "2048":
@@ -284,8 +288,9 @@ def main(argv: list[str] | None = None) -> int:
             elif part.startswith("cooking-"):
                 cooking(results, part.removeprefix("cooking-"), args.cooking_steps, args.cooking_every)
             else:
-                parser.error(f"unknown curve {part!r}; use blackjack, 2048, cooking-small, cooking-medium")
-            RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+                parser.error(f"unknown curve {part!r}; use {', '.join(CURVES)}")
+            results_path(part).write_text(json.dumps(results[part], indent=1) + "\n")
+    results = {c: json.loads(results_path(c).read_text()) for c in CURVES if results_path(c).exists()}
     for path in plot(results):
         print("wrote", path.relative_to(ROOT))
     return 0

@@ -168,14 +168,3 @@ def test_drrn_example_trains_and_evaluates_on_test_games():
     rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert rows and rows[-1]["steps"] == 400 and 0.0 <= rows[-1]["score"] <= 1.0
 
-
-def test_readme_rl_section_runs_verbatim():
-    readme = (EXAMPLES.parent / "README.md").read_text()
-    section = readme.split("## Reinforcement learning")[1].split("\n## ")[0]
-    blocks = [b.split("```")[0] for b in section.split("```python\n")[1:]]
-    assert blocks, "the README's RL section has no python block"
-    import torch
-
-    torch.set_num_threads(1)
-    for block in blocks:
-        exec(compile(block, "README.md (RL section)", "exec"), {"__name__": "readme"})
