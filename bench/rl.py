@@ -19,7 +19,8 @@ Curves (budgets fixed before looking at results; one training seed, 0, or 1 for 
 
 Throughput: environment steps per second of random masked play through ``TaskFeatures`` and
 ``EncodeText("hash")`` with 1, 2 and 4 envs, sync and async vector envs, against the raw env loop
-measured in the same run (ratio), on 2048 and Blackjack.
+(no wrapper, no vector env) measured in the same round (ratio), on 2048 and Blackjack; medians over
+interleaved rounds. Env construction and worker start-up are outside the timed part.
 """
 
 from __future__ import annotations
@@ -58,21 +59,25 @@ def random_player(seed: int) -> Callable:
 
 
 # ---------------------------------------------------------------------------------------------- curves
-def ppo_curve(make_env: Callable[[], gym.Env], total: int, every: int, evaluate: Callable, label: str) -> list[dict]:
+def save(curve: str, record: dict) -> None:
+    """Write a curve's record now (after every evaluation, so an interrupted run keeps what it measured)."""
+    results_path(curve).write_text(json.dumps(record, indent=1) + "\n")
+
+
+def ppo_curve(make_env: Callable[[], gym.Env], total: int, every: int, evaluate: Callable, rows: list, done: Callable) -> None:
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO("MlpPolicy", make_env(), seed=0)
     held_out = make_env()  # evaluation never touches the training env
-    rows = [{"steps": 0, **evaluate(held_out, model)}]
     started = time.process_time()
+    rows.append({"steps": 0, **evaluate(held_out, model), "cpu_s": 0.0})
     while model.num_timesteps < total:
         model.learn(every, reset_num_timesteps=False)
         rows.append({"steps": model.num_timesteps, **evaluate(held_out, model), "cpu_s": round(time.process_time() - started, 1)})
-        print(label, json.dumps(rows[-1]), flush=True)
-    return rows
+        done()
 
 
-def blackjack(results: dict) -> None:
+def blackjack() -> None:
     hands = range(UNSEEN, UNSEEN + 2000)
 
     def payoff(env, agent) -> dict:
@@ -80,20 +85,20 @@ def blackjack(results: dict) -> None:
         return {"payoff": float(np.mean([i["payoff"] for i in finals]))}
 
     env = TaskFeatures(gym.make("s1/Blackjack-v0"))
-    anchors = {"basic strategy": payoff(env, rule)["payoff"], "random": payoff(env, random_player(0))["payoff"]}
-    print("blackjack anchors", anchors, flush=True)
-    curves = {
-        "MaskablePPO, TaskFeatures": ppo_curve(
-            lambda: TaskFeatures(gym.make("s1/Blackjack-v0")), 30_000, 3_000, payoff, "blackjack features"
-        ),
-        "MaskablePPO, EncodeText(hash)": ppo_curve(
-            lambda: EncodeText(gym.make("s1/Blackjack-v0"), "hash"), 30_000, 3_000, payoff, "blackjack hash"
-        ),
+    record: dict = {
+        "anchors": {"basic strategy": payoff(env, rule)["payoff"], "random": payoff(env, random_player(0))["payoff"]},
+        "hands": len(hands),
+        "curves": {},
     }
-    results["blackjack"] = {"anchors": anchors, "curves": curves, "hands": len(hands)}
+    for name, make in (
+        ("MaskablePPO, TaskFeatures", lambda: TaskFeatures(gym.make("s1/Blackjack-v0"))),
+        ("MaskablePPO, EncodeText(hash)", lambda: EncodeText(gym.make("s1/Blackjack-v0"), "hash")),
+    ):
+        rows = record["curves"][name] = []
+        ppo_curve(make, 30_000, 3_000, payoff, rows, lambda: progress("blackjack", record, name))
 
 
-def game2048(results: dict) -> None:
+def game2048() -> None:
     games = range(UNSEEN, UNSEEN + 10)
 
     def score(env, agent) -> dict:
@@ -105,29 +110,36 @@ def game2048(results: dict) -> None:
         }
 
     env = TaskFeatures(gym.make("s1/2048-v0"))
-    anchors = {"fixed order": score(env, rule), "random": score(env, random_player(0))}
-    print("2048 anchors", anchors, flush=True)
-    curve = ppo_curve(lambda: TaskFeatures(gym.make("s1/2048-v0")), 100_000, 20_000, score, "2048")
-    results["2048"] = {"anchors": anchors, "curves": {"MaskablePPO, TaskFeatures": curve}, "games": len(games)}
+    record: dict = {"anchors": {"fixed order": score(env, rule), "random": score(env, random_player(0))}, "games": len(games)}
+    name = "MaskablePPO, TaskFeatures"
+    rows = []
+    record["curves"] = {name: rows}
+    ppo_curve(lambda: TaskFeatures(gym.make("s1/2048-v0")), 100_000, 20_000, score, rows, lambda: progress("2048", record, name))
 
 
-def cooking(results: dict, size: str, total: int, every: int) -> None:
+def cooking(size: str, total: int, every: int, n_games: int, search: bool) -> None:
     sys.path.insert(0, str(ROOT / "examples"))
     import drrn_cookingworld as drrn
 
-    games = range(20)
-    anchors = {"Random": play_cooking(size, games, random_player(0)), "Search(Uniform)": search_uniform(size, games)}
-    print(f"cooking {size} anchors", anchors, flush=True)
+    games = range(n_games)
+    rows: list = []
+    anchors = {"Random": play_cooking(size, games, random_player(0))}
+    if search:
+        anchors["Search(Uniform)"] = search_uniform(size, games)
+    record = {"anchors": anchors, "games": len(games), "curves": {"DRRN": rows}}
     args = drrn.Args(size=size, total_steps=total, eval_every=every, eval_games=len(games))
     started = time.process_time()
-    rows = []
 
     def log(line: str) -> None:
         rows.append({**json.loads(line), "cpu_s": round(time.process_time() - started, 1)})
-        print(f"cooking {size}", json.dumps(rows[-1]), flush=True)
+        progress(f"cooking-{size}", record, "DRRN")
 
     drrn.train(args, log=log)
-    results[f"cooking-{size}"] = {"anchors": anchors, "curves": {"DRRN": rows}, "games": len(games)}
+
+
+def progress(curve: str, record: dict, name: str) -> None:
+    save(curve, record)
+    print(curve, name, json.dumps(record["curves"][name][-1]), flush=True)
 
 
 def play_cooking(size: str, games: range, agent: Callable) -> dict:
@@ -186,21 +198,23 @@ def plot(results: dict) -> list[Path]:
 
     written = []
     specs = {
-        "blackjack": ("payoff", "mean payoff on 2,000 unseen hands", "Blackjack: MaskablePPO"),
-        "2048": ("score", "score = log2(largest tile) / 11, 10 unseen games", "2048: MaskablePPO"),
-        "cooking-small": ("score", "mean score on 20 test-fold games", "CookingWorld small: DRRN"),
-        "cooking-medium": ("score", "mean score on 20 test-fold games", "CookingWorld medium: DRRN"),
+        "blackjack": ("payoff", "mean payoff on {hands:,} unseen hands", "Blackjack: MaskablePPO"),
+        "2048": ("score", "score = log2(largest tile) / 11, {games} unseen games", "2048: MaskablePPO"),
+        "cooking-small": ("score", "mean score on {games} test-fold games", "CookingWorld small: DRRN"),
+        "cooking-medium": ("score", "mean score on {games} test-fold games", "CookingWorld medium: DRRN"),
     }
     for key, (metric, ylabel, title) in specs.items():
         if key not in results:
             continue
+        ylabel = ylabel.format(**results[key])
         fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
         for name, rows in results[key]["curves"].items():
             ax.plot([r["steps"] for r in rows], [r[metric] for r in rows], marker="o", label=name)
         colours = iter(["tab:green", "tab:red", "tab:purple", "tab:brown"])
         for name, value in results[key]["anchors"].items():
             y = value[metric] if isinstance(value, dict) else value
-            ax.axhline(y, linestyle="--", color=next(colours), label=f"{name} ({y:.3f})")
+            cost = f", {value['env_steps_per_game']:,.0f} env steps a game" if isinstance(value, dict) and "env_steps_per_game" in value else ""
+            ax.axhline(y, linestyle="--", color=next(colours), label=f"{name} ({y:.3f}{cost})")
         if key == "blackjack":
             ax.axhline(BASIC_STRATEGY_EXACT, linestyle=":", color="grey", label="basic strategy, exact (-0.043)")
         ax.set_xlabel("environment steps (training)")
@@ -217,46 +231,62 @@ def plot(results: dict) -> list[Path]:
 
 
 # ------------------------------------------------------------------------------------------ throughput
-def throughput(seconds: float) -> None:
-    print(f"{'task':<10} {'encoder':<16} {'envs':>4} {'mode':<6} {'steps/s':>9} {'x raw':>7}")
-    for env_id, encoders in (
-        ("s1/2048-v0", {"TaskFeatures": TaskFeatures, "EncodeText(hash)": lambda e: EncodeText(e, "hash")}),
-        ("s1/Blackjack-v0", {"TaskFeatures": TaskFeatures, "EncodeText(hash)": lambda e: EncodeText(e, "hash")}),
-    ):
-        raw = raw_rate(env_id, seconds)
-        print(f"{env_id[3:-3]:<10} {'(raw env loop)':<16} {1:>4} {'-':<6} {raw:>9.0f} {1.0:>7.2f}", flush=True)
-        for name, wrapper in encoders.items():
-            for n in (1, 2, 4):
-                for mode in ("sync", "async"):
-                    rate = vector_rate(env_id, wrapper, n, mode, seconds)
-                    print(f"{env_id[3:-3]:<10} {name:<16} {n:>4} {mode:<6} {rate:>9.0f} {rate / raw:>7.2f}", flush=True)
+def throughput(seconds: float, rounds: int) -> None:
+    """Rounds of interleaved measurements; each config's ratio is taken against the raw loop of its own round,
+    and the medians over rounds are printed (a busy machine slows whole rounds, not single configs).
+
+    Two rates: steps per wall-clock second, and, for the raw loop and sync vector envs (one process), steps
+    per CPU second of that process, which a shared machine's load does not move."""
+    print(f"{'task':<10} {'encoder':<16} {'envs':>4} {'mode':<6} {'steps/s':>9} {'x raw':>6} {'steps/CPU-s':>12} {'x raw':>6}")
+    wrappers = {"TaskFeatures": TaskFeatures, "EncodeText(hash)": lambda e: EncodeText(e, "hash")}
+    for env_id in ("s1/2048-v0", "s1/Blackjack-v0"):
+        configs = [(name, n, mode) for name in wrappers for n in (1, 2, 4) for mode in ("sync", "async")]
+        raw, rates = [], {c: [] for c in configs}
+        for _ in range(rounds):
+            raw.append(raw_rate(env_id, seconds))
+            for name, n, mode in configs:
+                rates[(name, n, mode)].append(vector_rate(env_id, wrappers[name], n, mode, seconds))
+        task = env_id[3:-3]
+        wall, cpu = np.median([r[0] for r in raw]), np.median([r[1] for r in raw])
+        print(f"{task:<10} {'(raw env loop)':<16} {1:>4} {'-':<6} {wall:>9.0f} {1.0:>6.2f} {cpu:>12.0f} {1.0:>6.2f}")
+        for (name, n, mode), values in rates.items():
+            wall_ratio = np.median([v[0] / r[0] for v, r in zip(values, raw)])
+            line = f"{task:<10} {name:<16} {n:>4} {mode:<6} {np.median([v[0] for v in values]):>9.0f} {wall_ratio:>6.2f}"
+            if mode == "sync":
+                cpu_ratio = np.median([v[1] / r[1] for v, r in zip(values, raw)])
+                line += f" {np.median([v[1] for v in values]):>12.0f} {cpu_ratio:>6.2f}"
+            print(line, flush=True)
 
 
-def raw_rate(env_id: str, seconds: float) -> float:
+def _rates(steps: int, wall0: float, cpu0: float) -> tuple[float, float]:
+    return steps / (time.perf_counter() - wall0), steps / max(time.process_time() - cpu0, 1e-9)
+
+
+def raw_rate(env_id: str, seconds: float) -> tuple[float, float]:
     env = gym.make(env_id)
     rng = np.random.default_rng(0)
     _, info = env.reset(seed=0)
-    steps, started = 0, time.perf_counter()
-    while time.perf_counter() - started < seconds:
+    steps, wall0, cpu0 = 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() - wall0 < seconds:
         _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
         steps += 1
         if terminated or truncated:
             _, info = env.reset()
-    return steps / (time.perf_counter() - started)
+    return _rates(steps, wall0, cpu0)
 
 
-def vector_rate(env_id: str, wrapper: Callable, n: int, mode: str, seconds: float) -> float:
+def vector_rate(env_id: str, wrapper: Callable, n: int, mode: str, seconds: float) -> tuple[float, float]:
     envs = gym.make_vec(env_id, num_envs=n, vectorization_mode=mode, wrappers=[wrapper])
     rng = np.random.default_rng(0)
     _, infos = envs.reset(seed=0)
-    steps, started = 0, time.perf_counter()
-    while time.perf_counter() - started < seconds:
+    steps, wall0, cpu0 = 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() - wall0 < seconds:
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in infos["action_mask"]])
         _, _, _, _, infos = envs.step(actions)
         steps += n
-    rate = steps / (time.perf_counter() - started)
+    rates = _rates(steps, wall0, cpu0)
     envs.close()
-    return rate
+    return rates
 
 
 # ------------------------------------------------------------------------------------------------ main
@@ -267,29 +297,30 @@ def main(argv: list[str] | None = None) -> int:
     curves.add_argument("--only", default="blackjack,2048,cooking-small,cooking-medium")
     curves.add_argument("--cooking-steps", type=int, default=40_000)
     curves.add_argument("--cooking-every", type=int, default=5_000)
+    curves.add_argument("--cooking-games", type=int, default=20, help="test-fold games 0..N-1")
+    curves.add_argument("--no-search", action="store_true", help="skip the Search(Uniform) anchor (CPU)")
     sub.add_parser("plot", help="redraw docs/rl_*.png from docs/rl_*.json")
     tp = sub.add_parser("throughput", help="env steps per second through the encoders, vector envs vs raw")
-    tp.add_argument("--seconds", type=float, default=3.0)
+    tp.add_argument("--seconds", type=float, default=1.0, help="per measurement")
+    tp.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
 
     import torch
 
     torch.set_num_threads(1)
     if args.command == "throughput":
-        throughput(args.seconds)
+        throughput(args.seconds, args.rounds)
         return 0
     if args.command == "curves":
         for part in [p.strip() for p in args.only.split(",") if p.strip()]:
-            results: dict = {}
             if part == "blackjack":
-                blackjack(results)
+                blackjack()
             elif part == "2048":
-                game2048(results)
+                game2048()
             elif part.startswith("cooking-"):
-                cooking(results, part.removeprefix("cooking-"), args.cooking_steps, args.cooking_every)
+                cooking(part.removeprefix("cooking-"), args.cooking_steps, args.cooking_every, args.cooking_games, not args.no_search)
             else:
                 parser.error(f"unknown curve {part!r}; use {', '.join(CURVES)}")
-            results_path(part).write_text(json.dumps(results[part], indent=1) + "\n")
     results = {c: json.loads(results_path(c).read_text()) for c in CURVES if results_path(c).exists()}
     for path in plot(results):
         print("wrote", path.relative_to(ROOT))
