@@ -25,7 +25,7 @@ ENGINE_EXTRAS = {"s1/ALFWorld-v0": "alfworld"}
 #: Tasks whose episodes end within the vector test's 40 random steps (the autoreset is exercised).
 QUICK_EPISODES = {"s1/Blackjack-v0", "s1/Millionaire-v0", "s1/TicketRouter-v0", "s1/InjectionGuard-v0"}
 #: Engines that cost tens of ms a step: fewer vector steps.
-SLOW_STEPS = {"s1/ALFWorld-v0"}
+SLOW_STEPS = {"s1/ALFWorld-v0", "s1/Calculator-v0"}
 
 
 def skip_if_unavailable(env_id: str) -> None:
@@ -260,6 +260,7 @@ def test_make_vec_runs_episodes_through_autoreset(env_id, mode):
     stack, and the all-ones mask of a finished game serves the autoreset step."""
     if env_id in ENGINE_EXTRAS:
         pytest.importorskip(ENGINE_EXTRAS[env_id])
+    skip_if_unavailable(env_id)
     envs = gym.make_vec(env_id, num_envs=2, vectorization_mode=mode, **FAST_OPTIONS.get(env_id, {}))
     rng = np.random.default_rng(0)
     try:
