@@ -1,7 +1,7 @@
 """Solve rate against the call budget from the search benchmark's per-game JSON lines.
 
-    python bench/search_cooking.py --protocol held-out --policies local,uniform --priorities phs_h,levin,phs* \\
-        --json search.jsonl
+    python bench/search_cooking.py --protocol held-out --policies local,uniform \\
+        --priorities phs_h,levin,phs* --json search.jsonl
     python bench/plot_search.py search.jsonl --out docs/search_budget.png
 
 One panel per size (small, medium, large, hard, as present), one step curve per policy x priority: the
@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from s1gym.plots import Curve, WIDTH_IN, check_out_path, draw_solve_curves, new_figure, save, solve_curve
+from s1gym.plots import WIDTH_IN, Curve, check_out_path, draw_solve_curves, new_figure, save, solve_curve
 
 KEYS = ("policy", "priority", "size", "seed", "solved", "calls")
 #: the benchmark's sizes in their order; others follow alphabetically
@@ -47,7 +47,8 @@ def read_games(path: str | Path) -> tuple[list[dict[str, Any]], int]:
             missing = [k for k in KEYS if not isinstance(g, dict) or k not in g]
             if missing:
                 raise SystemExit(
-                    f"{path}:{n}: missing {', '.join(missing)}; expected bench/search_cooking.py --json lines "
+                    f"{path}:{n}: missing {', '.join(missing)}; expected bench/search_cooking.py --json "
+                    "lines "
                     f"with {', '.join(KEYS)}"
                 )
             lines += 1
@@ -71,10 +72,18 @@ def size_curves(games: Sequence[dict[str, Any]], budget: int) -> dict[str, list[
         curves = []
         for policy in policies:
             for priority in priorities:
-                mine = [g for g in games if (g["size"], g["policy"], g["priority"]) == (size, policy, priority)]
+                mine = [
+                    g for g in games if (g["size"], g["policy"], g["priority"]) == (size, policy, priority)
+                ]
                 if mine:
-                    curves.append(solve_curve([g["calls"] for g in mine], [g["solved"] for g in mine], budget,
-                                              f"{policy} {priority}"))
+                    curves.append(
+                        solve_curve(
+                            [g["calls"] for g in mine],
+                            [g["solved"] for g in mine],
+                            budget,
+                            f"{policy} {priority}",
+                        )
+                    )
         out[size] = curves
     return out
 
@@ -84,8 +93,10 @@ def plot(path: str | Path, out: str | Path, budget: int | None = None) -> dict[s
     out = check_out_path(out)
     games, repeats = read_games(path)
     if repeats:
-        print(f"plot_search: {repeats} repeated game line(s) left out (the last line of each game counts)",
-              file=sys.stderr)
+        print(
+            f"plot_search: {repeats} repeated game line(s) left out (the last line of each game counts)",
+            file=sys.stderr,
+        )
     budget = budget or max(max(int(g["calls"]) for g in games), 1)
     by_size = size_curves(games, budget)
     policies = list(dict.fromkeys(g["policy"] for g in games))
@@ -94,15 +105,23 @@ def plot(path: str | Path, out: str | Path, budget: int | None = None) -> dict[s
     n_curves = max(len(c) for c in by_size.values())
     fig, axes = new_figure(WIDTH_IN, nrows * (4.2 + 0.17 * n_curves), nrows, ncols)
     for ax, (size, curves) in zip(axes, by_size.items(), strict=False):
-        styles = [{"color": f"C{policies.index(c.label.split(' ')[0]) % 10}",
-                   "linestyle": PRIORITY_STYLES.get(c.label.split(" ")[1], "-.")} for c in curves]
+        styles = [
+            {
+                "color": f"C{policies.index(c.label.split(' ')[0]) % 10}",
+                "linestyle": PRIORITY_STYLES.get(c.label.split(" ")[1], "-."),
+            }
+            for c in curves
+        ]
         draw_solve_curves(ax, curves, budget, styles)
         games_per_curve = sorted({c.games for c in curves})
         ax.set_title(f"CookingWorld {size}: {'/'.join(map(str, games_per_curve))} games a curve", fontsize=10)
-    for ax in axes[len(by_size):]:
+    for ax in axes[len(by_size) :]:
         ax.set_visible(False)
-    fig.suptitle(f"Search on CookingWorld: games solved within b inner-policy calls (cap {budget} a game; "
-                 f"{Path(path).name})", fontsize=11)
+    fig.suptitle(
+        f"Search on CookingWorld: games solved within b inner-policy calls (cap {budget} a game; "
+        f"{Path(path).name})",
+        fontsize=11,
+    )
     save(fig, out)
     return by_size
 
@@ -110,8 +129,12 @@ def plot(path: str | Path, out: str | Path, budget: int | None = None) -> dict[s
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("jsonl", help="bench/search_cooking.py --json output (one object per game)")
-    ap.add_argument("--out", default="docs/search_budget.png", help="the picture (default docs/search_budget.png)")
-    ap.add_argument("--budget", type=int, help="the call cap the games were played under (default: most calls used)")
+    ap.add_argument(
+        "--out", default="docs/search_budget.png", help="the picture (default docs/search_budget.png)"
+    )
+    ap.add_argument(
+        "--budget", type=int, help="the call cap the games were played under (default: most calls used)"
+    )
     args = ap.parse_args(argv)
     if args.budget is not None and args.budget < 1:
         raise SystemExit(f"--budget {args.budget}: give the positive call cap the games were played under")

@@ -54,10 +54,11 @@ SOLVED_AXIS = "games solved within b calls"
 
 @dataclass(frozen=True)
 class Curve:
-    """The share of an arm's games won within b inner-policy calls, for b from 1 to ``end``.
+    """The share of an arm's games won within b inner-policy calls, for b from 1 on.
 
     A step function kept at its steps: ``solve_rate[i]`` holds for ``budgets[i] <= b <
-    budgets[i+1]``; ``budgets`` starts at 1 and ends at ``end``. Use :meth:`at` for any b.
+    budgets[i+1]`` (and past the last step); ``budgets`` starts at 1 and, for capped games, ends
+    at the cap. Use :meth:`at` for any b.
     """
 
     label: str
@@ -65,20 +66,20 @@ class Curve:
     solve_rate: np.ndarray
     games: int
     won: int
-    #: the largest budget the curve speaks for (a call cap the games were played under, or the
-    #: figure's right edge when the arm had none)
-    end: int
+    #: the call cap the games were played under: the curve says nothing past it; ``None`` when they
+    #: had none (more calls would not change them, so the curve holds for every budget)
+    cap: int | None
 
     def at(self, budget: int | Sequence[int] | np.ndarray) -> np.ndarray:
-        """The solve rate within ``budget`` calls (0 below 1 call; past ``end`` it is not known: ValueError)."""
+        """The solve rate within ``budget`` calls (0 below 1 call; past the cap unknown: ValueError)."""
         b = np.asarray(budget)
-        if np.any(b > self.end):
-            raise ValueError(f"{self.label}: the curve ends at {self.end} calls (its games' call cap)")
+        if self.cap is not None and np.any(b > self.cap):
+            raise ValueError(f"{self.label}: the curve ends at {self.cap} calls (its games' call cap)")
         i = np.searchsorted(self.budgets, b, side="right") - 1
         return np.where(i >= 0, self.solve_rate[np.maximum(i, 0)], 0.0)
 
 
-def solve_curve(calls: Sequence[int], won: Sequence[bool], end: int, label: str = "") -> Curve:
+def solve_curve(calls: Sequence[int], won: Sequence[bool], cap: int | None = None, label: str = "") -> Curve:
     """The solve-rate curve of games that used ``calls[i]`` inner-policy calls and were ``won[i]``.
 
     A game won with c calls counts as solved for every budget b >= c (one with 0 calls, from b = 1),
@@ -90,25 +91,31 @@ def solve_curve(calls: Sequence[int], won: Sequence[bool], end: int, label: str 
     calls under a 1000-call cap is won, move for move, under any cap >= c, and a game not won within
     c calls is not won under a cap of c. A policy without Search is the same: a cap only ends its
     episode early. This holds for deterministic (or seeded) policies and without ``max_seconds``,
-    whose stop depends on the machine's speed. ``end`` is the largest cap the games speak for:
-    the cap they were played under, or, for games that had none, any budget at or past their calls.
+    whose stop depends on the machine's speed. ``cap`` is the call cap the games were played under
+    (``None``: none, so the curve holds for every budget).
     """
+    name = f"solve_curve ({label})" if label else "solve_curve"
     calls_a = np.asarray(calls, dtype=np.int64)
     won_a = np.asarray(won, dtype=bool)
     if calls_a.shape != won_a.shape or calls_a.ndim != 1:
-        raise ValueError(f"solve_curve: calls and won must be equal-length lists, got {calls_a.shape} and {won_a.shape}")
-    if len(calls_a) == 0:
-        raise ValueError(f"solve_curve{f' ({label})' if label else ''}: no games to draw a curve from")
-    end = int(end)
-    wins = np.sort(np.maximum(calls_a[won_a], 1))
-    if wins.size and wins[-1] > end:
         raise ValueError(
-            f"solve_curve{f' ({label})' if label else ''}: a game was won with {wins[-1]} calls, past the "
-            f"curve's end {end}; give the call cap the games were played under"
+            f"{name}: calls and won must be equal-length lists, got {calls_a.shape} and {won_a.shape}"
         )
-    budgets = np.unique(np.concatenate([[1], wins, [max(end, 1)]]))
+    if len(calls_a) == 0:
+        raise ValueError(f"{name}: no games to draw a curve from")
+    wins = np.sort(np.maximum(calls_a[won_a], 1))
+    if cap is not None:
+        cap = int(cap)
+        if cap < 1:
+            raise ValueError(f"{name}: the call cap must be at least 1, got {cap}")
+        if wins.size and wins[-1] > cap:
+            raise ValueError(
+                f"{name}: a game was won with {wins[-1]} calls, past the call cap {cap}; "
+                "give the call cap the games were played under"
+            )
+    budgets = np.unique(np.concatenate([[1], wins, [cap] if cap is not None else []]))
     rate = np.searchsorted(wins, budgets, side="right") / len(calls_a)
-    return Curve(label, budgets, rate, len(calls_a), int(wins.size), max(end, 1))
+    return Curve(label, budgets, rate, len(calls_a), int(wins.size), cap)
 
 
 @dataclass(frozen=True)
@@ -129,7 +136,7 @@ class Arm:
 
 
 def arm_label(row: Mapping[str, Any]) -> str:
-    """``policy (its distinguishing options) + wrappers``, prefixed by the task options that tell rows apart."""
+    """``policy (its distinguishing options) + wrappers``, after the task options that tell rows apart."""
     label = policy_text(row)
     wrappers = row.get("wrapper_setup") or "-"
     if wrappers != "-":
@@ -149,11 +156,11 @@ def _call_cap(row: Mapping[str, Any]) -> int | None:
 def _arm(row: Mapping[str, Any], group: Mapping[str, Any]) -> Arm:
     trials = sorted(group["by_seed"].values(), key=lambda t: (jobs.seed_of(t), t["trial_name"]))
     scored = [t for t in trials if not t.get("exception_info")]
-    meta = [jobs._meta(t) for t in scored]  # noqa: SLF001 - the one reader of Harbor's agent metadata
+    meta = [jobs._meta(t) for t in scored]
     low, high = row["ci95"]
     return Arm(
         label=arm_label(row),
-        scores=np.array([jobs._reward(t) for t in scored], dtype=np.float64),  # noqa: SLF001
+        scores=np.array([jobs._reward(t) for t in scored], dtype=np.float64),
         calls=np.array([int(m.get("n_calls") or 0) for m in meta], dtype=np.int64),
         won=np.array([bool(m.get("won")) for m in meta], dtype=bool),
         errors=len(trials) - len(scored),
@@ -173,15 +180,8 @@ def arms_by_task(dirs: Sequence[str | Path]) -> dict[str, list[Arm]]:
 
 
 def arm_curves(arms: Sequence[Arm]) -> list[Curve]:
-    """One solve-rate curve per arm with scored episodes. An arm with a call cap ends at it; one
-    without runs to the figure's right edge (more calls would not change its games), which is the
-    largest cap, or the most calls any game used."""
-    right = max([a.call_cap or 0 for a in arms] + [int(a.calls.max(initial=0)) for a in arms] + [MIN_RIGHT])
-    return [
-        solve_curve(a.calls, a.won, a.call_cap if a.call_cap is not None else right, a.label)
-        for a in arms
-        if len(a.scores)
-    ]
+    """One solve-rate curve per arm with scored episodes; an arm with a call cap ends at it."""
+    return [solve_curve(a.calls, a.won, a.call_cap, a.label) for a in arms if len(a.scores)]
 
 
 # --------------------------------------------------------------------------
@@ -209,8 +209,8 @@ def check_out_path(path: str | Path) -> Path:
     suffix = path.suffix.lower().lstrip(".")
     if path.is_dir() or suffix not in kinds:
         raise ValueError(
-            f"--plot {path}: give a picture file name ending in .png (or another type matplotlib writes: .svg, "
-            f".pdf, .jpg...), e.g. jobs/table.png"
+            f"--plot {path}: give a picture file name ending in .png (or another type matplotlib "
+            "writes: .svg, .pdf, .jpg...), e.g. jobs/table.png"
         )
     return path
 
@@ -240,23 +240,30 @@ def save(fig: Any, path: str | Path) -> Path:
 
 
 def draw_solve_curves(
-    ax: Any, curves: Sequence[Curve], right: int | None = None, styles: Sequence[Mapping[str, Any]] | None = None
+    ax: Any,
+    curves: Sequence[Curve],
+    right: int | None = None,
+    styles: Sequence[Mapping[str, Any]] | None = None,
 ) -> None:
-    """Step curves of ``curves`` on a log budget axis from 1 to ``right`` (default: the largest end).
+    """Step curves of ``curves`` on a log budget axis from 1 to past ``right`` (default: the last step).
 
-    A curve that ends before ``right`` (its games' call cap) ends with a bar: past it nothing is known.
-    The legend gives each curve's games won of games played.
+    A capped curve ends at its cap with a bar (past it nothing is known); an uncapped one runs on to the
+    axis's end. The legend gives each curve's games won of games played.
     """
     from matplotlib.ticker import PercentFormatter
 
-    right = max([right or 0] + [c.end for c in curves] + [MIN_RIGHT])
+    right = max([right or 0, MIN_RIGHT] + [int(c.budgets[-1]) for c in curves])
+    x_max = right * 1.3  # room after the last step, so a rise at `right` shows
     for i, c in enumerate(curves):
         style = {"color": f"C{i % 10}", "linewidth": 2.0, **(styles[i] if styles else {})}
-        (line,) = ax.step(c.budgets, c.solve_rate, where="post", label=f"{c.label}: {c.won}/{c.games}", **style)
-        if c.end < right:
-            ax.plot([c.end], [c.solve_rate[-1]], marker="|", markersize=12, markeredgewidth=2, color=line.get_color())
+        xs, ys = c.budgets, c.solve_rate
+        if c.cap is None:
+            xs, ys = np.append(xs, x_max), np.append(ys, ys[-1])
+        (line,) = ax.step(xs, ys, where="post", label=f"{c.label}: {c.won}/{c.games}", **style)
+        if c.cap is not None:
+            ax.plot([c.cap], [ys[-1]], marker="|", markersize=12, markeredgewidth=2, color=line.get_color())
     ax.set_xscale("log")
-    ax.set_xlim(1, right)
+    ax.set_xlim(0.8, x_max)
     ax.set_ylim(-0.02, 1.02)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel(BUDGET_AXIS)
@@ -264,8 +271,15 @@ def draw_solve_curves(
     ax.grid(True, which="major", alpha=0.4)
     ax.grid(True, which="minor", axis="x", alpha=0.15)
     if curves:  # below the axes: long arm labels never hide a curve
-        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.13), fontsize=8, title="games won / played",
-                  title_fontsize=8, alignment="left", frameon=False)
+        ax.legend(
+            loc="upper left",
+            bbox_to_anchor=(0.0, -0.13),
+            fontsize=8,
+            title="games won / played",
+            title_fontsize=8,
+            alignment="left",
+            frameon=False,
+        )
 
 
 def draw_scores(ax: Any, arms: Sequence[Arm]) -> None:
@@ -279,8 +293,14 @@ def draw_scores(ax: Any, arms: Sequence[Arm]) -> None:
             ax.text(0.5, y, "no scored episodes", ha="center", va="center", fontsize=8, color="0.4")
             continue
         ax.boxplot(
-            [arm.scores], positions=[y], orientation="horizontal", widths=0.5, showfliers=False,
-            medianprops={"color": color}, boxprops={"color": color}, whiskerprops={"color": color},
+            [arm.scores],
+            positions=[y],
+            orientation="horizontal",
+            widths=0.5,
+            showfliers=False,
+            medianprops={"color": color},
+            boxprops={"color": color},
+            whiskerprops={"color": color},
             capprops={"color": color},
         )
         jitter = rng.uniform(-0.18, 0.18, size=len(arm.scores))
@@ -288,8 +308,15 @@ def draw_scores(ax: Any, arms: Sequence[Arm]) -> None:
         if arm.mean_score is not None and arm.ci95[0] is not None:
             lo, hi = arm.ci95
             ax.errorbar(
-                [arm.mean_score], [y], xerr=[[arm.mean_score - lo], [hi - arm.mean_score]], fmt="D", color="black",
-                markersize=6, capsize=5, elinewidth=1.5, zorder=4,
+                [arm.mean_score],
+                [y],
+                xerr=[[arm.mean_score - lo], [hi - arm.mean_score]],
+                fmt="D",
+                color="black",
+                markersize=6,
+                capsize=5,
+                elinewidth=1.5,
+                zorder=4,
             )
     ax.set_yticks(ys, [_wrap(_with_errors(a), 42) for a in arms], fontsize=8)
     ax.set_ylim(-0.6, len(arms) - 0.4)

@@ -1,5 +1,6 @@
-"""Pictures: solve rate against the call budget and the score distribution per arm, from real job folders
-(``s1gym.plots``, ``s1 table --plot``, ``s1 run --plot``) and from search-benchmark lines (bench/plot_search.py)."""
+"""Pictures: solve rate against the call budget and the score distribution per arm, from real job
+folders (``s1gym.plots``, ``s1 table --plot``, ``s1 run --plot``) and from search-benchmark lines
+(bench/plot_search.py)."""
 
 from __future__ import annotations
 
@@ -20,14 +21,14 @@ from s1gym.stats import bootstrap_ci
 
 TASK = "test_runner:tinytest/Counter-v0"
 ROOT = Path(__file__).resolve().parents[1]
-#: Search with a per-game cap of 1 call: it wins only the games one call solves, so its curve ends at 1 below 100 %
+#: Search with a cap of 1 call a game: it wins only what one call solves, its curve ends at 1 below 100 %
 SEARCH = {"wrappers": ["search"], "budget": 1, "wrapper_options": {"episode_budget": 1}}
 SEARCH_LABEL = "uniform + search(budget=1 episode_budget=1)"
 
 
 @pytest.fixture(scope="module")
 def jobs_dir(tmp_path_factory) -> Path:
-    """Two tasks: Counter with three arms (uniform, random, uniform in a capped Search), Blackjack with two."""
+    """Two tasks: Counter with three arms (uniform, random, uniform in a capped Search), Blackjack two."""
     out = tmp_path_factory.mktemp("jobs")
     evaluate(TASK, "uniform", episodes=10, out=out, job="counter-uniform")
     evaluate(TASK, "random", episodes=10, out=out, job="counter-random")
@@ -65,18 +66,23 @@ def has_color(pixels: np.ndarray, hex_color: str, at_least: int = 100) -> bool:
 
 
 def test_solve_curve_steps_at_the_winning_call_counts():
-    c = plots.solve_curve([0, 3, 5, 7, 3], [True, True, False, True, True], end=10, label="x")
+    c = plots.solve_curve([0, 3, 5, 7, 3], [True, True, False, True, True], cap=10, label="x")
     assert c.budgets.tolist() == [1, 3, 7, 10] and c.solve_rate.tolist() == [0.2, 0.6, 0.8, 0.8]
-    assert (c.games, c.won, c.end) == (5, 4, 10)
+    assert (c.games, c.won, c.cap) == (5, 4, 10)
     # every budget from 1 to the end: the share of games won with at most b calls (0 calls counts from 1)
-    brute = [np.mean([w and max(n, 1) <= b for n, w in zip([0, 3, 5, 7, 3], [1, 1, 0, 1, 1])]) for b in range(1, 11)]
+    brute = [
+        np.mean([w and max(n, 1) <= b for n, w in zip([0, 3, 5, 7, 3], [1, 1, 0, 1, 1])])
+        for b in range(1, 11)
+    ]
     assert c.at(np.arange(1, 11)).tolist() == pytest.approx(brute)
     with pytest.raises(ValueError, match="ends at 10"):
         c.at(11)
-    with pytest.raises(ValueError, match="won with 12 calls, past the curve's end 10"):
-        plots.solve_curve([12], [True], end=10)
+    with pytest.raises(ValueError, match="won with 12 calls, past the call cap 10"):
+        plots.solve_curve([12], [True], cap=10)
     with pytest.raises(ValueError, match="no games"):
-        plots.solve_curve([], [], end=10)
+        plots.solve_curve([], [])
+    free = plots.solve_curve([0, 3, 5], [True, True, False])  # no cap: the last step holds for any budget
+    assert free.budgets.tolist() == [1, 3] and free.cap is None and free.at(10**6) == pytest.approx(2 / 3)
 
 
 def test_plot_jobs_one_figure_per_task_with_the_tables_arms(jobs_dir, figures):
@@ -88,18 +94,23 @@ def test_plot_jobs_one_figure_per_task_with_the_tables_arms(jobs_dir, figures):
     for figure in figures:
         mine = [r for r in rows if r["env_id"] == figure.env_id]
         pixels = assert_png(figure.path, len(mine))
-        assert all(has_color(pixels, c) for c in ("#1f77b4", "#ff7f0e"))  # the first two arms' colours (C0, C1)
+        assert all(
+            has_color(pixels, c) for c in ("#1f77b4", "#ff7f0e")
+        )  # the first two arms' colours (C0, C1)
         labels = [a.label for a in figure.arms]
         assert len(set(labels)) == len(labels) == len(mine) == len(figure.curves)
         assert [c.label for c in figure.curves] == labels
         for arm, curve, row in zip(figure.arms, figure.curves, mine, strict=True):
             # labelled as `s1 table` labels the row; the score panel shows the table's mean and interval
-            assert row["policy"] in arm.label and (row["wrapper_setup"] == "-" or row["wrapper_setup"] in arm.label)
+            assert row["policy"] in arm.label and (
+                row["wrapper_setup"] == "-" or row["wrapper_setup"] in arm.label
+            )
             assert arm.mean_score == row["mean_score"] and list(arm.ci95) == row["ci95"]
             assert list(arm.ci95) == list(bootstrap_ci(arm.scores.tolist()))
             assert len(arm.scores) == row["episodes"] - row["errors"]
             # the curve: starts at 1, non-decreasing, ends at the arm's wins over its games
-            assert curve.budgets[0] == 1 and np.all(np.diff(curve.budgets) > 0) and curve.budgets[-1] == curve.end
+            assert curve.budgets[0] == 1 and np.all(np.diff(curve.budgets) > 0)
+            assert curve.cap == arm.call_cap and (curve.cap is None or curve.budgets[-1] == curve.cap)
             assert np.all(np.diff(curve.solve_rate) >= 0)
             assert curve.solve_rate[-1] == pytest.approx(row["wins"] / len(arm.scores))
     counter = by_task[TASK]
@@ -107,21 +118,23 @@ def test_plot_jobs_one_figure_per_task_with_the_tables_arms(jobs_dir, figures):
     search = next(a for a in counter.arms if "search" in a.label)
     assert search.label == SEARCH_LABEL and search.call_cap == 1
     curves = {c.label: c for c in counter.curves}
-    assert curves[search.label].end == 1  # a capped arm speaks only up to its cap
-    right = max(10, *(int(a.calls.max()) for a in counter.arms))
-    assert curves["uniform"].end == curves["random (seed=0)"].end == right  # uncapped: to the right edge
+    assert curves[search.label].cap == 1  # a capped arm speaks only up to its cap
+    assert curves["uniform"].cap is curves["random (seed=0)"].cap is None  # no cap: any budget
 
 
 def test_curves_match_the_trials_on_disk(jobs_dir, figures):
     """Read the result.json files directly: the curve at every budget is the share won within it."""
     (figure,) = [f for f in figures if f.env_id == TASK]
-    for job, label in (("counter-uniform", "uniform"), ("counter-random", "random (seed=0)"),
-                       ("counter-search", SEARCH_LABEL)):
+    for job, label in (
+        ("counter-uniform", "uniform"),
+        ("counter-random", "random (seed=0)"),
+        ("counter-search", SEARCH_LABEL),
+    ):
         trials = trials_of(jobs_dir / job)
         calls = np.array([t["agent_result"]["metadata"]["n_calls"] for t in trials])
         won = np.array([t["agent_result"]["metadata"]["won"] for t in trials])
         curve = next(c for c in figure.curves if c.label == label)
-        b = np.arange(1, curve.end + 1)
+        b = np.arange(1, (curve.cap or 20) + 1)
         expected = ((np.maximum(calls, 1)[None, :] <= b[:, None]) & won[None, :]).mean(axis=1)
         assert curve.at(b).tolist() == pytest.approx(expected.tolist())
     # the capped Search loses the games one call cannot win: not every curve reaches 100 %
@@ -134,14 +147,27 @@ def run_cli(*argv: str) -> int:
 
 def test_table_plot_flag(jobs_dir, tmp_path, capsys):
     out = tmp_path / "one" / "t.png"
-    assert run_cli("table", str(jobs_dir / "bj-random"), str(jobs_dir / "bj-uniform"), "--plot", str(out),
-                   "--format", "json") == 0
+    assert (
+        run_cli(
+            "table",
+            str(jobs_dir / "bj-random"),
+            str(jobs_dir / "bj-uniform"),
+            "--plot",
+            str(out),
+            "--format",
+            "json",
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert len(json.loads(captured.out)) == 2  # stdout stays the table
     assert f"wrote {out}" in captured.err
     assert_png(out, 2)  # one task: the name given
     assert run_cli("table", str(jobs_dir), "--plot", str(tmp_path / "many.png")) == 0
-    assert sorted(p.name for p in tmp_path.glob("many*.png")) == ["many-Blackjack.png", "many-tinytest_Counter.png"]
+    assert sorted(p.name for p in tmp_path.glob("many*.png")) == [
+        "many-Blackjack.png",
+        "many-tinytest_Counter.png",
+    ]
     capsys.readouterr()
     assert run_cli("table", str(jobs_dir), "--plot", str(tmp_path / "table.txt")) == 2
     assert "give a picture file name ending in .png" in capsys.readouterr().err
@@ -149,19 +175,51 @@ def test_table_plot_flag(jobs_dir, tmp_path, capsys):
 
 def test_run_plot_flag_draws_the_job_and_checks_the_name_first(tmp_path, capsys):
     pic = tmp_path / "run.png"
-    assert run_cli("run", TASK, "-p", "uniform", "-n", "3", "--out", str(tmp_path / "jobs"), "--job", "j", "-q",
-                   "--plot", str(pic)) == 0
+    assert (
+        run_cli(
+            "run",
+            TASK,
+            "-p",
+            "uniform",
+            "-n",
+            "3",
+            "--out",
+            str(tmp_path / "jobs"),
+            "--job",
+            "j",
+            "-q",
+            "--plot",
+            str(pic),
+        )
+        == 0
+    )
     assert f"wrote {pic}" in capsys.readouterr().err
     assert_png(pic, 1)
-    assert run_cli("run", TASK, "-p", "uniform", "-n", "3", "--out", str(tmp_path / "jobs"), "--job", "k", "-q",
-                   "--plot", str(tmp_path)) == 2  # a folder, not a file name: refused before playing
+    assert (
+        run_cli(
+            "run",
+            TASK,
+            "-p",
+            "uniform",
+            "-n",
+            "3",
+            "--out",
+            str(tmp_path / "jobs"),
+            "--job",
+            "k",
+            "-q",
+            "--plot",
+            str(tmp_path),
+        )
+        == 2
+    )  # a folder, not a file name: refused before playing
     assert "give a picture file name" in capsys.readouterr().err
     assert not (tmp_path / "jobs" / "k").exists()
 
 
 def test_import_s1gym_does_not_import_matplotlib():
     code = "import sys, s1gym, s1gym.cli, s1gym.plots; sys.exit('matplotlib' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=300).returncode == 0
+    assert subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, timeout=300).returncode == 0
 
 
 def test_bench_plot_search_draws_a_panel_per_size(tmp_path, monkeypatch, capsys):
@@ -190,12 +248,14 @@ def test_bench_plot_search_draws_a_panel_per_size(tmp_path, monkeypatch, capsys)
     assert list(by_size) == ["small", "medium"]
     small = {c.label: c for c in by_size["small"]}
     assert list(small) == ["uniform phs_h", "uniform levin", "local phs_h"]
-    assert small["uniform phs_h"].at([39, 40, 299, 300, 1000]).tolist() == pytest.approx([0, 1 / 3, 1 / 3, 2 / 3, 2 / 3])
+    assert small["uniform phs_h"].at([39, 40, 299, 300, 1000]).tolist() == pytest.approx(
+        [0, 1 / 3, 1 / 3, 2 / 3, 2 / 3]
+    )
     assert small["uniform levin"].solve_rate[-1] == 0.5 and small["local phs_h"].at(8) == 1.0
     assert by_size["medium"][0].won == 1 and by_size["medium"][0].games == 1
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"policy": "uniform"}\n')
     with pytest.raises(SystemExit, match="missing priority, size, seed, solved, calls"):
         plot_search.main([str(bad), "--out", str(out)])
-    with pytest.raises(SystemExit, match="won with 300 calls, past the curve's end 100"):
+    with pytest.raises(SystemExit, match="won with 300 calls, past the call cap 100"):
         plot_search.main([str(lines), "--out", str(out), "--budget", "100"])
