@@ -17,7 +17,6 @@ do not record the fold or the Search options they were played with.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections.abc import Iterable, Sequence
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from s1gym.plots import WIDTH_IN, Curve, check_out_path, draw_solve_curves, new_figure, save, solve_curve
+from s1gym.tasks.datasets import read_rows
 
 KEYS = ("policy", "priority", "size", "seed", "solved", "calls")
 #: the benchmark's sizes in their order; others follow alphabetically
@@ -34,28 +34,17 @@ PRIORITY_STYLES = {"phs_h": "-", "levin": "--", "phs*": ":"}
 
 def read_games(path: str | Path) -> tuple[list[dict[str, Any]], int]:
     """The games of a JSON-lines file (last line per game) and how many repeated lines were left out."""
+    rows, _ = read_rows(path, what="plot_search")  # the project's JSONL reader: clear errors on bad lines
     games: dict[tuple, dict[str, Any]] = {}
-    lines = 0
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                g = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SystemExit(f"{path}:{n}: not JSON ({exc.msg}); expected one object per line") from None
-            missing = [k for k in KEYS if not isinstance(g, dict) or k not in g]
-            if missing:
-                raise SystemExit(
-                    f"{path}:{n}: missing {', '.join(missing)}; expected bench/search_cooking.py --json "
-                    "lines "
-                    f"with {', '.join(KEYS)}"
-                )
-            lines += 1
-            games[(g["policy"], g["priority"], g["size"], g["seed"])] = g
-    if not games:
-        raise SystemExit(f"{path}: no games; run bench/search_cooking.py --json {path} first")
-    return list(games.values()), lines - len(games)
+    for n, g in enumerate(rows, 1):
+        missing = [k for k in KEYS if k not in g]
+        if missing:
+            raise SystemExit(
+                f"{path}: game {n} lacks {', '.join(missing)}; expected bench/search_cooking.py --json lines "
+                f"with {', '.join(KEYS)}"
+            )
+        games[(g["policy"], g["priority"], g["size"], g["seed"])] = g
+    return list(games.values()), len(rows) - len(games)
 
 
 def _ordered(values: Iterable[str], order: Sequence[str]) -> list[str]:

@@ -174,45 +174,17 @@ def test_table_plot_flag(jobs_dir, tmp_path, capsys):
 
 
 def test_run_plot_flag_draws_the_job_and_checks_the_name_first(tmp_path, capsys):
-    pic = tmp_path / "run.png"
-    assert (
-        run_cli(
-            "run",
-            TASK,
-            "-p",
-            "uniform",
-            "-n",
-            "3",
-            "--out",
-            str(tmp_path / "jobs"),
-            "--job",
-            "j",
-            "-q",
-            "--plot",
-            str(pic),
+    def run(job: str, plot: Path) -> int:
+        out = str(tmp_path / "jobs")
+        return run_cli(
+            "run", TASK, "-p", "uniform", "-n", "3", "--out", out, "--job", job, "-q", "--plot", str(plot)
         )
-        == 0
-    )
+
+    pic = tmp_path / "run.png"
+    assert run("j", pic) == 0
     assert f"wrote {pic}" in capsys.readouterr().err
     assert_png(pic, 1)
-    assert (
-        run_cli(
-            "run",
-            TASK,
-            "-p",
-            "uniform",
-            "-n",
-            "3",
-            "--out",
-            str(tmp_path / "jobs"),
-            "--job",
-            "k",
-            "-q",
-            "--plot",
-            str(tmp_path),
-        )
-        == 2
-    )  # a folder, not a file name: refused before playing
+    assert run("k", tmp_path) == 2  # a folder, not a file name: refused before playing
     assert "give a picture file name" in capsys.readouterr().err
     assert not (tmp_path / "jobs" / "k").exists()
 
@@ -255,7 +227,7 @@ def test_bench_plot_search_draws_a_panel_per_size(tmp_path, monkeypatch, capsys)
     assert by_size["medium"][0].won == 1 and by_size["medium"][0].games == 1
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"policy": "uniform"}\n')
-    with pytest.raises(SystemExit, match="missing priority, size, seed, solved, calls"):
+    with pytest.raises(SystemExit, match="game 1 lacks priority, size, seed, solved, calls"):
         plot_search.main([str(bad), "--out", str(out)])
     with pytest.raises(SystemExit, match="won with 300 calls, past the call cap 100"):
         plot_search.main([str(lines), "--out", str(out), "--budget", "100"])
