@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from s1gym import jobs
-from s1gym.table import policy_text, rows_for, setup_groups, short_task
+from s1gym.table import _kv, policy_text, rows_for, setup_groups, short_task
 
 __all__ = [
     "Arm",
@@ -133,6 +133,10 @@ class Arm:
     ci95: tuple[float | None, float | None]
     #: the episode's call cap (Search's ``episode_budget``), ``None`` when it had none
     call_cap: int | None
+    #: the task options in force and the wrappers' options as ``kind.option`` (the figure's title
+    #: names those every arm shares; the labels name those that differ, as ``s1 table`` does)
+    options: Mapping[str, Any]
+    wrapper_options: Mapping[str, Any]
 
 
 def arm_label(row: Mapping[str, Any]) -> str:
@@ -167,6 +171,8 @@ def _arm(row: Mapping[str, Any], group: Mapping[str, Any]) -> Arm:
         mean_score=row["mean_score"],
         ci95=(low, high),
         call_cap=_call_cap(row),
+        options=dict(row["options"]),
+        wrapper_options={f"{w['kind']}.{k}": v for w in row["wrappers"] for k, v in w["options"].items()},
     )
 
 
@@ -326,6 +332,18 @@ def draw_scores(ax: Any, arms: Sequence[Arm]) -> None:
     ax.grid(True, axis="x", alpha=0.4)
 
 
+def _shared_text(arms: Sequence[Arm]) -> str:
+    """The settings every arm shares (task options, wrapper options), as a second title line."""
+    parts = [_kv(_shared([a.options for a in arms])), _kv(_shared([a.wrapper_options for a in arms]))]
+    text = "; ".join(p for p in parts if p)
+    return "\n" + _wrap(f"every arm: {text}", 130) if text else ""
+
+
+def _shared(dicts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    first = dicts[0]
+    return {k: v for k, v in first.items() if v is not None and all(k in d and d[k] == v for d in dicts[1:])}
+
+
 def _with_errors(arm: Arm) -> str:
     n = len(arm.scores)
     text = f"{arm.label} (n={n}"
@@ -386,7 +404,9 @@ def plot_jobs(dirs: Sequence[str | Path], out: str | Path) -> list[TaskFigure]:
         draw_solve_curves(left, curves, styles=colors)
         left.set_title("solve rate: a game won with c calls counts for every budget b >= c", fontsize=9)
         draw_scores(right, arms)
-        fig.suptitle(f"{short_task(env_id)}: {len(arms)} arm{'s' * (len(arms) != 1)} ({env_id})", fontsize=11)
+        fig.suptitle(
+            f"{short_task(env_id)}: {len(arms)} arm{'s' * (len(arms) != 1)}{_shared_text(arms)}", fontsize=11
+        )
         save(fig, path)
         figures.append(TaskFigure(path, env_id, arms, curves))
     return figures
