@@ -122,7 +122,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     )
     run.add_argument("--retry-errors", action="store_true", help="with --resume: also replay errored trials")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    run.add_argument("--plot", metavar="OUT.png", help="after the job, draw its solve-rate curve and scores to OUT.png")
+    run.add_argument(
+        "--plot", metavar="OUT.png", help="after the job, draw its solve-rate curve and scores to OUT.png"
+    )
 
     table = sub.add_parser(
         "table", help="one row per setup (task and options, policy and options, wrappers and options) over DIR"

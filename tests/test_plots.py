@@ -141,6 +141,15 @@ def test_curves_match_the_trials_on_disk(jobs_dir, figures):
     assert 0 < next(c for c in figure.curves if "search" in c.label).solve_rate[-1] < 1
 
 
+def test_errored_episodes_are_left_out_and_counted(tmp_path):
+    evaluate(TASK, "uniform", episodes=4, options={"fail_seed": 2}, out=tmp_path, job="crash")
+    (figure,) = plots.plot_jobs([tmp_path], tmp_path / "crash.png")
+    (arm,) = figure.arms
+    assert (arm.errors, len(arm.scores), figure.curves[0].games) == (1, 3, 3)
+    assert "1 errored, left out" in plots._with_errors(arm)
+    assert_png(figure.path, 1)
+
+
 def run_cli(*argv: str) -> int:
     return main(list(argv))
 
