@@ -273,6 +273,7 @@ class _ALFEngine(Engine):
     """One live ALFWorld game: a ``PddlEnv`` (own libdownward copy) wrapped in alfworld's demangler."""
 
     can_snapshot = True
+    close_at_exit = False  # a private libdownward copy: unloading it during interpreter teardown crashes
 
     def __init__(self, facts: bool) -> None:
         textworld, PddlEnv, AlfredDemangler, _ = _import_engine()

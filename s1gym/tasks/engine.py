@@ -66,6 +66,10 @@ class Engine:
 
     #: ``snapshot()``/``restore()`` are implemented and cheap (about one step).
     can_snapshot: ClassVar[bool] = False
+    #: Closed by :func:`close_pools` at interpreter exit. Engines that hold other processes (a browser, a
+    #: desktop) must be; an engine living inside this process (a loaded C library) should not, since
+    #: unloading it while the interpreter tears down its objects can crash the exit.
+    close_at_exit: ClassVar[bool] = True
 
     def new_game(self, game: Any) -> Any:
         """Start ``game``; return the engine's first answer (whatever the env's ``_on_start`` reads)."""
@@ -274,7 +278,16 @@ def pool_stats() -> dict[Hashable, dict[str, int]]:
     }
 
 
-atexit.register(close_pools)
+def _close_at_exit() -> None:
+    """Close the engines that hold outside resources; leave in-process ones to the operating system."""
+    with _POOLS_LOCK:
+        pools = list(_POOLS.values())
+    for pool in pools:
+        if any(type(e).close_at_exit for e in list(pool._engines)):
+            pool.close()
+
+
+atexit.register(_close_at_exit)
 
 
 class EngineEnv(S1Env):
