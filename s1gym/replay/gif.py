@@ -35,6 +35,7 @@ __all__ = [
     "find_chromium",
     "frames_gif",
     "page_gif",
+    "page_picture",
     "stitch_gif",
 ]
 
@@ -199,12 +200,7 @@ def page_gif(
     from PIL import Image
 
     images = []
-    page.goto(Path(page_path).resolve().as_uri())
-    page.wait_for_function("() => window.replay !== undefined")
-    # A viewport the size of the panels (and the controls above them): every frame has that size.
-    for _ in range(2):  # the height follows the width
-        size = page.evaluate(FIT_SCRIPT)
-        page.set_viewport_size({"width": size[0], "height": size[1]})
+    _open_fitted(page, page_path)
     plan = page.evaluate("([n, hold]) => window.replay.schedule(n, hold)", [max_frames, hold_ms])
     for position, _ms in plan:
         page.evaluate("p => window.replay.show(p)", position)
@@ -212,6 +208,30 @@ def page_gif(
     stitch_gif(images, [ms for _, ms in plan], gif_path, width)
     with Image.open(gif_path) as gif:
         return {"path": gif_path, "frames": gif.n_frames, "size": gif.size}
+
+
+def _open_fitted(page: Any, page_path: Path) -> None:
+    """Open a replay page with a viewport the size of its panels and controls (so every frame of a GIF
+    has that size)."""
+    page.goto(Path(page_path).resolve().as_uri())
+    page.wait_for_function("() => window.replay !== undefined")
+    for _ in range(2):  # the height follows the width
+        size = page.evaluate(FIT_SCRIPT)
+        page.set_viewport_size({"width": size[0], "height": size[1]})
+
+
+def page_picture(page_path: Path, png_path: Path, position: float, *, mode: str | None = None, page: Any = None) -> Path:
+    """A PNG of a replay page at ``position`` (a decision index in step mode, seconds in time mode)."""
+    if page is None:
+        with chromium_page() as own:
+            return page_picture(page_path, png_path, position, mode=mode, page=own)
+    _open_fitted(page, page_path)
+    if mode is not None:
+        page.evaluate("m => window.replay.setMode(m)", mode)
+    page.evaluate("p => window.replay.show(p)", position)
+    png_path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(png_path), type="png", animations="disabled", caret="hide")
+    return png_path
 
 
 def frames_gif(

@@ -213,7 +213,9 @@
     return t;
   }
   function drawTranscript(tr, i, v, box) {
-    box.appendChild(el("div", "now", S(v.now)));
+    const now = el("div", "now", S(v.now));
+    box.appendChild(now);
+    now.scrollTop = now.scrollHeight; // the scene and inventory close the text; the task opens it
     const t = transcriptBox(tr, i);
     box.appendChild(t);
     return t;
