@@ -17,6 +17,7 @@ promises. docs/architecture.md draws the layers on one screen.
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -455,6 +456,13 @@ class S1Env(gym.Env[str, np.int64]):
         """
         return self._describe() + "\n#" + "|".join(self._candidates)
 
+    def state_atoms(self) -> frozenset[str]:
+        """The facts that hold in this state, as short texts (Search's novelty counts the new ones).
+
+        The default is the sentences and lines of the state description; tasks may give finer facts.
+        """
+        return frozenset(p for p in _SENTENCE.split(self._describe()) if p.strip())
+
     def expert_action(self) -> str:
         """The next move of a winning (or baseline) plan: privileged, for Rule and tests."""
         raise NotImplementedError(f"{self.task_name} has no expert; use another policy than Rule")
@@ -696,6 +704,9 @@ class S1Env(gym.Env[str, np.int64]):
     def done(self) -> bool:
         """The game has ended or the step limit is reached."""
         return self._over or self._steps >= self.max_steps
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\s*\n+\s*")
 
 
 def _as_index(action: Any) -> int | None:

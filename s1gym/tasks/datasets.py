@@ -27,6 +27,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from s1gym.checks import positive_int
+
 __all__ = [
     "DIFFICULTIES",
     "DataError",
@@ -288,8 +290,7 @@ def fetch_opentdb(
     """
     import httpx
 
-    if amount < 1:
-        raise ValueError(f"amount must be a positive integer, got {amount!r}")
+    amount = positive_int("amount", amount)
     if difficulty is not None and difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty must be one of {list(DIFFICULTIES)} or None, got {difficulty!r}")
     path = Path(cache) if cache is not None else default_trivia_cache()
