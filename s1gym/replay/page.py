@@ -63,12 +63,11 @@ class ReplayError(ValueError):
 
 @dataclass(frozen=True)
 class Trial:
-    """A finished trial on disk: its folder, result, episode (expanded) and the job's config."""
+    """A finished trial on disk: its folder, its result and its episode (texts and lists in place)."""
 
     path: Path
     result: dict[str, Any]
     episode: dict[str, Any]
-    job_config: dict[str, Any]
 
     @property
     def name(self) -> str:
@@ -109,11 +108,7 @@ def load_trial(path: Path | str) -> Trial:
     result_file = path / "result.json"
     if not result_file.is_file():
         raise ReplayError(f"{path}: not a finished trial (no result.json); finish it with `s1 run ... --resume`")
-    result = jobs.read_json(result_file)
-    episode = jobs.read_episode(path)
-    job_config_file = path.parent / "config.json"
-    job_config = jobs.read_json(job_config_file) if jobs.is_job_dir(path.parent) else {}
-    return Trial(path, result, episode, job_config)
+    return Trial(path, jobs.read_json(result_file), jobs.read_episode(path))
 
 
 def trials_of_job(job_dir: Path) -> dict[int, Path]:
@@ -325,7 +320,10 @@ def tick_events(tick: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def _frame_uri(path: Path, width: int) -> str:
     """A screenshot as a data URI, scaled to at most ``width`` pixels wide."""
-    from PIL import Image
+    try:
+        from PIL import Image
+    except ImportError as exc:
+        raise ReplayError(f"this trial has screenshots; drawing them needs Pillow: pip install 's1gym[replay]' ({exc})") from exc
 
     try:
         with Image.open(path) as im:

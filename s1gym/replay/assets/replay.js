@@ -301,11 +301,6 @@
       P.view.replaceChildren();
       P.view.className = "view kind-" + v.kind;
       const done = i >= tr.ticks.length;
-      if (done) {
-        const e = tr.end;
-        const cls = e.won ? "won" : e.lost || e.error ? "lost" : "";
-        P.view.appendChild(el("div", "banner " + cls, e.error ? "errored" : e.won ? "won" : e.lost ? "lost" : e.gave_up ? "gave up" : e.truncated ? "step limit" : "end"));
-      }
       const tick = done ? null : tr.ticks[i];
       let scroll = null;
       if (v.kind === "2048") draw2048(v, P.view);
@@ -317,7 +312,13 @@
       P.decision.replaceChildren();
       drawDecision(tr, i, thinking, P.decision, pos);
       const clock = done ? tr.end.clock : Math.min(pos, tr.end.clock);
-      P.status.textContent = mode === "time" ? `clock ${fmtS(mode === "time" ? clock : 0)}` : (done ? "end" : `decision ${tick.t + 1}`);
+      P.status.replaceChildren();
+      P.status.appendChild(el("div", null, mode === "time" ? `clock ${fmtS(clock)}` : done ? "end" : `decision ${tick.t + 1}`));
+      if (done) {
+        const e = tr.end;
+        const cls = e.won ? "won" : e.lost || e.error ? "lost" : "";
+        P.status.appendChild(el("span", "banner " + cls, e.error ? "errored" : e.won ? "won" : e.lost ? "lost" : e.gave_up ? "gave up" : e.truncated ? "step limit" : "ended"));
+      }
     }
     if (mode === "step") {
       slider.max = String(lastStep());
