@@ -43,6 +43,7 @@ __all__ = [
     "Usage",
     "charset_for",
     "copy_generator",
+    "text_atoms",
 ]
 
 #: Characters every task may print: printable ASCII (letters, digits,
@@ -461,7 +462,7 @@ class S1Env(gym.Env[str, np.int64]):
 
         The default is the sentences and lines of the state description; tasks may give finer facts.
         """
-        return frozenset(p for p in _SENTENCE.split(self._describe()) if p.strip())
+        return text_atoms(self._describe())
 
     def expert_action(self) -> str:
         """The next move of a winning (or baseline) plan: privileged, for Rule and tests."""
@@ -707,6 +708,11 @@ class S1Env(gym.Env[str, np.int64]):
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\s*\n+\s*")
+
+
+def text_atoms(text: str) -> frozenset[str]:
+    """The sentences and lines of ``text``, as facts for :meth:`S1Env.state_atoms`."""
+    return frozenset(p for p in _SENTENCE.split(text) if p.strip())
 
 
 def _as_index(action: Any) -> int | None:

@@ -32,6 +32,7 @@ from s1gym.checks import positive_int
 __all__ = [
     "DIFFICULTIES",
     "DataError",
+    "cache_root",
     "LabelledText",
     "TriviaQuestion",
     "default_trivia_cache",
@@ -85,13 +86,18 @@ def packaged(name: str) -> Path:
     return Path(str(ref))
 
 
-def default_trivia_cache() -> Path:
-    """Where :func:`fetch_opentdb` keeps fetched questions: ``$S1GYM_CACHE`` or the XDG cache."""
+def cache_root() -> Path:
+    """s1gym's cache folder: ``$S1GYM_CACHE``, else ``$XDG_CACHE_HOME/s1gym`` (``~/.cache/s1gym``)."""
     root = (
         os.environ.get("S1GYM_CACHE")
         or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "s1gym"
     )
-    return Path(root) / "opentdb_multiple.jsonl"
+    return Path(root)
+
+
+def default_trivia_cache() -> Path:
+    """Where :func:`fetch_opentdb` keeps fetched questions: in :func:`cache_root`."""
+    return cache_root() / "opentdb_multiple.jsonl"
 
 
 # ------------------------------------------------------------------- rows
