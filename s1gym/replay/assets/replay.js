@@ -221,6 +221,7 @@
     return t;
   }
   function drawScreenshot(tr, i, v, box) {
+    if (S(v.now)) box.appendChild(el("div", "now", S(v.now))); // its top: the goal (the picture shows the rest)
     const img = el("img", "shot");
     img.src = v.img;
     img.alt = `screenshot before decision ${i + 1}`;
