@@ -2,7 +2,7 @@
 # Installs everything s1gym needs, from nothing, into ./.venv (idempotent).
 #   - Java 17 for TextWorldExpress (Debian's openjdk-17-jre-headless when missing)
 #   - torch 2.13.0 (CPU wheel) BEFORE the offline model: an unpinned torch pulls a multi-GB CUDA build
-#   - s1gym itself, editable, with the offline model, ALFWorld, Ray, desktop, test and replay extras
+#   - s1gym itself, editable, with the offline model, ALFWorld, Ray, RL (sb3-contrib), desktop, test and replay extras
 #   - Chromium (Debian's package) for `s1 replay --gif` and its tests, driven by Playwright (the replay extra)
 # ALFWorld builds fast-downward-textworld and jericho from source: it needs cmake, g++ and make.
 # s1/Calculator-v0 runs MATE's calculator under Xvfb, read over AT-SPI: xvfb, at-spi2-core, mate-calc.
@@ -51,5 +51,5 @@ pip_install() {
 : >"$LOG"
 pip_install --upgrade pip setuptools wheel
 pip_install "torch==2.13.0"
-pip_install -e ".[local,alfworld,ray,test,desktop,replay]"
+pip_install -e ".[local,alfworld,ray,rl,test,desktop,replay]"
 echo "setup: ok ($(python --version), $(java -version 2>&1 | head -1))"
