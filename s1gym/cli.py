@@ -5,6 +5,7 @@ s1 table jobs/
 s1 list
 s1 play Blackjack --seed 3
 s1 serve --port 8000
+s1 replay jobs/2048-local jobs/2048-uniform --seed 7 --gif
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="s1", description="s1gym: text decision tasks for System One models."
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,table,list,play,serve}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,table,list,play,serve,replay}")
 
     run = sub.add_parser("run", help="play seeds S..S+N-1 with a policy and write a job folder")
     run.add_argument("task", help="task name or id: CookingWorld, s1/Blackjack-v0, ... (see `s1 list`)")
@@ -125,6 +126,10 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     run.add_argument(
         "--plot", metavar="OUT.png", help="after the job, draw its solve-rate curve and scores to OUT.png"
     )
+    run.add_argument(
+        "--frames", action="store_true",
+        help="store the env's screenshot per tick for `s1 replay` (tasks with env.screenshot(): web, desktop)",
+    )
 
     table = sub.add_parser(
         "table", help="one row per setup (task and options, policy and options, wrappers and options) over DIR"
@@ -149,6 +154,11 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         from s1gym import server
 
         server.add_arguments(serve)
+    replay = sub.add_parser("replay", help="an HTML page (and GIF) playing one or two trials side by side")
+    if "replay" in argv:
+        from s1gym.replay import cli as replay_cli
+
+        replay_cli.add_arguments(replay)
     return parser
 
 
@@ -182,6 +192,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         workers=workers,
         ray=args.ray,
         progress=not args.quiet,
+        frames=args.frames,
     )
     rows = table_rows([summary["job_dir"]])
     print_rows(rows, "rich", title=f"job {summary['job_dir']}")
@@ -277,7 +288,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return int(server.run(args) or 0)
 
 
-COMMANDS = {"run": cmd_run, "table": cmd_table, "list": cmd_list, "play": cmd_play, "serve": cmd_serve}
+def cmd_replay(args: argparse.Namespace) -> int:
+    from s1gym.replay import cli as replay_cli
+
+    return replay_cli.run(args)
+
+
+COMMANDS = {"run": cmd_run, "table": cmd_table, "list": cmd_list, "play": cmd_play, "serve": cmd_serve,
+            "replay": cmd_replay}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from s1gym.core import Decision, Policy, S1Env, Usage
@@ -17,25 +18,62 @@ class EpisodeError(RuntimeError):
     """The policy broke the contract during an episode (e.g. chose an index outside the candidates)."""
 
 
-def play_episode(env: S1Env, policy: Policy, seed: int) -> dict[str, Any]:
+class _Clock:
+    """Seconds of play since the reset: policy and env time, without the time spent on screenshots."""
+
+    def __init__(self) -> None:
+        self.t0 = time.perf_counter()
+        self.paused = 0.0
+
+    def now(self) -> float:
+        return time.perf_counter() - self.t0 - self.paused
+
+    def shoot(self, screenshot: Callable[[], bytes] | None, shots: list[bytes]) -> int | None:
+        """Append ``screenshot()`` to ``shots`` (its time is not play time); its index, or ``None``."""
+        if screenshot is None:
+            return None
+        start = time.perf_counter()
+        shots.append(bytes(screenshot()))
+        self.paused += time.perf_counter() - start
+        return len(shots) - 1
+
+
+def play_episode(env: S1Env, policy: Policy, seed: int, *, frames: bool = False) -> dict[str, Any]:
     """Play game ``seed`` to its end and return its record (ticks, final state, usage).
 
     Every tick holds the observation, candidates, probabilities, chosen move,
-    latency, usage and the decision's info. A decision that gives up ends the
-    episode there, unsolved. Raises whatever the env or the policy raises,
-    with the ticks played so far attached as ``exc.partial_episode``.
+    latency, usage and the decision's info, ``clock_s`` (seconds of play since
+    the reset when the decision was asked) and, once stepped, the move's
+    ``feedback``. The record ends with the ``final_observation`` and the total
+    ``clock_s``. A decision that gives up ends the episode there, unsolved.
+
+    ``frames=True`` with an env that has ``screenshot() -> bytes`` (a PNG of its
+    state, e.g. the web tasks) adds ``record["frames"]``: one PNG before every
+    decision (``tick["frame"]`` is its index) and one of the final state
+    (``record["final_frame"]``); screenshots are env calls, never policy calls,
+    and their time is left out of the clock. Raises whatever the env or the
+    policy raises, with the ticks played so far attached as ``exc.partial_episode``.
     """
     ticks: list[dict[str, Any]] = []
     usage = Usage()
     gave_up = False
     record: dict[str, Any] = {"seed": seed, "ticks": ticks}
+    shots: list[bytes] = []
+    screenshot = getattr(env, "screenshot", None) if frames else None
+    if frames and callable(screenshot):
+        record["frames"] = shots
+    else:
+        screenshot = None
     try:
-        _, info = env.reset(seed=seed)
+        observation, info = env.reset(seed=seed)
         policy.reset()
+        clock = _Clock()
         terminated = truncated = False
         while not (terminated or truncated) and env.candidates:
+            frame = clock.shoot(screenshot, shots)
             situation = env.situation()
             start = time.perf_counter()
+            asked_at = clock.now()
             decision: Decision = policy.decide(situation)
             latency = time.perf_counter() - start
             n = len(situation.candidates)
@@ -53,18 +91,24 @@ def play_episode(env: S1Env, policy: Policy, seed: int) -> dict[str, Any]:
                 "action": decision.action,
                 "move": situation.candidates[decision.action].text,
                 "latency_s": latency,
+                "clock_s": asked_at,
                 "usage": decision.usage.as_dict(),
                 "info": dict(decision.info),
                 "reward": None,  # filled after the step; stays None if the step raises
                 "score": None,
             }
+            if frame is not None:
+                tick["frame"] = frame
             ticks.append(tick)
             if decision.give_up:
                 gave_up = True
                 tick.update(reward=0.0, score=env.score, gave_up=True)
                 break
-            _, reward, terminated, truncated, info = env.step_move(tick["move"])
-            tick.update(reward=float(reward), score=float(info["score"]))
+            observation, reward, terminated, truncated, info = env.step_move(tick["move"])
+            feedback = env.history[-1][1] if env.history else ""
+            tick.update(reward=float(reward), score=float(info["score"]), feedback=feedback)
+        record["clock_s"] = clock.now()
+        final_frame = clock.shoot(screenshot, shots)
     except BaseException as exc:
         record.update(usage=usage)
         exc.partial_episode = record  # type: ignore[attr-defined]
@@ -79,5 +123,8 @@ def play_episode(env: S1Env, policy: Policy, seed: int) -> dict[str, Any]:
         truncated=bool(truncated),
         gave_up=gave_up,
         final_info={k: v for k, v in info.items() if k not in _DROP_FINAL_INFO},
+        final_observation=observation,
     )
+    if final_frame is not None:
+        record["final_frame"] = final_frame
     return record

@@ -10,6 +10,9 @@ Layout of one job (``<out>/<job>/``)::
         result.json      Harbor TrialResult: task_name, trial_name, agent_info, agent_result,
                          verifier_result.rewards.reward, exception_info, started_at, finished_at
         agent/episode.json   every tick: observation, candidates, probabilities, move, latency, tokens
+                             (compact: each distinct text and list once; read it with read_episode)
+        agent/frames/        with ``--frames``: NNNN.png, the env's screenshot before tick NNNN and
+                             after the last one (tasks with ``env.screenshot()``, e.g. the web tasks)
 
 A trial is finished exactly when its ``result.json`` exists: it is written last
 and atomically (temp file + ``os.replace``), so a killed run leaves either a
@@ -47,11 +50,15 @@ __all__ = [
     "REDACTED",
     "JobFolder",
     "JobFolderError",
+    "atomic_write_bytes",
     "atomic_write_json",
+    "compact_episode",
+    "expand_episode",
     "find_jobs",
     "job_result",
     "load_trials",
     "now_iso",
+    "read_episode",
     "read_json",
     "scrub",
     "summarize_trials",
@@ -141,7 +148,10 @@ def scrub(value: Any) -> Any:
 
 
 def _dumps(value: Any, indent: int | None) -> str:
-    return _scrub_text(json.dumps(to_jsonable(value, _scrub_keys=True), indent=indent, ensure_ascii=False))
+    separators = (",", ":") if indent is None else None  # compact files (episodes) without padding
+    return _scrub_text(
+        json.dumps(to_jsonable(value, _scrub_keys=True), indent=indent, separators=separators, ensure_ascii=False)
+    )
 
 
 def _scrub_text(text: str) -> str:
@@ -161,15 +171,18 @@ def atomic_write_json(path: Path | str, data: Any, *, indent: int | None = 2, fs
     whole Blackjack hand); pass ``fsync=True`` to also survive power loss.
     ``indent=None`` writes compact JSON with the C encoder (episode logs).
     """
+    atomic_write_bytes(path, (_dumps(data, indent) + "\n").encode("utf-8"), fsync=fsync)
+
+
+def atomic_write_bytes(path: Path | str, data: bytes, *, fsync: bool = False) -> None:
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, then ``os.replace``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = _dumps(data, indent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a plain open() would honour the umask
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.write("\n")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             if fsync:
                 f.flush()
                 os.fsync(f.fileno())
@@ -196,6 +209,89 @@ def _umask() -> int:
 def read_json(path: Path | str) -> Any:
     with open(path, encoding="utf-8") as f:
         return json.load(f)
+
+
+# --------------------------------------------------------------------------
+# Episode files: each distinct text and list stored once
+# --------------------------------------------------------------------------
+
+#: The episode file format :func:`compact_episode` writes (files without ``format`` are format 1).
+EPISODE_FORMAT = 2
+#: Tick fields holding text (stored as lists of paragraph ids) and lists (stored as ids into ``lists``).
+_TEXT_FIELDS = ("observation", "feedback")
+_LIST_FIELDS = ("candidates", "probabilities")
+
+
+def compact_episode(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The episode document in format 2: every distinct paragraph and list stored once.
+
+    Format 1 repeated the whole observation, the candidate list and the
+    probabilities at every tick (a 100-tick CookingWorld episode of the flat-odds
+    policy was 254 KB). Format 2 keeps a ``texts`` table of the distinct
+    paragraphs (observations split at blank lines) and a ``lists`` table of the
+    distinct candidate and probability lists; a tick's ``observation`` and
+    ``feedback`` are lists of paragraph ids, its ``candidates`` and
+    ``probabilities`` ids into ``lists``; ``final.observation`` likewise.
+    Lossless: :func:`expand_episode` gives back the format-1 document exactly.
+    """
+    texts: dict[str, int] = {}
+    lists: dict[tuple[Any, ...], int] = {}
+
+    def paragraphs(text: str) -> list[int]:
+        return [texts.setdefault(p, len(texts)) for p in text.split("\n\n")]
+
+    def compact(record: Mapping[str, Any]) -> dict[str, Any]:
+        out = dict(record)
+        for key in _TEXT_FIELDS:
+            if isinstance(out.get(key), str):
+                out[key] = paragraphs(out[key])
+        for key in _LIST_FIELDS:
+            if isinstance(out.get(key), list):
+                out[key] = lists.setdefault(tuple(out[key]), len(lists))
+        return out
+
+    ticks = [compact(t) for t in doc.get("ticks") or ()]
+    final = compact(doc.get("final") or {})
+    head = {k: v for k, v in doc.items() if k not in ("format", "ticks", "final")}
+    return {"format": EPISODE_FORMAT, **head, "texts": list(texts), "lists": [list(x) for x in lists],
+            "ticks": ticks, "final": final}
+
+
+def expand_episode(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """An episode document with every text and list in place (format 1), from format 1 or 2."""
+    version = doc.get("format", 1)
+    if version == 1:
+        return dict(doc)
+    if version != EPISODE_FORMAT:
+        raise ValueError(
+            f"episode file format {version!r} is not known to this s1gym (it reads 1 and {EPISODE_FORMAT}); "
+            "upgrade s1gym to read it"
+        )
+    texts, lists = doc["texts"], doc["lists"]
+
+    def expand(record: Mapping[str, Any]) -> dict[str, Any]:
+        out = dict(record)
+        for key in _TEXT_FIELDS:
+            if isinstance(out.get(key), list):
+                out[key] = "\n\n".join(texts[i] for i in out[key])
+        for key in _LIST_FIELDS:
+            if isinstance(out.get(key), int):
+                out[key] = list(lists[out[key]])
+        return out
+
+    head = {k: v for k, v in doc.items() if k not in ("format", "texts", "lists", "ticks", "final")}
+    return {**head, "ticks": [expand(t) for t in doc["ticks"]], "final": expand(doc.get("final") or {})}
+
+
+def read_episode(path: Path | str) -> dict[str, Any]:
+    """A trial's episode (``path``: the trial folder or its ``agent/episode.json``), texts and lists in
+    place whatever format wrote it; every reader of episode files goes through here."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "agent" / "episode.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no episode file; pass a trial folder (<job>/<task>__<seed>) or its agent/episode.json")
+    return expand_episode(read_json(path))
 
 
 def remove_stale_temp_files(folder: Path) -> int:
@@ -440,7 +536,9 @@ def trial_files(
     episode: Mapping[str, Any],
     exception_info: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
-    """A trial's three files as dicts (``config``, ``result``, ``episode``) plus its ``name`` and ``seed``.
+    """A trial's three files as dicts (``config``, ``result``, ``episode``: compact, see
+    :func:`compact_episode`) plus its ``name``, ``seed`` and ``frames`` (PNG bytes by file name under
+    ``agent/``, when the episode recorded screenshots).
 
     ``task`` is the job's task record (``name``, ``options``, ``resolved_options``), ``agent`` its
     agent record (:meth:`s1gym.runner.JobSpec.agent_config`).
@@ -449,7 +547,9 @@ def trial_files(
     name = trial_name(env_id, seed)
     usage = episode.get("usage") or {}
     usage = usage.as_dict() if hasattr(usage, "as_dict") else dict(usage)
-    ticks = episode["ticks"]
+    shots = list(episode.get("frames") or ())
+    frames = {frame_path(i): png for i, png in enumerate(shots)}
+    ticks = [_with_frame_path(t) for t in episode["ticks"]]
     config = {
         "task": {**dict(task), "seed": seed},
         "trial_name": name,
@@ -501,12 +601,28 @@ def trial_files(
         "seed": seed,
         "policy": agent.get("name"),
         "ticks": ticks,
-        "final": {
-            k: episode.get(k) for k in ("score", "won", "lost", "steps", "terminated", "truncated", "gave_up")
-        },
+        "final": _with_frame_path({
+            k: episode.get(k)
+            for k in ("score", "won", "lost", "steps", "terminated", "truncated", "gave_up", "clock_s")
+        } | {"observation": episode.get("final_observation"), "frame": episode.get("final_frame")}),
         "usage": usage,
     }
-    return {"name": name, "seed": seed, "config": config, "result": result, "episode": episode_doc}
+    return {"name": name, "seed": seed, "config": config, "result": result,
+            "episode": compact_episode(episode_doc), "frames": frames}
+
+
+def frame_path(index: int) -> str:
+    """Where screenshot ``index`` of a trial lives, relative to its ``agent/`` folder."""
+    return f"frames/{index:04d}.png"
+
+
+def _with_frame_path(record: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(record)
+    if isinstance(out.get("frame"), int):
+        out["frame"] = frame_path(out["frame"])
+    elif "frame" in out and out["frame"] is None:
+        del out["frame"]
+    return out
 
 
 def exception_record(exc: BaseException, traceback_text: str) -> dict[str, Any]:
@@ -586,9 +702,16 @@ class JobFolder:
         return [s for s in seeds if trial_name(env_id, s) not in self.trials]
 
     def write_trial(self, files: Mapping[str, Any]) -> None:
-        """config first, the episode next, ``result.json`` last: its presence marks a finished trial."""
+        """config first, the screenshots and the episode next, ``result.json`` last: its presence marks
+        a finished trial."""
         trial_dir = self.path / files["name"]
         atomic_write_json(trial_dir / "config.json", files["config"])
+        frames_dir = trial_dir / "agent" / "frames"
+        if frames_dir.is_dir():  # a replayed trial: frames of an earlier attempt must not linger
+            for old in frames_dir.glob("*.png"):
+                old.unlink()
+        for rel, png in (files.get("frames") or {}).items():
+            atomic_write_bytes(trial_dir / "agent" / rel, png)
         atomic_write_json(trial_dir / "agent" / "episode.json", files["episode"], indent=None)
         atomic_write_json(trial_dir / "result.json", files["result"])
         self.trials[files["name"]] = dict(files["result"])

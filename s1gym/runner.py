@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,8 @@ class JobSpec:
     agent: AgentDescription = AgentDescription("?")
     job_id: str = ""
     job_dir: str = ""
+    #: Record the env's screenshot per tick (``env.screenshot()``; for replays of web/desktop tasks).
+    frames: bool = False
 
     @property
     def label(self) -> str:
@@ -210,6 +213,7 @@ def evaluate(
     workers: int = 1,
     ray: bool | str | None = None,
     progress: bool | Callable[[dict[str, Any]], None] = False,
+    frames: bool = False,
 ) -> dict[str, Any]:
     """Play seeds ``seed..seed+episodes-1`` and write a job folder; returns the summary.
 
@@ -222,7 +226,10 @@ def evaluate(
     latest job in ``out`` with the same task, options, policy and seeds),
     skipping finished trials; ``retry_errors`` also replays errored ones.
     ``progress=True`` shows a live progress bar; a callable gets each trial's
-    running totals. The summary includes ``job_dir`` and ``errors_by_message``.
+    running totals. ``frames=True`` stores the env's screenshot before every
+    decision and at the end (``<trial>/agent/frames/``, for ``s1 replay``) when
+    the task has ``env.screenshot()`` (the web and desktop tasks); it costs no
+    policy call. The summary includes ``job_dir`` and ``errors_by_message``.
     """
     try:
         episodes = positive_int("episodes", episodes)
@@ -231,6 +238,14 @@ def evaluate(
     except ValueError as exc:
         raise RunError(str(exc)) from None
     spec, (env, built) = _job_spec(task, policy, wrappers, budget, options, policy_options, wrapper_options)
+    if frames and not callable(getattr(env, "screenshot", None)):
+        warnings.warn(
+            f"frames=True: {spec.env_id} has no screenshot(); nothing extra is recorded "
+            "(s1 replay draws this task from its observations)",
+            stacklevel=2,
+        )
+        frames = False
+    spec = dataclasses.replace(spec, frames=bool(frames))
     config = {
         "job_name": job or "",
         "n_attempts": 1,
@@ -238,7 +253,7 @@ def evaluate(
         "agents": [spec.agent_config()],
         "tasks": [spec.task_config()],
         "seeds": jobs.seed_record(seed, episodes),
-        "s1gym": {"version": _version(), "label": spec.label},
+        "s1gym": {"version": _version(), "label": spec.label, "frames": spec.frames},
     }
     try:
         folder = jobs.JobFolder.open(Path(out), job, config, resume=resume)

@@ -20,7 +20,7 @@ from s1gym import jobs
 from s1gym.agent import AgentDescription
 from s1gym.registration import env_class_or_none
 
-__all__ = ["COLUMNS", "policy_text", "print_rows", "rows_for", "setup_groups", "table_rows"]
+__all__ = ["COLUMNS", "policy_text", "print_rows", "row_cells", "rows_for", "setup_groups", "table_rows"]
 
 
 def _setup_of(config: Mapping[str, Any]) -> tuple[str, dict[str, Any], AgentDescription]:
@@ -146,7 +146,7 @@ def policy_text(r: Mapping[str, Any]) -> str:
     return r["policy"] + (f" ({r['policy_setup']})" if r.get("policy_setup") else "")
 
 
-def _cells(r: Mapping[str, Any]) -> list[str]:
+def row_cells(r: Mapping[str, Any]) -> list[str]:
     lo, hi = r["ci95"]
     score = "-" if r["mean_score"] is None else f"{r['mean_score']:.3f} [{lo:.3f}, {hi:.3f}]"
     task = r["task"] + (f" {r['task_setup']}" if r.get("task_setup") else "")
@@ -177,12 +177,12 @@ def print_rows(rows: Sequence[Mapping[str, Any]], fmt: str, title: str | None = 
         writer = csv.writer(sys.stdout)
         writer.writerow(COLUMNS)
         for r in rows:
-            writer.writerow(_cells(r))
+            writer.writerow(row_cells(r))
     elif fmt == "markdown":
         print("| " + " | ".join(COLUMNS) + " |")
         print("|" + "|".join("---" for _ in COLUMNS) + "|")
         for r in rows:
-            print("| " + " | ".join(_cells(r)) + " |")
+            print("| " + " | ".join(row_cells(r)) + " |")
     else:
         from rich.table import Table
 
@@ -190,7 +190,7 @@ def print_rows(rows: Sequence[Mapping[str, Any]], fmt: str, title: str | None = 
         for i, col in enumerate(COLUMNS):
             table.add_column(col, justify="left" if i < 3 else "right")
         for r in rows:
-            table.add_row(*_cells(r))
+            table.add_row(*row_cells(r))
         console().print(table)
 
 

@@ -2,7 +2,8 @@
 # Installs everything s1gym needs, from nothing, into ./.venv (idempotent).
 #   - Java 17 for TextWorldExpress (Debian's openjdk-17-jre-headless when missing)
 #   - torch 2.13.0 (CPU wheel) BEFORE the offline model: an unpinned torch pulls a multi-GB CUDA build
-#   - s1gym itself, editable, with the offline model, ALFWorld, Ray, RL (sb3-contrib), desktop, plot (matplotlib) and test extras
+#   - s1gym itself, editable, with the offline model, ALFWorld, Ray, RL (sb3-contrib), desktop, plot (matplotlib), replay and test extras
+#   - Chromium (Debian's package) for `s1 replay --gif` and its tests, driven by Playwright (the replay extra)
 # ALFWorld builds fast-downward-textworld and jericho from source: it needs cmake, g++ and make.
 # s1/Calculator-v0 runs MATE's calculator under Xvfb, read over AT-SPI: xvfb, at-spi2-core, mate-calc.
 set -euo pipefail
@@ -15,6 +16,7 @@ for tool in cmake g++ make; do command -v "$tool" >/dev/null || need_apt+=("$too
 command -v Xvfb >/dev/null || need_apt+=(xvfb)
 command -v mate-calc >/dev/null || need_apt+=(mate-calc)
 [ -x /usr/libexec/at-spi-bus-launcher ] || need_apt+=(at-spi2-core)
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need_apt+=(chromium)
 apt_install() {
     # Other installs may hold apt's locks (another checkout's setup on the same machine): wait, then retry.
     local try
@@ -49,5 +51,5 @@ pip_install() {
 : >"$LOG"
 pip_install --upgrade pip setuptools wheel
 pip_install "torch==2.13.0"
-pip_install -e ".[local,alfworld,ray,rl,test,desktop,plot]"
+pip_install -e ".[local,alfworld,ray,rl,test,desktop,plot,replay]"
 echo "setup: ok ($(python --version), $(java -version 2>&1 | head -1))"

@@ -144,33 +144,44 @@ TRIAL_RESULT = obj(
 
 USAGE = obj({"calls": INT, "input_tokens": INT, "output_tokens": INT, "cost_usd": NUM, "latency_s": NUM})
 
-TICK = obj(
+TICK_FIELDS = {
+    "t": INT,
+    "action": INT,
+    "move": STR,
+    "reward": {"type": ["number", "null"]},
+    "score": {"type": ["number", "null"]},
+    "latency_s": NUM,
+    "usage": USAGE,
+    "info": {"type": "object"},
+}
+#: Format 1 (files written before the compact format): every text and list in place.
+TICK_V1 = obj(
     {
-        "t": INT,
+        **TICK_FIELDS,
         "observation": STR,
         "candidates": {"type": "array", "items": STR, "minItems": 1},
         "probabilities": {"type": "array", "items": NUM, "minItems": 1},
-        "action": INT,
-        "move": STR,
-        "reward": {"type": ["number", "null"]},
-        "score": {"type": ["number", "null"]},
-        "latency_s": NUM,
-        "usage": USAGE,
-        "info": {"type": "object"},
     }
 )
+EPISODE_HEAD = {"task": STR, "options": {"type": "object"}, "seed": INT, "policy": STR, "final": {"type": "object"},
+                "usage": USAGE}
+EPISODE_V1 = obj({**EPISODE_HEAD, "ticks": {"type": "array", "items": TICK_V1}})
 
-EPISODE = obj(
+#: Format 2 (s1gym.jobs.compact_episode): texts as lists of paragraph ids, lists as ids into ``lists``.
+IDS = {"type": "array", "items": INT, "minItems": 1}
+TICK_V2 = obj({**TICK_FIELDS, "observation": IDS, "candidates": INT, "probabilities": INT, "clock_s": NUM})
+TICK_V2["properties"] |= {"feedback": IDS, "frame": {"type": "string", "pattern": r"^frames/\d{4}\.png$"}}
+EPISODE_V2 = obj(
     {
-        "task": STR,
-        "options": {"type": "object"},
-        "seed": INT,
-        "policy": STR,
-        "ticks": {"type": "array", "items": TICK},
-        "final": {"type": "object"},
-        "usage": USAGE,
+        "format": {"const": 2},
+        **EPISODE_HEAD,
+        "texts": {"type": "array", "items": STR},
+        "lists": {"type": "array", "items": {"type": "array"}},
+        "ticks": {"type": "array", "items": TICK_V2},
+        "final": obj({"observation": {"anyOf": [IDS, {"type": "null"}]}, "score": {"type": ["number", "null"]}}),
     }
 )
+EPISODE = {"oneOf": [EPISODE_V2, {"allOf": [EPISODE_V1, {"not": {"required": ["format"]}}]}]}
 
 OPT_NUM = {"type": ["number", "null"]}
 SUMMARY = obj(

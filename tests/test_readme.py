@@ -33,6 +33,8 @@ SLOW = {
         "Search(Local) on a large test-fold CookingWorld game: 1.5 min for its one episode (load 4)",
     "s1 run CookingWorld --policy local --wrap search --budget 100 --wrap-option episode_budget=1000 --episodes 5":
         "Search(Local) on a small CookingWorld game plus loading the model: 40 s for one episode (load 4)",
+    "s1 run 2048 --policy local --episodes 1 --seed 7 --job 2048-local -q":
+        "Local's 2048 game, two replay pages and a GIF screenshotted in Chromium: 4 min (load 30)",
 }
 NOT_RUNNABLE = {
     "bash scripts/main.sh": "sets up the machine (apt, torch, pip into ./.venv) and runs the main job and, "

@@ -151,7 +151,7 @@ def episodes(job_dir: Path) -> dict[int, list[tuple]]:
     """Per seed: the played ticks without timings (what must match across backends)."""
     out = {}
     for path in sorted(job_dir.glob("*/agent/episode.json")):
-        doc = json.loads(path.read_text())
+        doc = jobs.read_episode(path)
         out[doc["seed"]] = [
             (t["observation"], t["move"], t["probabilities"], t["reward"], t["score"]) for t in doc["ticks"]
         ]
@@ -178,7 +178,7 @@ def test_job_folder_matches_schema_and_numbers(tmp_path):
     trial = json.loads((job / "Counter__10" / "result.json").read_text())
     assert trial["verifier_result"]["rewards"]["reward"] == 1.0
     assert trial["config"]["task"]["seed"] == 10
-    episode = json.loads((job / "Counter__10" / "agent" / "episode.json").read_text())
+    episode = jobs.read_episode(job / "Counter__10")
     first = episode["ticks"][0]
     assert first["candidates"] == ["add 1", "add 2", "wait"] and first["move"] == "add 1"
     assert first["info"] == {"note": "one"} and first["usage"]["input_tokens"] == 10
@@ -218,7 +218,7 @@ def test_failing_episode_is_recorded_and_job_completes(tmp_path):
     assert "engine crashed" in bad["exception_info"]["exception_message"]
     assert "Traceback" in bad["exception_info"]["exception_traceback"]
     assert bad["verifier_result"] is None
-    partial = json.loads((job / "Counter__1" / "agent" / "episode.json").read_text())
+    partial = jobs.read_episode(job / "Counter__1")
     assert partial["ticks"] and partial["ticks"][-1]["reward"] is None  # the tick whose step raised
     stats = json.loads((job / "result.json").read_text())["stats"]
     assert stats["n_errored_trials"] == 1 and stats["n_completed_trials"] == 2
@@ -333,7 +333,7 @@ def test_secrets_never_written(tmp_path, monkeypatch):
     assert not any(secret in t for t in texts)
     config = json.loads((tmp_path / "s" / "config.json").read_text())
     assert config["agents"][0]["kwargs"] == {"api_key": jobs.REDACTED, "base_url": "http://x"}
-    episode = json.loads((tmp_path / "s" / "Counter__0" / "agent" / "episode.json").read_text())
+    episode = jobs.read_episode(tmp_path / "s" / "Counter__0")
     assert episode["ticks"][0]["info"]["headers"]["Authorization"] == jobs.REDACTED
     assert episode["ticks"][0]["info"]["echo"] == f"key={jobs.REDACTED}"
 
