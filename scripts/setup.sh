@@ -2,7 +2,8 @@
 # Installs everything s1gym needs, from nothing, into ./.venv (idempotent).
 #   - Java 17 for TextWorldExpress (Debian's openjdk-17-jre-headless when missing)
 #   - torch 2.13.0 (CPU wheel) BEFORE the offline model: an unpinned torch pulls a multi-GB CUDA build
-#   - s1gym itself, editable, with the offline model, ALFWorld, Ray and test extras
+#   - Chromium for the web tasks (Debian's chromium when missing, unless $S1GYM_CHROMIUM names one)
+#   - s1gym itself, editable, with the offline model, ALFWorld, Ray, web (Playwright, MiniWoB++) and test extras
 # ALFWorld builds fast-downward-textworld and jericho from source: it needs cmake, g++ and make.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,9 +12,23 @@ need_apt=()
 java_major() { java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1; }
 if ! command -v java >/dev/null || [ "$(java_major)" -lt 11 ]; then need_apt+=(openjdk-17-jre-headless); fi
 for tool in cmake g++ make; do command -v "$tool" >/dev/null || need_apt+=("$tool"); done
+# the web tasks: Debian's Chromium (Playwright's own browser download needs the open internet)
+[ -n "${S1GYM_CHROMIUM:-}" ] || command -v chromium >/dev/null || need_apt+=(chromium)
+apt_retry() {
+    # other processes may hold apt's lock: wait for it (DPkg::Lock::Timeout), and try again a few times
+    local try
+    for try in 1 2 3 4 5; do
+        if "$@"; then return 0; fi
+        echo "setup: '$*' failed (try $try); retrying in 20 s" >&2
+        sleep 20
+    done
+    return 1
+}
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "setup: installing ${need_apt[*]} from Debian"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt_retry apt-get -o DPkg::Lock::Timeout=600 update -qq
+    apt_retry apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need_apt[@]}"
 fi
 
 PY=${PYTHON:-python3}
@@ -32,5 +47,5 @@ pip_install() {
 : >"$LOG"
 pip_install --upgrade pip setuptools wheel
 pip_install "torch==2.13.0"
-pip_install -e ".[local,alfworld,ray,test]"
+pip_install -e ".[local,alfworld,ray,web,test]"
 echo "setup: ok ($(python --version), $(java -version 2>&1 | head -1))"

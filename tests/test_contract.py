@@ -21,7 +21,7 @@ FAST_OPTIONS: dict[str, dict] = {
     "s1/CookingWorld-v0": {"size": "small"},
 }
 
-ENGINE_EXTRAS = {"s1/ALFWorld-v0": "alfworld"}
+ENGINE_EXTRAS = {"s1/ALFWorld-v0": "alfworld", "s1/MiniWoB-v0": "playwright", "s1/Flights-v0": "playwright"}
 
 
 def make(env_id: str, **extra) -> S1Env:
