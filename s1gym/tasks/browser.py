@@ -356,17 +356,34 @@ def shutdown_browsers() -> None:
 atexit.register(shutdown_browsers)
 
 
-def chromium_processes() -> list[int]:
-    """Pids of the Chromium processes started by s1gym that are alive on this machine (for tests)."""
-    pids = []
+def chromium_processes(owner: int | None = None) -> list[int]:
+    """Pids of the live Chromium processes s1gym started from process ``owner`` (default: this one)
+    and their children (renderers, zygotes), found through /proc (for tests and leak checks)."""
+    owner = os.getpid() if owner is None else owner
+    parents: dict[int, int] = {}
+    chromium: set[int] = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
+            stat = (entry / "stat").read_text()
             cmdline = (entry / "cmdline").read_bytes()
-            status = (entry / "stat").read_text()
         except OSError:
             continue
-        if b"s1gym-chromium-" in cmdline and ") Z " not in status:
-            pids.append(int(entry.name))
-    return sorted(pids)
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[0] == "Z":
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        if b"chromium" in cmdline or b"chrome" in cmdline:
+            chromium.add(int(entry.name))
+
+    def descends(pid: int) -> bool:
+        seen = 0
+        while pid > 1 and seen < 64:
+            pid = parents.get(pid, 0)
+            if pid == owner:
+                return True
+            seen += 1
+        return False
+
+    return sorted(pid for pid in chromium if descends(pid))

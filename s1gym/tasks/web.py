@@ -50,7 +50,7 @@ starts with the first engine and closes when the last web env that
 ``gym.make`` built (not a fork) closes, and at exit.
 
 **Failures**: every engine call runs under a watchdog (``step_timeout``
-seconds, default 30): a hung page gets its browser killed and the step raises
+seconds, default 60): a hung page gets its browser killed and the step raises
 :class:`~s1gym.tasks.browser.BrowserCrashed`, as does a crashed browser; the
 runner records the trial as errored and the next trial starts a fresh browser.
 
@@ -223,7 +223,7 @@ def _iso_date(value: str) -> str | None:
 class WebEngine(Engine):
     """One page (in its own browser context) of the thread's shared Chromium."""
 
-    def __init__(self, headless: bool = True, step_timeout: float = 30.0) -> None:
+    def __init__(self, headless: bool = True, step_timeout: float = 60.0) -> None:
         self.headless = headless
         self.step_timeout = float(step_timeout)
         self.browser = _browser.acquire_browser(headless)
@@ -395,21 +395,22 @@ class MiniWoBEnv(EngineEnv):
     """One MiniWoB++ task on its real page in Chromium (see the module docstring)."""
 
     task_name: ClassVar[str] = "MiniWoB"
-    default_max_candidates = 64
-    default_max_steps = 20
+    #: the largest cap and step limit of the curated tasks (``s1 list``); each task has its own (WEB_TASKS)
+    default_max_candidates = max(t.max_candidates for t in WEB_TASKS.values())
+    default_max_steps = max(t.max_steps for t in WEB_TASKS.values())
     engine_capacity = ENGINE_CAPACITY
     stall_patience = 4
     option_help: ClassVar[dict[str, str]] = {
         "task": "the MiniWoB++ task (default click-button): " + ", ".join(WEB_TASKS),
         "headless": "run Chromium headless (default true; false opens a window to watch, needs a display)",
-        "step_timeout": "seconds one page load or move may take before the browser is killed (default 30)",
+        "step_timeout": "seconds one page load or move may take before the browser is killed (default 60)",
     }
 
     def __init__(
         self,
         task: str = "click-button",
         headless: bool = True,
-        step_timeout: float = 30.0,
+        step_timeout: float = 60.0,
         max_candidates: int | None = None,
         max_steps: int | None = None,
         render_mode: str | None = None,
@@ -531,6 +532,9 @@ class MiniWoBEnv(EngineEnv):
 
 class FlightsEnv(MiniWoBEnv):
     """``book-flight``: the flights job of the eval harness (MiniWoB++'s book-flight page)."""
+
+    default_max_candidates = WEB_TASKS["book-flight"].max_candidates
+    default_max_steps = WEB_TASKS["book-flight"].max_steps
 
     option_help: ClassVar[dict[str, str]] = {
         k: v for k, v in MiniWoBEnv.option_help.items() if k != "task"
