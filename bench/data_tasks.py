@@ -129,13 +129,11 @@ def main(argv: list[str] | None = None) -> int:
         "--torch-threads",
         type=int,
         default=1,
-        help="torch threads for Local (default 1: on the shared 2-core box 2 threads ran 20-40x slower)",
+        help="intra-op threads for Local, ONNX Runtime or torch (S1GYM_LOCAL_THREADS; default 1: on the shared "
+        "2-core box 2 threads ran 20-40x slower)",
     )
     args = parser.parse_args(argv)
-    if "local" in args.policies:
-        import torch
-
-        torch.set_num_threads(args.torch_threads)
+    os.environ["S1GYM_LOCAL_THREADS"] = str(args.torch_threads)
     if not SHARED.is_dir():
         print(f"shared data not found at {SHARED}; set S1GYM_SHARED_DATA", file=sys.stderr)
         return 2

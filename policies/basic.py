@@ -60,6 +60,9 @@ class Random(BasePolicy):
         action = int(rng.integers(n))
         return Decision(np.full(n, 1.0 / n), action, ONE_CALL, {"policy": self.name, "seed": self.seed})
 
+    def options(self) -> dict[str, int]:
+        return {"seed": self.seed}
+
     def __repr__(self) -> str:
         return f"Random(seed={self.seed})"
 

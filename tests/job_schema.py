@@ -23,6 +23,11 @@ def obj(required: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"type": "object", "required": list(required), "properties": required, **extra}
 
 
+SEEDS = {
+    "type": "object",
+    "required": ["start", "count", "list"],
+    "properties": {"start": {"type": "integer"}, "count": {"type": "integer"}, "list": {"type": "array"}},
+}
 AGENT_CONFIG = obj({"name": STR, "kwargs": {"type": "object"}, "wrappers": {"type": "array", "items": STR}})
 
 JOB_CONFIG = obj(
@@ -32,8 +37,12 @@ JOB_CONFIG = obj(
         "n_attempts": INT,
         "orchestrator": obj({"type": {"enum": ["local", "multiprocessing", "ray"]}}),
         "agents": {"type": "array", "items": AGENT_CONFIG, "minItems": 1},
-        "tasks": {"type": "array", "items": obj({"name": STR, "options": {"type": "object"}}), "minItems": 1},
-        "seeds": obj({"start": INT, "count": INT}),
+        "tasks": {
+            "type": "array",
+            "items": obj({"name": STR, "options": {"type": "object"}, "resolved_options": {"type": "object"}}),
+            "minItems": 1,
+        },
+        "seeds": SEEDS,
         "s1gym": obj({"version": STR, "label": STR}),
     }
 )
@@ -171,7 +180,10 @@ SUMMARY = obj(
         "task": STR,
         "policy": STR,
         "wrappers": {"type": "array", "items": STR},
-        "seeds": {"type": "array", "items": INT, "minItems": 2, "maxItems": 2},
+        "seeds": SEEDS,
+        "resolved_options": {"type": "object"},
+        "agent": {"type": "object"},
+        "errors_by_message": {"type": "object"},
         "episodes": INT,
         "scored": INT,
         "errors": INT,
@@ -180,6 +192,8 @@ SUMMARY = obj(
         "wins": INT,
         "mean_steps": OPT_NUM,
         "median_latency_s": OPT_NUM,
+        "mean_latency_s": OPT_NUM,
+        "mean_search_s": OPT_NUM,
         "calls": INT,
         "input_tokens": INT,
         "output_tokens": INT,

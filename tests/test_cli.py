@@ -42,7 +42,7 @@ def test_run_prints_summary_table(tmp_path, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    assert "Counter" in out and "1.000 [1.000, 1.000]" in out and "test_runner:First" in out
+    assert "Counter" in out and "1.000 [1.000, 1.000]" in out and "first" in out
     assert validate_job(tmp_path / "a") == 3
 
 
@@ -157,7 +157,7 @@ def test_table_over_two_jobs(tmp_path, capsys):
     md = capsys.readouterr().out.splitlines()
     assert md[0].startswith("| task | policy | wrappers | episodes | score [95% CI]") and len(md) == 4
     assert run_cli("table", str(tmp_path / "one")) == 0  # a job folder itself works too
-    assert "test_runner:First" in capsys.readouterr().out
+    assert "first" in capsys.readouterr().out
     assert table_rows([tmp_path / "one"])[0]["episodes"] == 4
 
 

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -163,3 +170,207 @@ def test_features_follow_the_feature_names_and_history(local):
         weights = local.weights_for(task)
         full = local.features(sit) @ np.array([weights[f] for f in FEATURES])
         assert np.allclose(local.logits(sit), full)
+
+
+# ------------------------------------------------------------ the embedding path (policies/minilm.py)
+GOLDEN = Path(__file__).parent / "data" / "local_decisions.json"
+#: Largest |difference| allowed between a recorded probability and today's (observed: under 4e-6).
+PROBABILITY_TOLERANCE = 1e-4
+
+
+def recorded_situation(row):
+    return Situation(row["task"], row["observation"],
+                     tuple(Candidate(c["text"], c["outcome"], tuple(c["new_actions"])) for c in row["candidates"]),
+                     tuple(tuple(h) for h in row["history"]), tuple(row["notes"]), row["score"],
+                     state_text=row["state_text"])
+
+
+def test_decisions_match_those_recorded_before_the_fast_path(local):
+    """40 real states (CookingWorld, ALFWorld with and without outcomes, tickets) decided by Local as it was
+    before the length-bucketed embedding path (bench/local_states.py --golden): same probabilities."""
+    rows = json.loads(GOLDEN.read_text())["decisions"]
+    assert len(rows) == 40 and {r["situation"]["task"] for r in rows} == {"CookingWorld", "ALFWorld", "TicketRouter"}
+    for row in rows:
+        p = local.decide(recorded_situation(row["situation"])).probabilities
+        expected = np.asarray(row["probabilities"])
+        assert p.shape == expected.shape
+        assert np.abs(p - expected).max() < PROBABILITY_TOLERANCE, row["situation"]["observation"][:80]
+        assert int(np.argmax(p)) == int(np.argmax(expected))
+
+
+TEXTS = [
+    "", "take red potato", "  leading and trailing spaces  ", "Ünïcödé, émoji 🍳 and 中文 words\ttab",
+    "open fridge", KITCHEN, RECIPE_ROOM, "x" * 300, "word " * 400,
+]
+
+
+@pytest.fixture(scope="module")
+def backends():
+    from s1gym.policies import minilm
+
+    return {name: minilm.load(name) for name in ("onnx", "torch")}
+
+
+def test_backends_match_sentence_transformers_encode(backends):
+    """Both backends, length-bucketed, give what SentenceTransformer.encode (batch 64) gives, within TOLERANCE."""
+    from s1gym.policies import minilm
+
+    reference = minilm.sentence_transformer().encode(TEXTS, batch_size=64, normalize_embeddings=True)
+    for name, embedder in backends.items():
+        assert embedder.backend == ("onnxruntime" if name == "onnx" else "torch")
+        got = embedder.encode(TEXTS)
+        assert got.shape == (len(TEXTS), minilm.DIM) and got.dtype == np.float32
+        assert np.abs(got - reference).max() < minilm.TOLERANCE, name
+        assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-6)
+
+
+def test_token_ids_are_the_sentence_transformer_tokenizers(backends):
+    from s1gym.policies import minilm
+
+    features = minilm.sentence_transformer().tokenize(TEXTS)
+    expected = [ids[mask.bool()].tolist() for ids, mask in zip(features["input_ids"], features["attention_mask"])]
+    assert backends["onnx"].token_ids(TEXTS) == expected
+    assert max(len(x) for x in expected) == minilm.MAX_TOKENS  # the long texts are cut at 256
+
+
+def test_head_keeps_exactly_what_the_model_reads(backends):
+    from s1gym.policies.minilm import HEAD_CHARS, head
+
+    embedder = backends["onnx"]
+    rng = np.random.default_rng(0)
+    words = ["kitchen", "fridge", "Ünï", "a,b", "--", "x" * 120, "中文", "\t", "e.g.", "7", "y" * 500 + "é", "z" * 130]
+    for k in range(4):
+        text = " ".join(rng.choice(words, size=3000)) + ("\n\nMoves: look" if k % 2 else "")
+        cut = head(text)
+        assert len(cut) < len(text) / 2
+        assert embedder.token_ids([cut]) == embedder.token_ids([text])
+    assert head("short text") == "short text"
+    blob = "".join(rng.choice(list("abcdefghij"), size=HEAD_CHARS * 30))  # one unbroken word: one [UNK] token
+    assert len(head(blob)) == 128 and embedder.token_ids([head(blob)]) == embedder.token_ids([blob])
+    prose = "a,b " * HEAD_CHARS  # punctuation only splits: 256 chunks hold more than 256 tokens
+    assert embedder.token_ids([head(prose)]) == embedder.token_ids([prose]) and len(head(prose)) == 256 * 4 - 1
+
+
+def test_plan_batches_groups_by_length():
+    from s1gym.policies.minilm import plan_batches
+
+    lengths = [300, 5, 6, 7, 5, 40, 42, 6, 256, 9]
+    batches = plan_batches(lengths)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    spans = [(min(lengths[i] for i in b), max(lengths[i] for i in b)) for b in batches]
+    assert spans == sorted(spans) and all(lo * 2 >= hi or len(b) == 1 for (lo, hi), b in zip(spans, batches))
+    padded = sum(len(b) * max(lengths[i] for i in b) for b in batches)
+    assert padded < 0.3 * len(lengths) * max(lengths)  # one batch of ten would pad everything to 300
+    assert plan_batches([]) == []
+    assert all(len(b) * 64 <= 4096 for b in plan_batches([64] * 200))  # at most 4096 padded tokens a pass
+    assert plan_batches([7] * 5) == [[0, 1, 2, 3, 4]]  # equal lengths: one pass
+
+
+def test_embedding_cache_is_bounded_by_bytes():
+    from s1gym.policies.minilm import EmbeddingCache
+
+    vector = np.ones(384, dtype=np.float32)
+    per_entry = EmbeddingCache.entry_bytes("k0000", vector)
+    cache = EmbeddingCache(max_bytes=10 * per_entry)
+    cache.put_many((f"k{i:04d}", vector) for i in range(10))
+    assert len(cache) == 10 and cache.nbytes == 10 * per_entry
+    assert set(cache.get_many(["k0000"])) == {"k0000"}  # k0000 is now the most recently used
+    cache.put_many([("k0010", vector)])
+    assert "k0001" not in cache and "k0000" in cache and cache.nbytes <= cache.max_bytes
+    big = "w" * (3 * per_entry)  # a long key costs its bytes: four short entries make room for it
+    cache.put_many([(big, vector)])
+    assert big in cache and len(cache) == 7 and cache.nbytes <= cache.max_bytes
+    assert "k0000" in cache and "k0005" not in cache and "k0006" in cache  # least recently used went first
+    cache.put_many([("z" * (20 * per_entry), vector)])  # larger than the whole cache: not kept
+    assert len(cache) == 7
+    stored = cache.get_many([big])[big]
+    assert stored.base is None and stored.dtype == np.float32  # its own array, never a view into a batch
+    cache.clear()
+    assert len(cache) == 0 and cache.nbytes == 0
+    with pytest.raises(ValueError, match="max_bytes"):
+        EmbeddingCache(0)
+
+
+def test_embed_reuses_the_cache_and_dedupes(backends):
+    embedder = backends["onnx"]
+    embedder.cache.clear()
+    first = embedder.embed(["open fridge", "take knife", "open fridge"])
+    assert len(embedder.cache) == 2 and np.array_equal(first[0], first[2])
+    again = embedder.embed(["take knife"])
+    assert np.array_equal(again[0], first[1]) and len(embedder.cache) == 2
+    assert embedder.embed([]).shape == (0, 384)
+
+
+def test_backend_choice_and_clean_fallback(monkeypatch, tmp_path):
+    from s1gym.policies import minilm
+    from s1gym.policies.errors import PolicyConfigError
+
+    monkeypatch.setenv("S1GYM_CACHE", str(tmp_path))
+    with pytest.raises(PolicyConfigError, match="auto, onnx or torch"):
+        minilm.load("tpu")
+    with pytest.raises(PolicyConfigError, match="S1GYM_LOCAL_THREADS must be a positive integer"):
+        monkeypatch.setenv("S1GYM_LOCAL_THREADS", "two")
+        minilm.load("torch")
+    monkeypatch.delenv("S1GYM_LOCAL_THREADS")
+    # A damaged cached export is replaced by a fresh one.
+    path = minilm._export_path()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not an onnx model")
+    fresh = minilm.load("onnx")
+    assert fresh.backend == "onnxruntime" and path.stat().st_size > 10_000_000
+    assert np.abs(fresh.encode(["take red potato"]) - minilm.load("torch").encode(["take red potato"])).max() < minilm.TOLERANCE
+    # Without onnxruntime: auto falls back to torch and says why; onnx asked for explicitly is an error naming it.
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    fallback = minilm.load("auto")
+    assert fallback.backend == "torch" and "onnxruntime is not installed" in fallback.fallback_reason
+    with pytest.raises(PolicyConfigError, match="onnxruntime is not installed"):
+        minilm.load("onnx")
+
+
+def _rss_mb(pid: int) -> float:
+    return int(re.search(r"VmRSS:\s+(\d+)", Path(f"/proc/{pid}/status").read_text()).group(1)) / 1024
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads a process's RSS from /proc")
+def test_s1_serve_local_memory_stays_bounded_under_distinct_large_requests():
+    """A real `s1 serve --policy local` on loopback, fed distinct 3 MB observations, keeps its RSS flat.
+
+    Before, the embedding cache was bounded by entries and keyed by whole texts: each such request
+    kept its 3 MB observation as a key, and RSS grew 3-8 MB a request and never fell. Every other
+    observation here is made of 120-letter words, so what the model reads of it (its cache key) is
+    about 31 KB and the server's 0.25 MB cache must evict them.
+    """
+    import httpx
+
+    s1 = Path(sys.executable).with_name("s1")
+    command = [str(s1)] if s1.exists() else [sys.executable, "-m", "s1gym.cli"]
+    env = {**os.environ, "S1GYM_EMBED_CACHE_MB": "0.25", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env.pop("TYPESAFE_API_KEY", None)
+    server = subprocess.Popen([*command, "serve", "--policy", "local", "--port", "0"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = re.search(r"http://\S+", server.stdout.readline()).group()
+        rng = np.random.default_rng(0)
+        words = np.array("the kitchen fridge counter knife carrot apple open take slice cook oven drawer".split())
+        moves = {f"take {a} {b}": None for a in words[:6] for b in words[6:11]}
+        letters = np.array(list("abcdefghij"))
+        rss = []
+        with httpx.Client(timeout=120) as client:
+            for k in range(24):  # bounded: 24 distinct requests of 3 MB (the old cache: +3 MB each)
+                if k % 2:
+                    long_words = rng.choice(letters, size=(25_000, 120))
+                    observation = " ".join(long_words.view(f"<U120").ravel())
+                else:
+                    observation = " ".join(rng.choice(words, size=600_000))
+                r = client.post(f"{url}/v1/systemone", headers={"Authorization": "Bearer any"}, json={
+                    "model": "s1", "state": {"task": "CookingWorld", "observation": observation},
+                    "questions": {"q": {"type": "choice", "criteria": moves}}})
+                assert r.status_code == 200, r.text[:200]
+                assert sum(r.json()["answers"]["q"]["probabilities"].values()) == pytest.approx(1.0)
+                rss.append(_rss_mb(server.pid))
+        grown = max(rss[-6:]) - max(rss[:6])
+        assert grown < 30, f"RSS grew {grown:.0f} MB over 18 distinct 3 MB requests: {[round(x) for x in rss]}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -199,7 +199,7 @@ def test_wrapped_policy_through_package_entry_point(tmp_path):
     summary = s1gym.evaluate(
         TASK, "test_runner:Modelled", wrappers="lookahead", episodes=2, out=tmp_path, job="m"
     )
-    assert summary["label"] == "test_runner:Modelled+lookahead" and summary["wins"] == 2
+    assert summary["label"] == "modelled+lookahead" and summary["wins"] == 2
     trial = json.loads((tmp_path / "m" / "Counter__0" / "result.json").read_text())
     assert trial["agent_info"]["model_info"] == {"name": "tiny-model-1", "provider": "test_runner:Modelled"}
     assert trial["agent_info"]["wrappers"] == ["lookahead"]

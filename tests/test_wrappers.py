@@ -254,7 +254,7 @@ def test_until_gain_stops_at_the_first_higher_score_and_climbs_from_there():
 
 def test_episode_budget_caps_all_searches_of_an_episode_then_gives_up():
     inner = TablePolicy()
-    policy = Search(inner, budget=2, episode_budget=5)
+    policy = Search(inner, budget=2, episode_budget=5, doubling=False)
     decisions = play(make(wide_tree(3)), policy)
     assert [d.info["policy_calls"] for d in decisions] == [2, 2, 1, 0]
     assert decisions[-1].give_up and decisions[-1].info["stop_reason"] == "episode_budget"
@@ -263,6 +263,23 @@ def test_episode_budget_caps_all_searches_of_an_episode_then_gives_up():
     assert policy.episode_calls == 0 and policy.decide(make(wide_tree(3)).situation()).info["policy_calls"] == 2
     with pytest.raises(ValueError, match="episode_budget"):
         Search(inner, episode_budget=0)
+
+
+def test_a_search_that_finds_nothing_doubles_its_budget_on_the_same_tree():
+    inner = TablePolicy()
+    policy = Search(inner, budget=2, episode_budget=9, trace=True)
+    decisions = play(make(wide_tree(3)), policy)
+    first = decisions[0].info
+    assert first["policy_calls"] == 9 and first["doublings"] == 3  # 2 -> 4 -> 8 -> 9 (the episode's cap)
+    assert len(first["trace"]) == len(set(first["trace"]))  # one tree: no node expanded twice
+    assert decisions[-1].give_up and inner.calls == 9
+
+
+def test_doubling_stops_once_the_score_rose():
+    inner = TablePolicy({"up": 1.0, "aside": 1.0})
+    policy = Search(inner, budget=2, episode_budget=50)
+    d = policy.decide(make(stairs, scores=STAIRS_SCORES).situation())
+    assert d.info["stop_reason"] == "budget" and d.info["doublings"] == 0 and d.info["plan_score"] == 0.5
 
 
 def test_a_partial_plan_without_progress_is_not_followed():

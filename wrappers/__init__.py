@@ -5,7 +5,7 @@ Each wrapper is a Policy that holds a Policy, so they compose:
 ``Search(Uniform())``, or by name ``wrap(policy, ["search", "lookahead"])``.
 """
 
-from ._base import OracleForkError, WrapperOrderError
+from ._base import OracleForkError, Wrapper, WrapperOrderError
 from .compose import WRAPPERS, wrap
 from .lookahead import Lookahead
 from .rethink import Rethink
@@ -20,6 +20,7 @@ __all__ = [
     "Rethink",
     "Search",
     "SearchConfig",
+    "Wrapper",
     "WrapperOrderError",
     "log_priority",
     "wrap",

@@ -65,6 +65,10 @@ class Wrapper(BasePolicy):
                     f"{type(self).__name__} cannot hold {type(inner).__name__}: {self.refuses_inside[inner.kind]}"
                 )
 
+    def options(self) -> dict[str, object]:
+        """Settings that change what this wrapper does (``allow_oracle`` when on)."""
+        return {"allow_oracle": True} if self.allow_oracle else {}
+
     def fork(self, situation: Situation) -> S1Env:
         return fork_of(situation, self.name, self.allow_oracle)
 

@@ -73,6 +73,15 @@ class Rethink(Wrapper):
         self.plan_words = positive_int("plan_words", plan_words)
         self._clear()
 
+    def options(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.planner is not None:
+            out["planner"] = getattr(self.planner, "name", None) or getattr(self.planner, "__name__", "planner")
+        for name, default in (("repeat_limit", 3), ("max_plans", 3), ("plan_words", 60)):
+            if getattr(self, name) != default:
+                out[name] = getattr(self, name)
+        return out
+
     def _clear(self) -> None:
         self._last_score: float | None = None
         self._quiet_acts = 0  # decisions since the score last changed

@@ -129,6 +129,18 @@ class SearchConfig:
     episode_budget: int | None = None
     """Inner-policy calls for a whole episode (all its searches); once spent with no plan to follow,
     the decision gives up (``Decision.give_up``) and the runner ends the episode unsolved."""
+    novelty: float = 100.0
+    """Width-based novelty (Lipovetzky & Geffner's IW(1) and BFWS): a node that makes no fact true
+    (``env.state_atoms()``) that no node generated before it in this search with the same score made
+    true has its priority multiplied by ``1 + novelty``, so states that show something new are expanded
+    first; the others wait, but are not pruned (the search stays complete). Novelty breaks the policy's
+    indifference, never its preference: a move the inner policy gave at least twice its flat share is
+    exempt. 0 turns it off. The default was chosen on the CookingWorld train fold (docs/benchmarks.md)."""
+    doubling: bool = True
+    """With ``episode_budget``: a search whose budget ends before it found anything better than the
+    current score doubles its budget and goes on from the same tree (LevinTS-style), within what is
+    left of the episode's calls, instead of playing a move that leads nowhere and searching again from
+    scratch (which walks back and forth when the next gain lies beyond one search's horizon)."""
 
     def __post_init__(self) -> None:
         if self.priority not in PRIORITIES:
@@ -136,6 +148,7 @@ class SearchConfig:
         positive_int("budget (inner-policy calls per search)", self.budget)
         fraction("epsilon (share of flat odds mixed into the policy)", self.epsilon)
         non_negative_float("h_scale", self.h_scale)
+        non_negative_float("novelty", self.novelty)
         if self.heuristic is not None and not callable(self.heuristic):
             raise ValueError("heuristic must be a callable(situation) -> float, or None for h_scale * (1 - score)")
         positive_int("max_expansions", self.max_expansions, optional=True)
@@ -182,6 +195,16 @@ class Search(Wrapper):
     def option_names(cls) -> tuple[str, ...]:
         return (*SearchConfig.option_names(), "allow_oracle")
 
+    def options(self) -> dict[str, Any]:
+        """The config fields that differ from the defaults (``trace`` only records; it is left out)."""
+        default = SearchConfig()
+        changed = {
+            f.name: getattr(self.config, f.name)
+            for f in dataclasses.fields(SearchConfig)
+            if f.name != "trace" and getattr(self.config, f.name) != getattr(default, f.name)
+        }
+        return {**changed, **super().options()}
+
     def reset(self) -> None:
         self._plan = None
         self.episode_calls = 0
@@ -204,7 +227,10 @@ class Search(Wrapper):
             budget = min(budget, self.config.episode_budget - self.episode_calls)
             if budget <= 0:
                 return self._give_up(situation)
-        run = _SearchRun(self, situation, key, budget)
+        cap = budget
+        if self.config.doubling and self.config.episode_budget is not None:
+            cap = self.config.episode_budget - self.episode_calls
+        run = _SearchRun(self, situation, key, budget, cap)
         try:
             decision, plan = run.result(run.run(), diverged)
         finally:
@@ -285,6 +311,10 @@ class _Node:
     #: moves from this node that lead straight back to it (only while it is expanded)
     noops: set[str] = field(default_factory=set)
     won: bool = False
+    #: made no fact true that no earlier node of the search made true (novelty's width 2)
+    stale: bool = False
+    #: the inner policy gave this move at least twice its flat share (novelty never overrules that)
+    endorsed: bool = True
 
     def plan(self) -> list[tuple[str, str]]:
         """``(state key before, move)`` pairs from the root to this node."""
@@ -305,17 +335,23 @@ class _Stats:
     losing_pruned: int = 0
     dead_ends: int = 0
     noop_reasks: int = 0
+    doublings: int = 0
 
 
 class _SearchRun:
     """One search from one situation: the frontier, what was seen, the best node, the statistics."""
 
-    def __init__(self, search: Search, situation: Situation, key: str, budget: int) -> None:
+    def __init__(self, search: Search, situation: Situation, key: str, budget: int, cap: int | None = None) -> None:
         self.search = search
         self.config = search.config
         self.situation = situation
         self.notes = situation.notes
         self.budget = budget
+        #: the budget may double up to this while nothing better than the root was found
+        self.cap = budget if cap is None else max(budget, cap)
+        #: nodes expanded but not yet asked about when the budget ran out (asked first if it grows)
+        self.unasked: list[tuple[_Node, list[_Node]]] = []
+        self._stale_log_factor = math.log1p(self.config.novelty)
         self.t0 = time.monotonic()
         self.stats = _Stats()
         self.usages: list[Usage] = []
@@ -323,6 +359,9 @@ class _SearchRun:
         root_env = search.fork(situation)
         self.root = _Node(root_env, 0, 0.0, self.h(root_env, situation.score), situation.score, key)
         self.seen: dict[str, int] = {key: 0}
+        #: facts made true so far in this search, per score (BFWS's novelty partitioned by the heuristic:
+        #: coming back to a room is new again once the score rose, e.g. with an ingredient in hand)
+        self.atoms: dict[float, set[str]] = {situation.score: set(root_env.state_atoms())} if self.config.novelty else {}
         self._tie = itertools.count()
         self.heap: list[tuple[float, int, _Node]] = [(-math.inf, next(self._tie), self.root)]
         self.best: _Node | None = None
@@ -334,22 +373,35 @@ class _SearchRun:
     # ---------------------------------------------------------------- loop
     def run(self) -> str:
         """Search until a goal, an empty frontier or a limit; the stop reason."""
-        while self.heap and self.goal is None:
+        while (self.heap or self.unasked) and self.goal is None:
             limit = self._limit_reached()
             if limit:
                 return limit
-            pending: list[tuple[_Node, list[_Node]]] = []
-            for node in self.pop_batch():
-                children = self.expand(node)
-                if self.goal is not None:
-                    return "won" if self.goal.won else "gain"
-                if len(children) == 1:  # a forced move costs no call
-                    self.push(children[0])
-                elif children:
-                    pending.append((node, children))
+            pending, self.unasked = self.unasked, []
+            if not pending:
+                for node in self.pop_batch():
+                    children = self.expand(node)
+                    if self.goal is not None:
+                        return "won" if self.goal.won else "gain"
+                    if len(children) == 1:  # a forced move costs no call
+                        self.push(children[0])
+                    elif children:
+                        pending.append((node, children))
             if pending and not self.ask(pending):
-                return "inner_give_up" if self.inner_gave_up else "budget"
+                if self.inner_gave_up:
+                    return "inner_give_up"
+                if not self._grow():
+                    return "budget"
         return "exhausted"
+
+    def _grow(self) -> bool:
+        """Double the budget (up to ``cap``) when nothing better than the root was found yet."""
+        found = self.best is not None and self.best.score > self.situation.score
+        if found or self.budget >= self.cap:
+            return False
+        self.budget = min(2 * self.budget, self.cap)
+        self.stats.doublings += 1
+        return True
 
     def _limit_reached(self) -> str | None:
         if self.config.max_expansions is not None and self.stats.expansions >= self.config.max_expansions:
@@ -364,7 +416,10 @@ class _SearchRun:
         return max(0.0, float(self.config.heuristic(env.situation(self.notes))))
 
     def push(self, node: _Node) -> None:
-        heapq.heappush(self.heap, (log_priority(self.config.priority, node.g, node.log_pi, node.h), next(self._tie), node))
+        p = log_priority(self.config.priority, node.g, node.log_pi, node.h)
+        if node.stale and not node.endorsed:
+            p += self._stale_log_factor
+        heapq.heappush(self.heap, (p, next(self._tie), node))
         best = self.best
         if best is None or (node.score, -node.g, node.log_pi) > (best.score, -best.g, best.log_pi):
             self.best = node
@@ -431,7 +486,13 @@ class _SearchRun:
                 node.noops.add(text)
             return None
         self.seen[key] = g
-        return _Node(None, g, node.log_pi, self.h(env, score), score, key, node, text)
+        child = _Node(None, g, node.log_pi, self.h(env, score), score, key, node, text)
+        if self.config.novelty:
+            atoms = env.state_atoms()
+            seen = self.atoms.setdefault(score, set())
+            child.stale = atoms <= seen
+            seen |= atoms
+        return child
 
     @staticmethod
     def _materialise(node: _Node) -> S1Env:
@@ -449,6 +510,7 @@ class _SearchRun:
         """
         room = self.budget - self.stats.policy_calls
         asked = pending[:room]
+        self.unasked = pending[len(asked):]
         if asked:
             situations = [node.env.situation(self.notes) for node, _ in asked]
             decisions = self.search._inner_many(situations)
@@ -465,8 +527,10 @@ class _SearchRun:
                 p = (1.0 - self.config.epsilon) * normalised(p) + self.config.epsilon / len(kids)
                 with np.errstate(divide="ignore"):
                     logs = np.log(p)
+                endorsed = math.log(2.0 / len(kids))
                 for child, lp in zip(kids, logs, strict=True):
                     child.log_pi = node.log_pi + float(lp)
+                    child.endorsed = bool(lp >= endorsed)
                     self.push(child)
         return len(asked) == len(pending)
 

@@ -27,9 +27,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from s1gym.checks import positive_int
+
 __all__ = [
     "DIFFICULTIES",
     "DataError",
+    "cache_root",
     "LabelledText",
     "TriviaQuestion",
     "default_trivia_cache",
@@ -83,13 +86,18 @@ def packaged(name: str) -> Path:
     return Path(str(ref))
 
 
-def default_trivia_cache() -> Path:
-    """Where :func:`fetch_opentdb` keeps fetched questions: ``$S1GYM_CACHE`` or the XDG cache."""
+def cache_root() -> Path:
+    """s1gym's cache folder: ``$S1GYM_CACHE``, else ``$XDG_CACHE_HOME/s1gym`` (``~/.cache/s1gym``)."""
     root = (
         os.environ.get("S1GYM_CACHE")
         or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "s1gym"
     )
-    return Path(root) / "opentdb_multiple.jsonl"
+    return Path(root)
+
+
+def default_trivia_cache() -> Path:
+    """Where :func:`fetch_opentdb` keeps fetched questions: in :func:`cache_root`."""
+    return cache_root() / "opentdb_multiple.jsonl"
 
 
 # ------------------------------------------------------------------- rows
@@ -288,8 +296,7 @@ def fetch_opentdb(
     """
     import httpx
 
-    if amount < 1:
-        raise ValueError(f"amount must be a positive integer, got {amount!r}")
+    amount = positive_int("amount", amount)
     if difficulty is not None and difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty must be one of {list(DIFFICULTIES)} or None, got {difficulty!r}")
     path = Path(cache) if cache is not None else default_trivia_cache()
@@ -356,17 +363,6 @@ def _cached_questions(path: Path) -> set[str]:
         return set()
     with path.open(encoding="utf-8") as f:
         return {json.loads(line).get("question") for line in f if line.strip()}
-
-
-def charset_texts(rows: Iterable[TriviaQuestion | LabelledText]) -> Iterable[str]:
-    """Every string of a loaded set (for :func:`s1gym.core.charset_for`)."""
-    for row in rows:
-        if isinstance(row, TriviaQuestion):
-            yield from row.texts()
-        else:
-            yield row.text
-            yield row.label
-
 
 def _main(argv: Sequence[str] | None = None) -> int:
     import argparse

@@ -252,6 +252,10 @@ class TWXEnv(EngineEnv):
         #: The expert's current plan off the gold path: (moves played when it was made, plan).
         self._plan: tuple[int, tuple[str, ...]] | None = None
 
+    @classmethod
+    def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        return {**super().resolve_options({}), **{p.option: p.default for p in cls.params}, **options}
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "option_help" not in cls.__dict__:  # the game's parameters, then the options every TWX game takes
@@ -447,6 +451,11 @@ class CookingWorldEnv(TWXEnv):
         **{p.option: p.help for p in params},
         **TWXEnv._common_help,
     }
+
+    @classmethod
+    def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        size = options.get("size", "medium")
+        return super().resolve_options({"size": size, **_SIZES.get(size, {}), **options})
 
     def __init__(self, *, size: str = "medium", max_candidates: int | None = None, **options: Any) -> None:
         if size not in _SIZES:
