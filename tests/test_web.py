@@ -239,6 +239,7 @@ def test_a_browser_that_dies_between_moves_is_replaced_by_replay():
         env.close()
 
 
+@pytest.mark.slow  # waits for the watchdog
 def test_a_browser_that_dies_during_a_move_fails_the_step():
     import threading
 
@@ -255,6 +256,7 @@ def test_a_browser_that_dies_during_a_move_fails_the_step():
         env.close()
 
 
+@pytest.mark.slow  # waits for the watchdog
 def test_a_hung_page_is_killed_at_the_step_timeout():
     env = make("click-button", step_timeout=10)
     try:
@@ -330,6 +332,7 @@ class HangThePageOnce:
         return [self.decide(s) for s in situations]
 
 
+@pytest.mark.slow  # waits for the watchdog
 def test_the_runner_records_a_hung_browser_as_an_errored_trial_and_goes_on(tmp_path):
     summary = s1gym.evaluate(
         "MiniWoB", HangThePageOnce(), episodes=2, seed=0, options={"task": "click-button", "step_timeout": 10},
