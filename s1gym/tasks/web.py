@@ -340,8 +340,10 @@ class WebEngine(Engine):
             self.page.keyboard.press(target["value"])
             return
         locator = self.page.locator(f'[data-s1-target="{target["target"]}"]')
+        point = target.get("point")  # a point of the element no other element covers (web_page.js)
+        where = {"position": {"x": point["x"], "y": point["y"]}} if point else {}
         if kind == "click":
-            locator.click(timeout=ACTION_TIMEOUT_MS, force=True)
+            locator.click(timeout=ACTION_TIMEOUT_MS, force=True, **where)
         elif kind == "select":
             locator.select_option(value=target["value"], timeout=ACTION_TIMEOUT_MS, force=True)
         elif kind == "type":
@@ -350,7 +352,7 @@ class WebEngine(Engine):
             if iso is not None or target.get("inputType") in {"date", "time", "number"}:
                 locator.fill(iso or value, timeout=ACTION_TIMEOUT_MS, force=True)
             else:
-                locator.click(timeout=ACTION_TIMEOUT_MS, force=True)
+                locator.click(timeout=ACTION_TIMEOUT_MS, force=True, **where)
                 locator.fill("", timeout=ACTION_TIMEOUT_MS, force=True)
                 locator.press_sequentially(value, timeout=ACTION_TIMEOUT_MS)  # key by key, as a person types (autocomplete listens)
         else:  # pragma: no cover - web_page.js makes only these kinds
@@ -443,8 +445,9 @@ class MiniWoBEnv(EngineEnv):
         self.headless = headless
         self.step_timeout = float(step_timeout)
         self._answer = WebAnswer("", (), "", (), False, 0.0, "")
+        self._primary_key = self._pool_key()  # the thread that made it (closing may happen elsewhere)
         with _PRIMARY_LOCK:
-            _PRIMARY.setdefault(self._pool_key(), weakref.WeakSet()).add(self)
+            _PRIMARY.setdefault(self._primary_key, weakref.WeakSet()).add(self)
 
     # ------------------------------------------------------- engine seam hooks
     def _pool_key(self) -> Hashable:
@@ -522,7 +525,7 @@ class MiniWoBEnv(EngineEnv):
     def close(self) -> None:
         """Give the page back; when no web env built by ``gym.make`` is left open, close the browser."""
         super().close()
-        key = self._pool_key() if hasattr(self, "headless") else None
+        key = getattr(self, "_primary_key", None)
         if key is None:
             return
         with _PRIMARY_LOCK:

@@ -188,11 +188,13 @@ def _enter_password(v: View) -> str:
 
 
 def _login_user(v: View) -> str:
-    ok = v.click("OK", "button") or v.click("Cancel", "button")
-    popup = "dialog" in v.page or "alertdialog" in v.page
-    if popup and ok:  # login-user-popup: dismiss the popup first
-        cancel = v.click("Cancel", "button")
-        return cancel or ok
+    cancel = v.click("Cancel", "button")
+    if cancel is not None:  # login-user-popup: a popup (OK leaves the page) blocks the form; dismiss it
+        return cancel
+    # what was typed before the popup may be lost: type again what came before the last dismissal
+    dismissed = [i for i, m in enumerate(v.played) if m == 'click button "Cancel"']
+    if dismissed:
+        v.played = v.played[dismissed[-1] + 1 :]
     return _fill_then_submit(v, [(v.field("username"), "Username"), (v.field("password"), "Password")], "Login")
 
 

@@ -47,13 +47,24 @@
     if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return false;
     return true;
   };
-  // Not covered by something else (a modal overlay): the element's centre hits it or its descendant.
+  // Not covered by something else (a modal overlay, an overlapping button): a point of the element that
+  // hits it or its descendant, as an offset from its top-left corner (the engine clicks there); null when
+  // no point does. The centre first, then a grid of points inside it.
   const reachable = (el) => {
     const r = el.getBoundingClientRect();
-    const x = r.left + r.width / 2, y = r.top + r.height / 2;
-    if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return true;
-    const hit = document.elementFromPoint(x, y);
-    return !hit || hit === el || el.contains(hit) || hit.contains(el) || (el.labels && [...el.labels].some((l) => l.contains(hit)));
+    const mine = (hit) => hit && (hit === el || el.contains(hit) || (el.labels && [...el.labels].some((l) => l.contains(hit))));
+    const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+    if (cx < 0 || cy < 0 || cx >= window.innerWidth || cy >= window.innerHeight) return { x: r.width / 2, y: r.height / 2 };
+    const centre = document.elementFromPoint(cx, cy);
+    if (!centre || mine(centre) || centre.contains(el)) return { x: r.width / 2, y: r.height / 2 };
+    for (const fy of [0.5, 0.25, 0.75, 0.1, 0.9]) {
+      for (const fx of [0.5, 0.25, 0.75, 0.1, 0.9]) {
+        const x = r.left + r.width * fx, y = r.top + r.height * fy;
+        if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) continue;
+        if (mine(document.elementFromPoint(x, y))) return { x: r.width * fx, y: r.height * fy };
+      }
+    }
+    return null;
   };
   const enabled = (el) => !el.disabled && el.getAttribute("aria-disabled") !== "true" && !el.closest("fieldset[disabled]");
 
@@ -122,12 +133,13 @@
     const type = (el.getAttribute("type") || "").toLowerCase();
     const textField = (tag === "INPUT" && TEXT_TYPES.has(type)) || tag === "TEXTAREA" || el.isContentEditable;
     if (textField && !el.closest("[contenteditable=true]:not(:scope)")) {
-      if (!reachable(el)) continue;
+      const point = reachable(el);
+      if (!point) continue;
       const name = nameOf(el);
       seen.add(el);
-      add(el, "click", "click", "textbox", name, {}); // focus it (opens a date picker, a suggestion list)
+      add(el, "click", "click", "textbox", name, { point }); // focus it (opens a date picker, a suggestion list)
       if (el.readOnly) continue;
-      for (const v of values) add(el, "type", "type", "textbox", name, { value: v, pre: `type "${v}" into ` });
+      for (const v of values) add(el, "type", "type", "textbox", name, { value: v, point, pre: `type "${v}" into ` });
       continue;
     }
     if (tag === "SELECT") {
@@ -156,9 +168,10 @@
     }
     if (same) continue;
     if (tag === "LABEL" && el.control && seen.has(el.control)) continue;
-    if (!reachable(el)) continue;
+    const point = reachable(el);
+    if (!point) continue;
     seen.add(el);
-    add(el, "click", "click", roleOf(el), nameOf(el), {});
+    add(el, "click", "click", roleOf(el), nameOf(el), { point });
   }
   // select moves read "select "<option>" in list "<name>""
   for (const m of moves) {
@@ -198,6 +211,7 @@
     reward: WOB_RAW_REWARD_GLOBAL,
     reason: WOB_REWARD_REASON === null || WOB_REWARD_REASON === undefined ? "" : String(WOB_REWARD_REASON),
     moves: moves.map((m) => ({ kind: m.kind, target: m.target, text: m.text, value: m.value === undefined ? null : String(m.value),
+      point: m.point || null,
       inputType: m.el && m.el.tagName === "INPUT" ? (m.el.getAttribute("type") || "text").toLowerCase() : "" })),
   };
 }
