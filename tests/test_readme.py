@@ -33,6 +33,8 @@ SLOW = {
         "Search(Local) on a large test-fold CookingWorld game: 1.5 min for its one episode (load 4)",
     "s1 run CookingWorld --policy local --wrap search --budget 100 --wrap-option episode_budget=1000 --episodes 5":
         "Search(Local) on a small CookingWorld game plus loading the model: 40 s for one episode (load 4)",
+    "s1 run MiniWoB --option task=click-checkboxes --policy uniform --wrap search":
+        "Search on a real Chromium page, each expansion replaying its moves: 30 s to 3 min for one episode (load 15-40)",
 }
 NOT_RUNNABLE = {
     "bash scripts/main.sh": "sets up the machine (apt, torch, pip into ./.venv) and runs the main job and, "
