@@ -27,6 +27,7 @@ TASKS: dict[str, str] = {
     "s1/ALFWorld-v0": "s1gym.tasks.alfworld:ALFWorldEnv",
     "s1/MiniWoB-v0": "s1gym.tasks.web:MiniWoBEnv",
     "s1/Flights-v0": "s1gym.tasks.web:FlightsEnv",
+    "s1/Calculator-v0": "s1gym.tasks.calculator:CalculatorEnv",
 }
 
 

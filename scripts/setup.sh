@@ -3,8 +3,9 @@
 #   - Java 17 for TextWorldExpress (Debian's openjdk-17-jre-headless when missing)
 #   - torch 2.13.0 (CPU wheel) BEFORE the offline model: an unpinned torch pulls a multi-GB CUDA build
 #   - Chromium for the web tasks (Debian's chromium when missing, unless $S1GYM_CHROMIUM names one)
-#   - s1gym itself, editable, with the offline model, ALFWorld, Ray, web (Playwright, MiniWoB++) and test extras
+#   - s1gym itself, editable, with the offline model, ALFWorld, Ray, RL (sb3-contrib), web (Playwright, MiniWoB++), desktop, plot (matplotlib) and test extras
 # ALFWorld builds fast-downward-textworld and jericho from source: it needs cmake, g++ and make.
+# s1/Calculator-v0 runs MATE's calculator under Xvfb, read over AT-SPI: xvfb, at-spi2-core, mate-calc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,21 +15,25 @@ if ! command -v java >/dev/null || [ "$(java_major)" -lt 11 ]; then need_apt+=(o
 for tool in cmake g++ make; do command -v "$tool" >/dev/null || need_apt+=("$tool"); done
 # the web tasks: Debian's Chromium (Playwright's own browser download needs the open internet)
 [ -n "${S1GYM_CHROMIUM:-}" ] || command -v chromium >/dev/null || need_apt+=(chromium)
-apt_retry() {
-    # other processes may hold apt's lock: wait for it (DPkg::Lock::Timeout), and try again a few times
+command -v Xvfb >/dev/null || need_apt+=(xvfb)
+command -v mate-calc >/dev/null || need_apt+=(mate-calc)
+[ -x /usr/libexec/at-spi-bus-launcher ] || need_apt+=(at-spi2-core)
+apt_install() {
+    # Other installs may hold apt's locks (another checkout's setup on the same machine): wait, then retry.
     local try
     for try in 1 2 3 4 5; do
-        if "$@"; then return 0; fi
-        echo "setup: '$*' failed (try $try); retrying in 20 s" >&2
+        if apt-get -o DPkg::Lock::Timeout=300 update -qq \
+            && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq "$@"; then
+            return 0
+        fi
+        echo "setup: apt-get failed (try $try of 5; another apt may hold its lock); retrying in 20 s" >&2
         sleep 20
     done
     return 1
 }
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "setup: installing ${need_apt[*]} from Debian"
-    export DEBIAN_FRONTEND=noninteractive
-    apt_retry apt-get -o DPkg::Lock::Timeout=600 update -qq
-    apt_retry apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need_apt[@]}"
+    apt_install "${need_apt[@]}"
 fi
 
 PY=${PYTHON:-python3}
@@ -47,5 +52,5 @@ pip_install() {
 : >"$LOG"
 pip_install --upgrade pip setuptools wheel
 pip_install "torch==2.13.0"
-pip_install -e ".[local,alfworld,ray,web,test]"
+pip_install -e ".[local,alfworld,ray,rl,web,test,desktop,plot]"
 echo "setup: ok ($(python --version), $(java -version 2>&1 | head -1))"

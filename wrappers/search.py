@@ -136,6 +136,11 @@ class SearchConfig:
     first; the others wait, but are not pruned (the search stays complete). Novelty breaks the policy's
     indifference, never its preference: a move the inner policy gave at least twice its flat share is
     exempt. 0 turns it off. The default was chosen on the CookingWorld train fold (docs/benchmarks.md)."""
+    gain_patience: float | None = 1.0
+    """Once a search has found a state scoring above the current one after ``c`` calls, it goes on for at
+    most ``gain_patience * c`` more calls looking for something better (a win, a bigger gain), then
+    plays its best plan: a gain found early costs little, and a task with many small gains is not
+    charged a whole budget for each. ``None`` spends the whole budget every time."""
     doubling: bool = True
     """With ``episode_budget``: a search whose budget ends before it found anything better than the
     current score doubles its budget and goes on from the same tree (LevinTS-style), within what is
@@ -155,6 +160,8 @@ class SearchConfig:
         positive_float("max_seconds", self.max_seconds, optional=True)
         positive_int("batch_size", self.batch_size)
         positive_int("episode_budget (inner-policy calls per episode)", self.episode_budget, optional=True)
+        if self.gain_patience is not None:
+            non_negative_float("gain_patience", self.gain_patience)
         object.__setattr__(self, "epsilon", float(self.epsilon))
         object.__setattr__(self, "h_scale", float(self.h_scale))
 
@@ -369,6 +376,8 @@ class _SearchRun:
         self.inner_gave_up = False
         #: nodes whose env is live (closed when the search ends, returning engines to their pools)
         self.live: list[_Node] = [self.root]
+        #: calls spent when a state scoring above the root was first found (``gain_patience``)
+        self.gain_at: int | None = None
 
     # ---------------------------------------------------------------- loop
     def run(self) -> str:
@@ -404,6 +413,10 @@ class _SearchRun:
         return True
 
     def _limit_reached(self) -> str | None:
+        patience = self.config.gain_patience
+        if patience is not None and self.gain_at is not None:
+            if self.stats.policy_calls >= self.gain_at + max(1, math.ceil(patience * self.gain_at)):
+                return "gain_patience"
         if self.config.max_expansions is not None and self.stats.expansions >= self.config.max_expansions:
             return "max_expansions"
         if self.config.max_seconds is not None and time.monotonic() - self.t0 >= self.config.max_seconds:
@@ -423,6 +436,8 @@ class _SearchRun:
         best = self.best
         if best is None or (node.score, -node.g, node.log_pi) > (best.score, -best.g, best.log_pi):
             self.best = node
+            if node.score > self.situation.score and self.gain_at is None:
+                self.gain_at = self.stats.policy_calls
 
     def pop_batch(self) -> list[_Node]:
         """Up to ``batch_size`` nodes in priority order (skipping entries reached more cheaply since)."""
