@@ -2,8 +2,10 @@
 # Installs everything s1gym needs, from nothing, into ./.venv (idempotent).
 #   - Java 17 for TextWorldExpress (Debian's openjdk-17-jre-headless when missing)
 #   - torch 2.13.0 (CPU wheel) BEFORE the offline model: an unpinned torch pulls a multi-GB CUDA build
-#   - s1gym itself, editable, with the offline model, ALFWorld, Ray, RL (sb3-contrib), desktop, plot (matplotlib), replay and test extras
-#   - Chromium (Debian's package) for `s1 replay --gif` and its tests, driven by Playwright (the replay extra)
+#   - Chromium (Debian's chromium when missing, unless $S1GYM_CHROMIUM names one) for the web tasks and
+#     `s1 replay --gif`, driven by Playwright
+#   - s1gym itself, editable, with the offline model, ALFWorld, Ray, RL (sb3-contrib), web (Playwright, MiniWoB++),
+#     desktop, plot (matplotlib), replay and test extras
 # ALFWorld builds fast-downward-textworld and jericho from source: it needs cmake, g++ and make.
 # s1/Calculator-v0 runs MATE's calculator under Xvfb, read over AT-SPI: xvfb, at-spi2-core, mate-calc.
 set -euo pipefail
@@ -13,10 +15,11 @@ need_apt=()
 java_major() { java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1; }
 if ! command -v java >/dev/null || [ "$(java_major)" -lt 11 ]; then need_apt+=(openjdk-17-jre-headless); fi
 for tool in cmake g++ make; do command -v "$tool" >/dev/null || need_apt+=("$tool"); done
+# the web tasks and `s1 replay --gif`: Debian's Chromium (Playwright's own browser download needs the open internet)
+[ -n "${S1GYM_CHROMIUM:-}" ] || command -v chromium >/dev/null || need_apt+=(chromium)
 command -v Xvfb >/dev/null || need_apt+=(xvfb)
 command -v mate-calc >/dev/null || need_apt+=(mate-calc)
 [ -x /usr/libexec/at-spi-bus-launcher ] || need_apt+=(at-spi2-core)
-command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need_apt+=(chromium)
 apt_install() {
     # Other installs may hold apt's locks (another checkout's setup on the same machine): wait, then retry.
     local try
@@ -51,5 +54,5 @@ pip_install() {
 : >"$LOG"
 pip_install --upgrade pip setuptools wheel
 pip_install "torch==2.13.0"
-pip_install -e ".[local,alfworld,ray,rl,test,desktop,plot,replay]"
+pip_install -e ".[local,alfworld,ray,rl,web,test,desktop,plot,replay]"
 echo "setup: ok ($(python --version), $(java -version 2>&1 | head -1))"

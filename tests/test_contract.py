@@ -21,11 +21,11 @@ FAST_OPTIONS: dict[str, dict] = {
     "s1/CookingWorld-v0": {"size": "small"},
 }
 
-ENGINE_EXTRAS = {"s1/ALFWorld-v0": "alfworld"}
+ENGINE_EXTRAS = {"s1/ALFWorld-v0": "alfworld", "s1/MiniWoB-v0": "playwright", "s1/Flights-v0": "playwright"}
 #: Tasks whose episodes end within the vector test's 40 random steps (the autoreset is exercised).
 QUICK_EPISODES = {"s1/Blackjack-v0", "s1/Millionaire-v0", "s1/TicketRouter-v0", "s1/InjectionGuard-v0"}
 #: Engines that cost tens of ms a step: fewer vector steps.
-SLOW_STEPS = {"s1/ALFWorld-v0", "s1/Calculator-v0"}
+SLOW_STEPS = {"s1/ALFWorld-v0", "s1/Calculator-v0", "s1/MiniWoB-v0", "s1/Flights-v0"}
 
 
 def skip_if_unavailable(env_id: str) -> None:

@@ -35,6 +35,8 @@ SLOW = {
         "Search(Local) on a small CookingWorld game plus loading the model: 40 s for one episode (load 4)",
     "s1 run 2048 --policy local --episodes 1 --seed 7 --job 2048-local -q":
         "Local's 2048 game, two replay pages and a GIF screenshotted in Chromium: 4 min (load 30)",
+    "s1 run MiniWoB --option task=click-checkboxes --policy uniform --wrap search":
+        "Search on a real Chromium page, each expansion replaying its moves: 30 s to 3 min for one episode (load 15-40)",
 }
 NOT_RUNNABLE = {
     "bash scripts/main.sh": "sets up the machine (apt, torch, pip into ./.venv) and runs the main job and, "
