@@ -224,6 +224,50 @@ def test_no_chromium_process_outlives_the_env():
     assert wait_until(lambda: browser.chromium_processes() == before), browser.chromium_processes()
 
 
+
+def test_replay_pages_share_the_threads_playwright_while_a_web_env_runs():
+    """A second ``sync_playwright()`` in a thread whose driver runs fails; replay's browser is the
+    web tasks' one (CI failed when the replay tests ran after the web tests in one process)."""
+    from s1gym.replay.gif import chromium_page
+
+    env = make("click-button")
+    try:
+        env.reset(seed=1)
+        with chromium_page(320, 200) as page:
+            page.set_content("<p id=x>drawn</p>")
+            assert page.inner_text("#x") == "drawn"
+            assert page.viewport_size == {"width": 320, "height": 200}
+        assert env.step_move(env.candidates[0])[0]  # the env's own page still answers
+    finally:
+        env.close()
+
+
+def test_a_forked_child_starts_without_the_parents_driver_browser_or_pools():
+    """An async vector env forks its workers: they must not talk to the parent's Playwright pipe or
+    its pages (CI saw "socket hang up" and "Cannot find command to respond" from that)."""
+    import multiprocessing
+
+    from s1gym.tasks import engine
+
+    env = make("click-button")
+    try:
+        env.reset(seed=1)
+        assert browser.current_browser() is not None and engine.pool_stats()
+
+        def report(conn):
+            conn.send((len(browser._DRIVERS), len(browser._BROWSERS), len(engine.pool_stats())))
+            conn.close()
+
+        ctx = multiprocessing.get_context("fork")
+        parent_end, child_end = ctx.Pipe()
+        child = ctx.Process(target=report, args=(child_end,))
+        child.start()
+        assert parent_end.recv() == (0, 0, 0)
+        child.join(30)
+        assert env.step_move(env.candidates[0])[0]  # the parent's browser is untouched
+    finally:
+        env.close()
+
 def test_a_browser_that_dies_between_moves_is_replaced_by_replay():
     env = make("click-button")
     try:

@@ -17,22 +17,17 @@ unit), at least 20 ms (browsers slow shorter frames down to 100 ms).
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from s1gym.replay.page import shown_ticks
+from s1gym.tasks.browser import acquire_browser, release_browser
 
 __all__ = [
-    "CHROMIUM_FLAGS",
     "DEFAULT_MAX_FRAMES",
     "DEFAULT_WIDTH",
-    "BrowserMissingError",
     "chromium_page",
-    "find_chromium",
     "frames_gif",
     "page_gif",
     "page_picture",
@@ -47,70 +42,23 @@ DEFAULT_WIDTH = 960
 MIN_FRAME_MS = 20
 #: How long the last frame stays, ms.
 HOLD_MS = 2000
-#: Chromium on a machine without a GPU, a sandbox or an outside network (its own connections are
-#: refused, so background networking, sync and component updates are off).
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-)
-INSTALL_HINT = (
-    "install Debian's Chromium (`apt-get install chromium`; scripts/setup.sh does it) or point "
-    "$S1GYM_CHROMIUM at a Chromium binary, and `pip install 's1gym[replay]'` for Playwright and Pillow"
-)
-
-
-class BrowserMissingError(FileNotFoundError):
-    """No Chromium or no Playwright on this machine; the message says how to install them."""
-
-
-def find_chromium() -> str:
-    """``$S1GYM_CHROMIUM``, else ``chromium`` (or ``chromium-browser``, ``google-chrome``) on PATH."""
-    wanted = os.environ.get("S1GYM_CHROMIUM")
-    if wanted:
-        path = shutil.which(wanted)
-        if not path:
-            raise BrowserMissingError(f"$S1GYM_CHROMIUM={wanted!r} is not an executable; " + INSTALL_HINT)
-        return path
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        path = shutil.which(name)
-        if path:
-            return path
-    raise BrowserMissingError("no Chromium found on PATH; " + INSTALL_HINT)
 
 
 @contextlib.contextmanager
 def chromium_page(width: int = 1280, height: int = 800) -> Iterator[Any]:
-    """A Playwright page in a fresh headless Chromium (its own profile folder, removed afterwards)."""
+    """A Playwright page of the given size in a fresh browser context of this thread's headless
+    Chromium (the one the web tasks use: :mod:`s1gym.tasks.browser`, which finds Chromium, shares the
+    thread's Playwright driver and names the install command when something is missing)."""
+    browser = acquire_browser(headless=True)
     try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:
-        raise BrowserMissingError(f"Playwright is not installed ({exc}); " + INSTALL_HINT) from exc
-    binary = find_chromium()
-    profile = tempfile.mkdtemp(prefix="s1gym-replay-chromium-")
-    try:
-        with sync_playwright() as pw:
-            context = pw.chromium.launch_persistent_context(
-                profile,
-                executable_path=binary,
-                headless=True,
-                args=list(CHROMIUM_FLAGS),
-                viewport={"width": width, "height": height},
-                device_scale_factor=1,
-            )
-            try:
-                page = context.pages[0] if context.pages else context.new_page()
-                yield page
-            finally:
+        context, page = browser.new_page(viewport={"width": width, "height": height}, device_scale_factor=1)
+        try:
+            yield page
+        finally:
+            with contextlib.suppress(Exception):
                 context.close()
     finally:
-        shutil.rmtree(profile, ignore_errors=True)
+        release_browser(browser)
 
 
 #: The page's width (right edge of the last panel) and height, in CSS pixels.

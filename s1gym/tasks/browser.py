@@ -51,6 +51,7 @@ __all__ = [
     "chromium_processes",
     "deadline",
     "find_chromium",
+    "playwright_driver",
     "release_browser",
     "shutdown_browsers",
 ]
@@ -85,8 +86,8 @@ CLOSE_TIMEOUT_S = 10.0
 DEFAULT_LINGER_S = 1.0
 
 
-class BrowserNotFoundError(RuntimeError):
-    """No Chromium binary (or no Playwright) on this machine."""
+class BrowserNotFoundError(FileNotFoundError):
+    """No Chromium binary (or no Playwright) on this machine, or Chromium would not start."""
 
 
 class BrowserCrashed(RuntimeError):
@@ -258,7 +259,12 @@ _DRIVERS: dict[int, Any] = {}  # thread id -> started sync Playwright
 _BROWSERS: dict[tuple[int, bool], Browser] = {}
 
 
-def _driver() -> Any:
+def playwright_driver() -> Any:
+    """This thread's started sync Playwright (started on first use, stopped at exit).
+
+    Everything in s1gym that drives a browser from a thread shares it: a second ``sync_playwright()``
+    in a thread whose driver is running fails ("using Playwright Sync API inside the asyncio loop").
+    """
     tid = threading.get_ident()
     driver = _DRIVERS.get(tid)
     if driver is None:
@@ -281,7 +287,7 @@ def acquire_browser(headless: bool = True) -> Browser:
             browser.close()
             browser = None
         if browser is None:
-            browser = _BROWSERS[key] = Browser(_driver(), bool(headless))
+            browser = _BROWSERS[key] = Browser(playwright_driver(), bool(headless))
         if browser.linger is not None:  # it was about to close: keep it
             browser.linger.cancel()
             browser.linger = None
@@ -353,7 +359,18 @@ def shutdown_browsers() -> None:
             driver.stop()
 
 
+def _forget_inherited() -> None:
+    """In a forked child (an async vector env's worker) the parent's driver and browsers are the
+    parent's: talking to them from the child interleaves two processes on one pipe. The child starts
+    with none of its own and never closes the parent's."""
+    global _LOCK
+    _LOCK = threading.Lock()
+    _DRIVERS.clear()
+    _BROWSERS.clear()
+
+
 atexit.register(shutdown_browsers)
+os.register_at_fork(after_in_child=_forget_inherited)
 
 
 def chromium_processes(owner: int | None = None) -> list[int]:

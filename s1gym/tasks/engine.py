@@ -49,6 +49,7 @@ too).
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -241,6 +242,17 @@ class EnginePool:
 
 _POOLS: dict[Hashable, EnginePool] = {}
 _POOLS_LOCK = threading.Lock()
+
+
+def _forget_inherited_pools() -> None:
+    """In a forked child (an async vector env's worker) the parent's pools hold the parent's engines
+    (its JVM connection, its browser pages): the child starts with no pools and never closes those."""
+    global _POOLS_LOCK
+    _POOLS_LOCK = threading.Lock()
+    _POOLS.clear()
+
+
+os.register_at_fork(after_in_child=_forget_inherited_pools)
 
 
 def pool_for(key: Hashable, open_engine: Callable[[], Engine], capacity: int) -> EnginePool:

@@ -63,6 +63,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
+import os
 import threading
 import unicodedata
 import weakref
@@ -393,6 +394,16 @@ class WebEngine(Engine):
 #: the browser closes when the last of these closes; a fork used later starts it again).
 _PRIMARY: dict[Hashable, weakref.WeakSet[MiniWoBEnv]] = {}
 _PRIMARY_LOCK = threading.Lock()
+
+
+def _forget_inherited_envs() -> None:
+    """A forked child counts only the envs it makes (see engine's and browser's fork handlers)."""
+    global _PRIMARY_LOCK
+    _PRIMARY_LOCK = threading.Lock()
+    _PRIMARY.clear()
+
+
+os.register_at_fork(after_in_child=_forget_inherited_envs)
 
 
 class MiniWoBEnv(EngineEnv):
