@@ -63,6 +63,11 @@ class Game:
     gold: int
     expansions: int
     seconds: float
+    #: failure shape: the final score, the calls spent when the score last rose, and the moves played
+    #: after it (a walk back and forth between rooms shows as many moves and no gain)
+    score: float = 0.0
+    last_gain_calls: int = 0
+    moves_after_last_gain: int = 0
 
 
 def make_policy(name: str):
@@ -99,6 +104,7 @@ def play(
                     priority=priority, h_scale=h_scale, epsilon=epsilon, until_gain=until_gain, **(options or {}))
     search.reset()
     expansions = 0
+    best, last_gain_calls, last_gain_step = env.score, 0, 0
     started = time.perf_counter()
     while not env.done:
         d = search.decide(env.situation())
@@ -106,9 +112,11 @@ def play(
             break
         expansions += d.info["expansions"]
         env.step(d.action)
+        if env.score > best:
+            best, last_gain_calls, last_gain_step = env.score, search.episode_calls, env.steps
     seconds = time.perf_counter() - started
     game = Game(policy_name, priority, size, seed, bool(env.won), search.episode_calls, env.steps, gold, expansions,
-                seconds)
+                seconds, float(env.score), last_gain_calls, env.steps - last_gain_step)
     env.close()
     return game
 
