@@ -64,7 +64,9 @@ __all__ = [
     "summarize_trials",
     "to_jsonable",
     "trial_files",
+    "trial_metadata",
     "trial_name",
+    "trial_reward",
 ]
 
 REDACTED = "[REDACTED]"
@@ -400,12 +402,12 @@ def job_result(
     scored = [t for t in trials if not t.get("exception_info")]
     reward_stats: dict[str, list[str]] = {}
     for t in scored:
-        reward_stats.setdefault(_fmt_reward(_reward(t)), []).append(t["trial_name"])
+        reward_stats.setdefault(_fmt_reward(trial_reward(t)), []).append(t["trial_name"])
     exception_stats: dict[str, list[str]] = {}
     for t in errored:
         exception_stats.setdefault(t["exception_info"]["exception_type"], []).append(t["trial_name"])
     usage = _usage_totals(trials)
-    rewards = [_reward(t) for t in scored]
+    rewards = [trial_reward(t) for t in scored]
     return {
         "id": job_id,
         "started_at": started_at,
@@ -441,12 +443,14 @@ def _fmt_reward(r: float) -> str:
     return repr(round(float(r), 6))
 
 
-def _reward(trial: Mapping[str, Any]) -> float:
+def trial_reward(trial: Mapping[str, Any]) -> float:
+    """A trial result's reward (``verifier_result.rewards.reward``; 0 when it has none)."""
     vr = trial.get("verifier_result") or {}
     return float((vr.get("rewards") or {}).get("reward", 0.0))
 
 
-def _meta(trial: Mapping[str, Any]) -> Mapping[str, Any]:
+def trial_metadata(trial: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A trial result's ``agent_result.metadata`` (steps, won, latencies, calls...; empty when absent)."""
     return ((trial.get("agent_result") or {}).get("metadata")) or {}
 
 
@@ -458,7 +462,7 @@ def _usage_totals(trials: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         tin += int(ar.get("n_input_tokens") or 0)
         tout += int(ar.get("n_output_tokens") or 0)
         cost += float(ar.get("cost_usd") or 0.0)
-        calls += int(_meta(t).get("n_calls") or 0)
+        calls += int(trial_metadata(t).get("n_calls") or 0)
     return {"calls": calls, "input_tokens": tin, "output_tokens": tout, "cost_usd": cost}
 
 
@@ -470,11 +474,11 @@ def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None =
     """
     trials = sorted(trials, key=lambda t: (seed_of(t), t["trial_name"]))
     scored = [t for t in trials if not t.get("exception_info")]
-    scores = [_reward(t) for t in scored]
+    scores = [trial_reward(t) for t in scored]
     low, high = bootstrap_ci(scores)
-    latencies = [x for t in scored for x in _meta(t).get("decision_latency_s", [])]
-    steps = [int(_meta(t).get("n_steps") or 0) for t in scored]
-    wins = sum(1 for t in scored if _meta(t).get("won"))
+    latencies = [x for t in scored for x in trial_metadata(t).get("decision_latency_s", [])]
+    steps = [int(trial_metadata(t).get("n_steps") or 0) for t in scored]
+    wins = sum(1 for t in scored if trial_metadata(t).get("won"))
     summary: dict[str, Any] = {
         "episodes": len(trials),
         "scored": len(scored),
@@ -483,19 +487,19 @@ def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None =
         "ci95": [low, high],
         "wins": wins,
         "win_rate": wins / len(scored) if scored else None,
-        "gave_up": sum(1 for t in scored if _meta(t).get("gave_up")),
+        "gave_up": sum(1 for t in scored if trial_metadata(t).get("gave_up")),
         "mean_steps": mean(steps),
         "median_latency_s": median(latencies),
         # Search plans once and then follows its plan, so the median can hide the planning cost.
         "mean_latency_s": mean(latencies),
         "decision_time_s": float(sum(latencies)),
         # Search's own time per search (the decisions that searched, not the ones following a plan).
-        "mean_search_s": mean([x for t in scored for x in _meta(t).get("search_time_s") or []]),
+        "mean_search_s": mean([x for t in scored for x in trial_metadata(t).get("search_time_s") or []]),
         "decisions": len(latencies),
         **_usage_totals(trials),
     }
     if env_cls is not None and scored:
-        finals = [_meta(t).get("final_info") or {} for t in scored]
+        finals = [trial_metadata(t).get("final_info") or {} for t in scored]
         try:
             summary["task_metrics"] = to_jsonable(env_cls.summarize_episodes(finals))
         except Exception as exc:  # a metrics bug must not lose the job's summary  # noqa: BLE001

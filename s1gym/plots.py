@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from s1gym import jobs
-from s1gym.table import _kv, policy_text, rows_for, setup_groups, short_task
+from s1gym.table import options_text, policy_text, rows_for, setup_groups, short_task
 
 __all__ = [
     "Arm",
@@ -160,11 +160,11 @@ def _call_cap(row: Mapping[str, Any]) -> int | None:
 def _arm(row: Mapping[str, Any], group: Mapping[str, Any]) -> Arm:
     trials = sorted(group["by_seed"].values(), key=lambda t: (jobs.seed_of(t), t["trial_name"]))
     scored = [t for t in trials if not t.get("exception_info")]
-    meta = [jobs._meta(t) for t in scored]
+    meta = [jobs.trial_metadata(t) for t in scored]
     low, high = row["ci95"]
     return Arm(
         label=arm_label(row),
-        scores=np.array([jobs._reward(t) for t in scored], dtype=np.float64),
+        scores=np.array([jobs.trial_reward(t) for t in scored], dtype=np.float64),
         calls=np.array([int(m.get("n_calls") or 0) for m in meta], dtype=np.int64),
         won=np.array([bool(m.get("won")) for m in meta], dtype=bool),
         errors=len(trials) - len(scored),
@@ -334,7 +334,7 @@ def draw_scores(ax: Any, arms: Sequence[Arm]) -> None:
 
 def _shared_text(arms: Sequence[Arm]) -> str:
     """The settings every arm shares (task options, wrapper options), as a second title line."""
-    parts = [_kv(_shared([a.options for a in arms])), _kv(_shared([a.wrapper_options for a in arms]))]
+    parts = [options_text(_shared([a.options for a in arms])), options_text(_shared([a.wrapper_options for a in arms]))]
     text = "; ".join(p for p in parts if p)
     return "\n" + _wrap(f"every arm: {text}", 130) if text else ""
 

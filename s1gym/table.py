@@ -20,7 +20,7 @@ from s1gym import jobs
 from s1gym.agent import AgentDescription
 from s1gym.registration import env_class_or_none
 
-__all__ = ["COLUMNS", "policy_text", "print_rows", "row_cells", "rows_for", "setup_groups", "table_rows"]
+__all__ = ["COLUMNS", "options_text", "policy_text", "print_rows", "row_cells", "rows_for", "setup_groups", "table_rows"]
 
 
 def _setup_of(config: Mapping[str, Any]) -> tuple[str, dict[str, Any], AgentDescription]:
@@ -114,18 +114,19 @@ def _mark_distinguishing(rows: list[dict[str, Any]]) -> None:
         flat = [{f"{w['kind']}.{k}": v for w in r["wrappers"] for k, v in w["options"].items()} for r in same_task]
         wrapper_keys = _differing(flat)
         for r, f in zip(same_task, flat, strict=True):
-            r["task_setup"] = _kv({k: r["options"][k] for k in sorted(task_keys) if k in r["options"]})
-            r["policy_setup"] = _kv({k: r["policy_options"][k] for k in sorted(policy_keys) if k in r["policy_options"]})
+            r["task_setup"] = options_text({k: r["options"][k] for k in sorted(task_keys) if k in r["options"]})
+            r["policy_setup"] = options_text({k: r["policy_options"][k] for k in sorted(policy_keys) if k in r["policy_options"]})
             r["wrapper_setup"] = ",".join(_wrapper_text(w, wrapper_keys) for w in r["wrappers"]) or "-"
 
 
 def _wrapper_text(wrapper: Mapping[str, Any], shown: set[str]) -> str:
     kind = wrapper["kind"]
     opts = {k: v for k, v in wrapper["options"].items() if f"{kind}.{k}" in shown}
-    return f"{kind}({_kv(opts)})" if opts else kind
+    return f"{kind}({options_text(opts)})" if opts else kind
 
 
-def _kv(d: Mapping[str, Any]) -> str:
+def options_text(d: Mapping[str, Any]) -> str:
+    """``k=v k=v`` in the mapping's order (how the table and the plots name options)."""
     return " ".join(f"{k}={v}" for k, v in d.items())
 
 

@@ -363,9 +363,6 @@ class Game2048Env(S1Env):
         won = top >= self._target_exponent
         return min(1.0, top / self._target_exponent), won, (not won) and not self._moves
 
-    def _fork_into(self, clone: S1Env) -> None:  # fork() is overridden; nothing is mutable
-        pass
-
     def _extra_info(self) -> dict[str, Any]:
         return {"game_score": self._game_score, "max_tile": self.max_tile, "points": self._points}
 
