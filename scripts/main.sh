@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
-# The main job: set up (scripts/setup.sh), then evaluate the offline default decision model
-# (Search over the packaged all-MiniLM-L6-v2 model; no key, no network) on CookingWorld, next to
-# flat odds under the same search on the same seeds, and print the comparison table.
-# Extra arguments go to both `s1 run` calls (e.g. --episodes 10 --option size=medium).
+# The main job: set up (scripts/setup.sh), then evaluate offline decision models (no key, no network) on
+# 30 medium CookingWorld games nobody tuned on, five arms on the same games:
+#   random               a uniformly random legal move (the floor)
+#   local                the packaged all-MiniLM-L6-v2 model, one call a move (greedy)
+#   lookahead(local)     the same model shown each move's outcome and the moves it opens (one call a move)
+#   search(uniform)      best-first search over forks with flat odds (100 calls a search, 1000 a game)
+#   search(local)        the same search guided by the model
+# then prints the table and draws the solve-rate-against-calls and score pictures.
+# Games: test-fold seeds 100-129 (chosen before any run; the search benchmark's held-out games are 500-549,
+# the arms were compared on train-fold games only). Extra arguments go to every `s1 run` call
+# (e.g. --episodes 10 for a quick look, --workers 1 on a one-core machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 . .venv/bin/activate
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 JOBS=${S1_JOBS:-jobs}
-s1 run CookingWorld --policy local --wrap search --budget 100 --wrap-option episode_budget=1000 --episodes 5 --seed 0 \
-    --option size=small --option fold=test --out "$JOBS" "$@"
-s1 run CookingWorld --policy uniform --wrap search --budget 100 --wrap-option episode_budget=1000 --episodes 5 --seed 0 \
-    --option size=small --option fold=test --out "$JOBS" "$@"
-s1 table "$JOBS"
+GAMES=(CookingWorld --option size=medium --option fold=test --seed 100 --episodes 30 --workers 2 --out "$JOBS")
+SEARCH=(--wrap search --budget 100 --wrap-option episode_budget=1000)
+started=$SECONDS
+s1 run "${GAMES[@]}" --policy random "$@"
+s1 run "${GAMES[@]}" --policy local "$@"
+s1 run "${GAMES[@]}" --policy local --wrap lookahead "$@"
+s1 run "${GAMES[@]}" --policy uniform "${SEARCH[@]}" "$@"
+s1 run "${GAMES[@]}" --policy local "${SEARCH[@]}" "$@"
+s1 table "$JOBS" --plot "$JOBS/main.png"
+echo "main job: $((SECONDS - started)) s of play; job folders in $JOBS/, pictures $JOBS/main*.png;" \
+    "watch one game: s1 replay $JOBS/<job>/<trial> --out replay/"
