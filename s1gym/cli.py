@@ -122,12 +122,20 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     )
     run.add_argument("--retry-errors", action="store_true", help="with --resume: also replay errored trials")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--plot", metavar="OUT.png", help="after the job, draw its solve-rate curve and scores to OUT.png"
+    )
 
     table = sub.add_parser(
         "table", help="one row per setup (task and options, policy and options, wrappers and options) over DIR"
     )
     table.add_argument("dirs", nargs="+", metavar="DIR")
     table.add_argument("--format", choices=("rich", "markdown", "csv", "json"), default="rich")
+    table.add_argument(
+        "--plot", metavar="OUT.png",
+        help="also draw solve rate against the call budget and the scores per row, a figure per task "
+        "(several tasks: OUT-<task>.png)",
+    )
 
     sub.add_parser("list", help="the registered tasks and their options")
 
@@ -152,6 +160,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 def cmd_run(args: argparse.Namespace) -> int:
     from s1gym.runner import evaluate
 
+    if args.plot:
+        _plot_check(args.plot)  # a bad file name or no matplotlib fails before the job, not after
     workers = args.workers
     if args.ray is not None and args.ray_workers:
         workers = args.ray_workers
@@ -177,6 +187,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     print_rows(rows, "rich", title=f"job {summary['job_dir']}")
     if summary.get("task_metrics"):
         _print_metrics(summary["task_metrics"])
+    if args.plot:
+        _plot([summary["job_dir"]], args.plot)
     errors = summary.get("errors_by_message") or {}
     for message, trials in errors.items():
         shown = ", ".join(trials[:5]) + (f" and {len(trials) - 5} more" if len(trials) > 5 else "")
@@ -206,8 +218,28 @@ def cmd_table(args: argparse.Namespace) -> int:
             f"s1 table: no job folders under {', '.join(args.dirs)} (run `s1 run ...` first)", file=sys.stderr
         )
         return 1
+    if args.plot:
+        _plot_check(args.plot)
     print_rows(rows, args.format)
+    if args.plot:
+        _plot(args.dirs, args.plot)
     return 0
+
+
+def _plot_check(out: str) -> None:
+    from s1gym import plots
+
+    try:
+        plots.check_out_path(out)
+    except ModuleNotFoundError as exc:
+        raise SystemExit(f"s1: --plot: {exc}") from None
+
+
+def _plot(dirs: Sequence[str], out: str) -> None:
+    from s1gym.plots import plot_jobs
+
+    for figure in plot_jobs(dirs, out):  # paths on stderr: stdout stays the table (json, csv)
+        print(f"s1: wrote {figure.path} ({figure.env_id}, {len(figure.arms)} arms)", file=sys.stderr)
 
 
 def cmd_list(args: argparse.Namespace) -> int:

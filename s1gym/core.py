@@ -43,6 +43,7 @@ __all__ = [
     "Usage",
     "charset_for",
     "copy_generator",
+    "text_atoms",
 ]
 
 #: Characters every task may print: printable ASCII (letters, digits,
@@ -315,7 +316,8 @@ class S1Env(gym.Env[str, np.int64]):
     (2048's four directions, Blackjack's hit/stand) declare
     :attr:`action_slots`: then ``N = len(action_slots)``, index ``i`` always
     means slot ``i`` and ``info["candidates"]`` is the slots; the mask says
-    which are legal now.
+    which are legal now. A slot may be worded by the state while keeping its
+    meaning (the quiz's "first listed answer"): hook ``_slot_moves()``.
 
     **Mask.** ``info["action_mask"]`` (int8, shape ``(N,)``, also
     :meth:`action_masks` for sb3-contrib) marks the legal indices. When the
@@ -401,6 +403,7 @@ class S1Env(gym.Env[str, np.int64]):
                     f"({', '.join(self.action_slots)}); max_candidates cannot change it (got {max_candidates})"
                 )
             self.max_candidates = len(self.action_slots)
+            self._slots_now = self.action_slots
             self._slot_index = {m: i for i, m in enumerate(self.action_slots)}
         else:
             self.max_candidates = positive_int("max_candidates", max_candidates, self.default_max_candidates)
@@ -444,6 +447,14 @@ class S1Env(gym.Env[str, np.int64]):
     def _fork_into(self, clone: S1Env) -> None:
         raise NotImplementedError
 
+    def _slot_moves(self) -> Sequence[str]:
+        """Fixed action slots only: the move each slot stands for now (default: the slot names).
+
+        A slot keeps one meaning (the quiz's "first listed answer") while its
+        wording may change with the state; such a task returns the wording here.
+        """
+        return self.action_slots or ()
+
     def _extra_info(self) -> dict[str, Any]:
         """Task-specific entries added to ``info`` (never privileged knowledge; one type per key)."""
         return {}
@@ -461,7 +472,7 @@ class S1Env(gym.Env[str, np.int64]):
 
         The default is the sentences and lines of the state description; tasks may give finer facts.
         """
-        return frozenset(p for p in _SENTENCE.split(self._describe()) if p.strip())
+        return text_atoms(self._describe())
 
     def expert_action(self) -> str:
         """The next move of a winning (or baseline) plan: privileged, for Rule and tests."""
@@ -530,7 +541,7 @@ class S1Env(gym.Env[str, np.int64]):
         """The legal move at ``index``, or ``None`` (out of range, masked, or the game is over)."""
         if index is None or self._over:
             return None
-        texts = self.action_slots if self.action_slots is not None else self._candidates
+        texts = self._slots_now if self.action_slots is not None else self._candidates
         if not 0 <= index < len(texts):
             return None
         move = texts[index]
@@ -564,6 +575,15 @@ class S1Env(gym.Env[str, np.int64]):
         self._over = progress.ended
         moves = [] if self._over else list(self._legal_moves())
         if self.action_slots is not None:
+            slots = self._slot_moves()
+            if slots is not self._slots_now and tuple(slots) != self._slots_now:
+                slots = tuple(slots)
+                if len(slots) != len(self.action_slots) or len(set(slots)) != len(slots):
+                    raise RuntimeError(
+                        f"{self.task_name}: _slot_moves() must give {len(self.action_slots)} distinct moves, "
+                        f"got {slots}"
+                    )
+                self._slots_now, self._slot_index = slots, {m: i for i, m in enumerate(slots)}
             stray = [m for m in moves if m not in self._slot_index]
             if stray:
                 raise RuntimeError(f"{self.task_name}: legal moves {stray} are not among its action slots")
@@ -587,7 +607,7 @@ class S1Env(gym.Env[str, np.int64]):
 
     def _info(self, invalid: bool) -> dict[str, Any]:
         info = {
-            "candidates": list(self.action_slots if self.action_slots is not None else self._candidates),
+            "candidates": list(self._slots_now if self.action_slots is not None else self._candidates),
             "action_mask": self.action_masks(),
             "score": self._score,
             "won": self._won,
@@ -707,6 +727,11 @@ class S1Env(gym.Env[str, np.int64]):
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\s*\n+\s*")
+
+
+def text_atoms(text: str) -> frozenset[str]:
+    """The sentences and lines of ``text``, as facts for :meth:`S1Env.state_atoms`."""
+    return frozenset(p for p in _SENTENCE.split(text) if p.strip())
 
 
 def _as_index(action: Any) -> int | None:

@@ -56,7 +56,7 @@ def play(
                     say(f"Not a move. {HELP}")
             if quit_:
                 break
-            _, reward, terminated, truncated, info = env.step(index)
+            _, reward, terminated, truncated, info = env.step_move(situation.texts[index])
             if reward:
                 say(f"(reward {reward:+.3f})")
         if not quit_:

@@ -25,6 +25,7 @@ TASKS: dict[str, str] = {
     "s1/TicketRouter-v0": "s1gym.tasks.tickets:TicketRouterEnv",
     "s1/InjectionGuard-v0": "s1gym.tasks.injection:InjectionGuardEnv",
     "s1/ALFWorld-v0": "s1gym.tasks.alfworld:ALFWorldEnv",
+    "s1/Calculator-v0": "s1gym.tasks.calculator:CalculatorEnv",
 }
 
 

@@ -20,7 +20,7 @@ from s1gym import jobs
 from s1gym.agent import AgentDescription
 from s1gym.registration import env_class_or_none
 
-__all__ = ["COLUMNS", "print_rows", "rows_for", "table_rows"]
+__all__ = ["COLUMNS", "policy_text", "print_rows", "rows_for", "setup_groups", "table_rows"]
 
 
 def _setup_of(config: Mapping[str, Any]) -> tuple[str, dict[str, Any], AgentDescription]:
@@ -38,6 +38,13 @@ def _setup_of(config: Mapping[str, Any]) -> tuple[str, dict[str, Any], AgentDesc
 
 def table_rows(dirs: Sequence[str | Path]) -> list[dict[str, Any]]:
     """One row per setup over every job under ``dirs``."""
+    return rows_for(setup_groups(dirs))
+
+
+def setup_groups(dirs: Sequence[str | Path]) -> list[dict[str, Any]]:
+    """The setups over every job under ``dirs``, in row order: ``env_id``, ``options``, ``agent`` and
+    ``by_seed`` (seed -> the trial's result.json). ``rows_for`` of this list gives the rows in the
+    same order, so row i summarizes ``by_seed`` of group i (``s1gym.plots`` draws the trials)."""
     groups: dict[tuple[str, str, str], dict[str, Any]] = {}
     for config, trials in jobs.iter_job_trials(jobs.find_jobs(dirs)):
         env_id, options, agent = _setup_of(config)
@@ -51,12 +58,16 @@ def table_rows(dirs: Sequence[str | Path]) -> list[dict[str, Any]]:
                 if str(old.get("finished_at") or "") >= str(t.get("finished_at") or ""):
                     continue
             group["by_seed"][seed] = t
-    return rows_for(list(groups.values()))
+    return sorted(groups.values(), key=_row_order)
+
+
+def _row_order(group: Mapping[str, Any]) -> tuple[str, str, str]:
+    return group["env_id"], group["agent"].label, json.dumps(group["options"], sort_keys=True, default=repr)
 
 
 def rows_for(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     rows = []
-    for g in sorted(groups, key=lambda g: (g["env_id"], g["agent"].label, json.dumps(g["options"], sort_keys=True, default=repr))):
+    for g in sorted(groups, key=_row_order):
         trials = list(g["by_seed"].values())
         s = jobs.summarize_trials(trials, env_class_or_none(g["env_id"]))
         rows.append(
@@ -130,11 +141,16 @@ def _seconds(x: float | None) -> str:
     return f"{x * 1000:.2f} ms" if x < 1 else f"{x:.2f} s"
 
 
+def policy_text(r: Mapping[str, Any]) -> str:
+    """The policy cell: its name and the policy options that tell the rows of its task apart."""
+    return r["policy"] + (f" ({r['policy_setup']})" if r.get("policy_setup") else "")
+
+
 def _cells(r: Mapping[str, Any]) -> list[str]:
     lo, hi = r["ci95"]
     score = "-" if r["mean_score"] is None else f"{r['mean_score']:.3f} [{lo:.3f}, {hi:.3f}]"
     task = r["task"] + (f" {r['task_setup']}" if r.get("task_setup") else "")
-    policy = r["policy"] + (f" ({r['policy_setup']})" if r.get("policy_setup") else "")
+    policy = policy_text(r)
     episodes = str(r["episodes"]) + (f" (+{r['repeated_seeds']} repeats left out)" if r["repeated_seeds"] else "")
     return [
         task,

@@ -2,8 +2,9 @@
 # Installs everything s1gym needs, from nothing, into ./.venv (idempotent).
 #   - Java 17 for TextWorldExpress (Debian's openjdk-17-jre-headless when missing)
 #   - torch 2.13.0 (CPU wheel) BEFORE the offline model: an unpinned torch pulls a multi-GB CUDA build
-#   - s1gym itself, editable, with the offline model, ALFWorld, Ray and test extras
+#   - s1gym itself, editable, with the offline model, ALFWorld, Ray, RL (sb3-contrib), desktop, plot (matplotlib) and test extras
 # ALFWorld builds fast-downward-textworld and jericho from source: it needs cmake, g++ and make.
+# s1/Calculator-v0 runs MATE's calculator under Xvfb, read over AT-SPI: xvfb, at-spi2-core, mate-calc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,9 +12,25 @@ need_apt=()
 java_major() { java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1; }
 if ! command -v java >/dev/null || [ "$(java_major)" -lt 11 ]; then need_apt+=(openjdk-17-jre-headless); fi
 for tool in cmake g++ make; do command -v "$tool" >/dev/null || need_apt+=("$tool"); done
+command -v Xvfb >/dev/null || need_apt+=(xvfb)
+command -v mate-calc >/dev/null || need_apt+=(mate-calc)
+[ -x /usr/libexec/at-spi-bus-launcher ] || need_apt+=(at-spi2-core)
+apt_install() {
+    # Other installs may hold apt's locks (another checkout's setup on the same machine): wait, then retry.
+    local try
+    for try in 1 2 3 4 5; do
+        if apt-get -o DPkg::Lock::Timeout=300 update -qq \
+            && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq "$@"; then
+            return 0
+        fi
+        echo "setup: apt-get failed (try $try of 5; another apt may hold its lock); retrying in 20 s" >&2
+        sleep 20
+    done
+    return 1
+}
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "setup: installing ${need_apt[*]} from Debian"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+    apt_install "${need_apt[@]}"
 fi
 
 PY=${PYTHON:-python3}
@@ -32,5 +49,5 @@ pip_install() {
 : >"$LOG"
 pip_install --upgrade pip setuptools wheel
 pip_install "torch==2.13.0"
-pip_install -e ".[local,alfworld,ray,test]"
+pip_install -e ".[local,alfworld,ray,rl,test,desktop,plot]"
 echo "setup: ok ($(python --version), $(java -version 2>&1 | head -1))"

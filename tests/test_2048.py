@@ -161,9 +161,10 @@ def test_a_move_adds_exactly_one_tile_on_an_empty_cell():
     assert info["points"] == 4 and info["game_score"] == 4
 
 
-def test_candidates_are_the_moves_that_change_the_board_in_fixed_order():
+def test_candidates_are_the_moves_that_change_the_board_in_fixed_slots():
     env = board_env([[2, 4, 8, 16], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
     assert env.candidates == ("down",)
+    assert env.action_masks().tolist() == [0, 1, 0, 0] and env.index_of("down") == 1  # index 1 is always down
     env = board_env([[2, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
     assert env.candidates == ("down", "right")
     env = board_env([[0, 0, 0, 0], [0, 2, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
@@ -173,7 +174,8 @@ def test_candidates_are_the_moves_that_change_the_board_in_fixed_order():
 def test_no_move_means_lost():
     env = make()
     obs, info = env.reset(seed=0, options={"board": [[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]]})
-    assert info["lost"] and not info["won"] and info["candidates"] == []
+    assert info["lost"] and not info["won"] and env.candidates == ()
+    assert info["candidates"] == list(MOVES) and info["action_mask"].tolist() == [1, 1, 1, 1]  # game over: all ones
     assert "game over" in obs
     _, reward, terminated, _, info = env.step(0)
     assert info["invalid_action"] and reward == 0.0 and terminated

@@ -87,7 +87,9 @@ def test_stacked_deal_order_and_observation():
     assert "Your hand: 10, 7 (hard 17)" in obs
     assert "Dealer shows: 10 (one card face down)" in obs
     assert "6" not in obs.split("Dealer shows:")[1]  # the hole card stays hidden
-    assert info["candidates"] == ["hit", "stand"] and info["payoff"] is None and info["score"] == 0.0
+    assert info["candidates"] == ["hit", "stand"] and info["score"] == 0.0
+    assert (info["payoff"], info["outcome"], info["game_over"]) == (0, "playing", False)  # one type per key
+    assert env.unwrapped.hand_values == (17, False, 10)
 
 
 def test_dealer_hits_16_and_beats_the_player():

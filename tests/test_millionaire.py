@@ -81,7 +81,7 @@ def test_wrong_answer_drops_to_the_last_safe_haven_and_ends(level, kept):
     assert terminated and not truncated and info["lost"] and not info["won"] and info["game_over"]
     assert info["score"] == kept / 1_000_000
     assert reward == pytest.approx((kept - prize(level)) / 1_000_000)
-    assert info["candidates"] == []
+    assert env.candidates == () and info["action_mask"].tolist() == [1] * 6  # game over: any index a no-op
 
 
 def test_walk_away_keeps_winnings():
@@ -110,11 +110,15 @@ def test_fifty_fifty_leaves_the_right_answer_and_one_wrong_one():
     obs, info = env.reset(seed=4)
     question = obs.split("\n\n")[-2]
     right_answer = env.expert_action()
+    slots = info["candidates"]
+    assert env.index_of(FIFTY_FIFTY) == 4 and slots[4:] == [FIFTY_FIFTY, WALK_AWAY]
     _, reward, terminated, _, info = env.step(env.index_of(FIFTY_FIFTY))
-    answers = [c for c in info["candidates"] if c != WALK_AWAY]
+    answers = [c for c in env.candidates if c != WALK_AWAY]
     assert reward == 0.0 and not terminated and info["fifty_fifty_used"]
     assert len(answers) == 2 and right_answer in answers
-    assert info["candidates"] == answers + [WALK_AWAY]
+    assert info["candidates"] == slots  # the slots keep their meaning and wording; the mask drops the rest
+    assert info["action_mask"].tolist() == [int(a in answers) for a in slots[:4]] + [0, 1]
+    assert [env.index_of(a) for a in answers] == [slots.index(a) for a in answers]
     assert question in env.render()  # the question stays
     right(env)
     assert FIFTY_FIFTY not in env.candidates and len(env.candidates) == 5  # four answers + walk away

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from s1gym.checks import positive_int
-from s1gym.core import Progress
+from s1gym.core import Progress, text_atoms
 from s1gym.tasks import alfworld_expert
 from s1gym.tasks.engine import Engine, EngineEnv, close_pools
 
@@ -538,6 +538,11 @@ class ALFWorldEnv(EngineEnv):
 
     def state_key(self) -> str:
         return f"{self._where}|{self.snapshot().key}"
+
+    def state_atoms(self) -> frozenset[str]:
+        """The description's facts plus what the last move revealed (an opened fridge's contents live in
+        the feedback, not in the description)."""
+        return super().state_atoms() | text_atoms(self._feedback)
 
     # ------------------------------------------------------------- expert
     def expert_action(self) -> str:

@@ -30,8 +30,10 @@ The exact expected payoff of basic strategy for these rules (one deck) is
 Contract mapping: ``score`` is 0 while the hand is open and
 ``(payoff + 1) / 2`` once it is settled (1 win, 0.5 push, 0 loss), so the
 episode's summed reward equals the final score; the raw payoff is in
-``info["payoff"]`` (``None`` while the hand is open) and ``info["outcome"]``
-(``"win"``/``"push"``/``"loss"``). A push ends the episode neither won nor
+``info["payoff"]`` (an int: 0 while the hand is open, so read it with
+``info["game_over"]``) and ``info["outcome"]`` (``"playing"`` while the hand is
+open, then ``"win"``/``"push"``/``"loss"``): one type per key, as Gymnasium's
+vector envs need. A push ends the episode neither won nor
 lost (``won=False, lost=False``, ``info["game_over"]=True``, score 0.5).
 
 Seeding: every hand is dealt from a ``numpy.random.RandomState`` over a PCG64
@@ -49,6 +51,11 @@ same cards.
 the listed cards (rank then suit, ``T`` or ``10`` for ten) come first in deal
 order, then the rest of the deck in RLCard's standard order.
 
+Actions: two fixed slots, 0 ``hit`` and 1 ``stand``, both legal until the
+hand is settled. :attr:`BlackjackEnv.hand_values` is the structured state
+(player total, soft, dealer's up card), the triple Gymnasium's Blackjack-v1
+observes, for RL encoders (:mod:`s1gym.rl`).
+
 ``Rule`` is the hit/stand basic strategy :data:`BASIC_STRATEGY`.
 """
 
@@ -56,15 +63,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from rlcard.games.base import Card
 from rlcard.games.blackjack import Game as RLCardGame
 
+from s1gym.checks import non_negative_int
 from s1gym.core import S1Env
 
-__all__ = ["BASIC_STRATEGY", "BlackjackEnv", "basic_strategy", "hand_total"]
+__all__ = ["BASIC_STRATEGY", "BlackjackEnv", "HandValues", "basic_strategy", "hand_total"]
 
 HIT, STAND = "hit", "stand"
 MOVES = (HIT, STAND)
@@ -119,7 +127,15 @@ def _hand_text(cards: Sequence[Card]) -> str:
 #: RLCard's ``game.winner["player0"]`` -> payoff (0 there means the hand is open).
 _PAYOFF = {2: 1, 1: 0, -1: -1}
 _RESULT_TEXT = {1: "You win (payoff +1).", 0: "Push (payoff 0).", -1: "You lose (payoff -1)."}
-_OUTCOME = {None: None, 1: "win", 0: "push", -1: "loss"}
+_OUTCOME = {None: "playing", 1: "win", 0: "push", -1: "loss"}
+
+
+class HandValues(NamedTuple):
+    """What a blackjack player sees, as numbers (Gymnasium Blackjack-v1's observation triple)."""
+
+    player_total: int  # 2..31 (over 21 is bust)
+    soft: bool  # an ace counts 11
+    dealer_up: int  # the dealer's face-up card: 1 (ace) to 10
 
 
 def basic_strategy(total: int, soft: bool, dealer_up: int) -> str:
@@ -224,14 +240,10 @@ class BlackjackEnv(S1Env):
         max_steps: int | None = None,
         render_mode: str | None = None,
     ) -> None:
-        if isinstance(decks, bool) or not isinstance(decks, (int, np.integer)) or decks < 0:
-            raise ValueError(
-                f"Blackjack: decks must be a non-negative integer (0 = infinite deck), got {decks!r}"
-            )
-        super().__init__(max_candidates=max_candidates, max_steps=max_steps, render_mode=render_mode)
-        if self.max_candidates < len(MOVES):
-            raise ValueError(f"Blackjack: max_candidates must be at least {len(MOVES)} (hit, stand)")
-        self.decks = int(decks)
+        self.decks = non_negative_int("Blackjack: decks", decks)
+        super().__init__(
+            max_candidates=max_candidates, max_steps=max_steps, render_mode=render_mode, action_slots=MOVES
+        )
         self._game = RLCardGame()
         self._game.configure({"game_num_players": 1, "game_num_decks": self.decks})
         deck_text = "an infinite deck" if self.decks == 0 else f"{self.decks} deck{'s' * (self.decks > 1)}"
@@ -338,14 +350,12 @@ class BlackjackEnv(S1Env):
         )
 
     def _extra_info(self) -> dict[str, Any]:
-        return {"payoff": self._payoff, "outcome": _OUTCOME[self._payoff]}
+        return {"payoff": self._payoff or 0, "outcome": _OUTCOME[self._payoff]}
 
     # ------------------------------------------------------------ baseline
     def rule_action(self) -> str:
         """Basic strategy (:func:`basic_strategy`) from the player's total and the dealer's up card."""
-        self._require_started()
-        total, soft = _cards_total(self._game.players[0].hand)
-        return basic_strategy(total, soft, RANK_VALUE[self._game.dealer.hand[1].rank])
+        return basic_strategy(*self.hand_values)
 
     def expert_action(self) -> str:
         """Same as :meth:`rule_action`: basic strategy uses only what the player sees."""
@@ -358,10 +368,18 @@ class BlackjackEnv(S1Env):
         self._require_started()
         return self._payoff
 
+    @property
+    def hand_values(self) -> HandValues:
+        """The player's total and softness and the dealer's up card (what basic strategy reads)."""
+        self._require_started()
+        total, soft = _cards_total(self._game.players[0].hand)
+        return HandValues(total, soft, RANK_VALUE[self._game.dealer.hand[1].rank])
+
     @classmethod
     def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Mean payoff with a normal 95 % interval, and win/push/loss counts of the settled hands."""
-        payoffs = np.array([i["payoff"] for i in final_infos if i.get("payoff") is not None], dtype=float)
+        settled = [i["payoff"] for i in final_infos if i.get("payoff") is not None and i.get("outcome") != "playing"]
+        payoffs = np.array(settled, dtype=float)
         if payoffs.size == 0:
             return {}
         half = 1.96 * payoffs.std(ddof=1) / math.sqrt(payoffs.size) if payoffs.size > 1 else float("nan")

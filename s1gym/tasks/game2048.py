@@ -9,9 +9,11 @@ A move that changes nothing is not a move. After each move one tile appears on
 a uniformly random empty cell: a 2 with probability 9/10, else a 4. The game
 starts with two such tiles. A merge scores the new tile's value (game points).
 
-Candidates: the moves that change the board, in the fixed order up, down,
-left, right (N = 4); the game is lost when none does. Reaching ``target``
-(default 2048) wins and ends the episode.
+Actions: four fixed slots, 0 up, 1 down, 2 left, 3 right (N = 4; index i
+always means the same direction, ``info["candidates"]`` lists the four); the
+mask marks the moves that change the board and ``env.candidates`` lists
+those. The game is lost when none does. Reaching ``target`` (default 2048)
+wins and ends the episode.
 
 Score (the contract's progress in [0, 1]): ``log2(largest tile) / log2(target)``
 capped at 1, i.e. ``log2(max_tile) / 11`` for 2048: 2 -> 0.09, 256 -> 0.73,
@@ -269,9 +271,9 @@ class Game2048Env(S1Env):
             or target > 2**MAX_EXPONENT
         ):
             raise ValueError(f"2048: target must be a power of two from 4 to 32768, got {target!r}")
-        super().__init__(max_candidates=max_candidates, max_steps=max_steps, render_mode=render_mode)
-        if self.max_candidates < len(MOVES):
-            raise ValueError(f"2048: max_candidates must be at least {len(MOVES)} (up, down, left, right)")
+        super().__init__(
+            max_candidates=max_candidates, max_steps=max_steps, render_mode=render_mode, action_slots=MOVES
+        )
         self.target = int(target)
         self._intro = (
             "2048: slide all tiles up, down, left or right; two equal tiles that meet merge into their sum. "

@@ -9,7 +9,7 @@ verdict; the final info's ``judged`` holds ``[predicted, true]`` pairs, which
 :meth:`InjectionGuardEnv.summarize_episodes` turns into precision, recall and
 F1 for ``block`` with bootstrap intervals. Everything else (episode order,
 scoring, what is revealed when, why Lookahead and Search are oracles here) is
-:class:`s1gym.tasks.tickets.LabelledTextEnv`.
+:mod:`s1gym.tasks.labelled`.
 
 ``Rule`` is the pattern baseline :func:`looks_like_injection`: block when any
 pattern of :data:`INJECTION_PATTERNS` (English and German) matches.
@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from s1gym.tasks.datasets import packaged
-from s1gym.tasks.tickets import LabelledTextEnv, _revealed, bootstrap_interval
+from s1gym.tasks.labelled import LabelledTextEnv, bootstrap_interval, revealed_pairs
 
 __all__ = ["INJECTION_PATTERNS", "InjectionGuardEnv", "injection_label", "looks_like_injection"]
 
@@ -143,7 +143,7 @@ class InjectionGuardEnv(LabelledTextEnv):
 
         A ratio with a zero denominator (e.g. precision when nothing was blocked) counts as 0.
         """
-        pairs = _revealed(final_infos, cls.reveal_key)
+        pairs = revealed_pairs(final_infos, cls.reveal_key)
         if not pairs:
             return {"decisions": 0}
         # columns: predicted block, truly block

@@ -8,11 +8,15 @@ The ladder (prize after answering question k right; * = safe haven)::
      4 $500       9 $16,000     14 $500,000
      5 $1,000 *  10 $32,000 *   15 $1,000,000
 
-Questions 1-5 are easy, 6-10 medium, 11-15 hard. Candidates (N = 6): the
-four answers in a shuffled order, then ``50:50`` while that lifeline is unused
-(it removes two wrong answers; the question stays), then ``walk away`` (leave
-with the current winnings). A wrong answer drops the winnings to the last safe
-haven passed and ends the game.
+Questions 1-5 are easy, 6-10 medium, 11-15 hard. Moves: the four answers in
+a shuffled order, ``50:50`` while that lifeline is unused (it removes two
+wrong answers; the question stays) and ``walk away`` (leave with the current
+winnings). A wrong answer drops the winnings to the last safe haven passed and
+ends the game. Actions are six fixed slots (N = 6): 0-3 the first to fourth
+listed answer, 4 ``50:50``, 5 ``walk away``; ``info["candidates"]`` words the
+six slots for the current question, the mask marks the legal ones (answers
+removed by 50:50 and a used lifeline are masked) and ``env.candidates`` lists
+those.
 
 ``score`` = winnings / 1,000,000 (reward = its change, so a wrong answer can
 cost), ``info["winnings"]`` in dollars, ``info["outcome"]``: ``playing``,
@@ -50,7 +54,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from s1gym.core import S1Env, copy_generator, positive_int, charset_for
+from s1gym import stats
+from s1gym.checks import positive_int
+from s1gym.core import S1Env, charset_for, copy_generator
 from s1gym.tasks.datasets import (
     DIFFICULTIES,
     DataError,
@@ -59,7 +65,6 @@ from s1gym.tasks.datasets import (
     load_trivia,
     packaged,
 )
-from s1gym.tasks.tickets import bootstrap_interval
 
 __all__ = ["LADDER", "SAFE_HAVENS", "TOP_PRIZE", "MillionaireEnv"]
 
@@ -87,6 +92,8 @@ TOP_PRIZE = LADDER[-1]
 PER_TIER = 5
 FIFTY_FIFTY = "50:50"
 WALK_AWAY = "walk away"
+#: The six action slots: the answers by listed position, then the lifeline and walking away.
+SLOTS = ("answer 1", "answer 2", "answer 3", "answer 4", FIFTY_FIFTY, WALK_AWAY)
 
 
 @dataclass(frozen=True)
@@ -159,12 +166,13 @@ class MillionaireEnv(S1Env):
                 f"questions: {path} has too few questions for a ladder ({short}); "
                 f"it needs at least {PER_TIER} easy, {PER_TIER} medium and {PER_TIER} hard"
             )
-        self.ladders = None if ladders is None else positive_int("ladders", ladders, 1)
+        self.ladders = positive_int("ladders", ladders, optional=True)
         super().__init__(
             max_candidates=max_candidates,
             max_steps=max_steps,
             charset=charset_for(s for q in bank for s in q.texts()),
             render_mode=render_mode,
+            action_slots=SLOTS,
         )
         self._rng: np.random.Generator | None = None
         self._ladder_id = 0
@@ -201,6 +209,10 @@ class MillionaireEnv(S1Env):
             moves.append(FIFTY_FIFTY)
         moves.append(WALK_AWAY)
         return moves
+
+    def _slot_moves(self) -> tuple[str, ...]:
+        # After the last question the level is 15; the slots keep the last question's wording.
+        return (*self._ladder[min(self._level, len(LADDER) - 1)].answers, FIFTY_FIFTY, WALK_AWAY)
 
     def _play(self, move: str) -> str:
         step = self._ladder[self._level]
@@ -290,7 +302,7 @@ class MillionaireEnv(S1Env):
         outcomes = Counter(str(info.get("outcome", "playing")) for info in final_infos)
         return {
             "mean_winnings": float(winnings.mean()),
-            "mean_winnings_ci95": bootstrap_interval(winnings, lambda s: s.mean(axis=1)),
+            "mean_winnings_ci95": list(stats.bootstrap_ci(winnings)),
             "median_winnings": float(np.median(winnings)),
             "outcomes": dict(outcomes),
         }

@@ -1,176 +1,31 @@
 """s1/TicketRouter-v0: route customer-support tickets to queues.
 
 Each episode shows ``batch`` tickets (default 1), one at a time; the move is a
-queue name. The candidates are the queue names in a fixed order (the
-``queues`` option, else the labels of the data sorted), so N = the number of
-queues and depends on the data set (5 for the shipped set, 11 for Bitext).
+queue name. The queues are fixed action slots in the order of the ``queues``
+option, else the labels of the data sorted, so N = the number of queues and
+depends on the data set (5 for the shipped set, 11 for Bitext).
 
-Scoring follows the core contract: ``score`` = right decisions / ``batch``,
-reward = score change (1 for a right queue when ``batch`` is 1). The episode
-ends after the last ticket, ``won`` when every ticket went to the right queue,
-``lost`` otherwise (so with ``batch=1`` the win rate is the accuracy). The
-observation never says whether a decision was right; the final info holds
-``routed``: one ``[predicted, true]`` pair per decision, revealed only once the
-episode is over, which is what :meth:`summarize_episodes` turns into accuracy
-and a per-queue confusion matrix.
-
-Forks and labelled data: the env holds the labels, so anything that steps a
-fork before deciding learns the answer from the reward, the score or the
-``lost`` flag. ``Lookahead`` (which drops moves whose fork loses) and ``Search``
-(whose heuristic is the score) are oracles on this task by construction;
-compare decision models without them.
-
-Episodes: a fixed permutation of the data (seeded once) is cut into runs of
-``batch`` tickets; seed S plays run S (wrapping around), so seeds 0..n/batch-1
-see every ticket exactly once.
+Scoring, episodes, what is revealed when (``info["routed"]``: ``[predicted,
+true]`` pairs once the episode is over) and why Lookahead and Search are
+oracles here: :mod:`s1gym.tasks.labelled`. :meth:`TicketRouterEnv.summarize_episodes`
+turns the pairs into accuracy and a per-queue confusion matrix.
 
 ``Rule`` is the keyword router :func:`keyword_route` (table :data:`KEYWORDS`).
-
-:class:`LabelledTextEnv` is the shared machinery; s1/InjectionGuard-v0 is the
-same env with two labels (``allow``/``block``), a pattern baseline and
-precision/recall metrics.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
 
-from s1gym import stats
-from s1gym.core import S1Env, charset_for, positive_int
-from s1gym.tasks.datasets import LabelledText, load_labelled_texts, packaged
+from s1gym.tasks.datasets import packaged
+from s1gym.tasks.labelled import LabelledTextEnv, bootstrap_interval, revealed_pairs
 
-__all__ = ["KEYWORDS", "LabelledTextEnv", "TicketRouterEnv", "bootstrap_interval", "keyword_route"]
-
-#: Seed of the fixed permutation that orders a data set into episodes.
-ORDER_SEED = 20_240_607
-#: Resamples and seed of the bootstrap intervals (deterministic).
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
-
-
-class LabelledTextEnv(S1Env):
-    """One labelling decision per text, ``batch`` texts per episode (see the module docstring)."""
-
-    fork_reveals_answer = True
-
-    #: Key of the final info's ``[[predicted, true], ...]`` list.
-    reveal_key: ClassVar[str] = "routed"
-    #: Wording of the observation.
-    intro: ClassVar[str] = ""
-    noun: ClassVar[str] = "Text"
-    verb: ClassVar[str] = "labelled"
-    done_text: ClassVar[str] = "Every text is labelled."
-    default_max_steps = 1
-    stall_patience = None
-
-    def __init__(
-        self,
-        *,
-        data: str,
-        text_column: str,
-        label_column: str,
-        labels: Sequence[str] | None = None,
-        label_map: Callable[[Any], str | None] | None = None,
-        batch: int = 1,
-        what: str = "data",
-        max_candidates: int | None = None,
-        max_steps: int | None = None,
-        render_mode: str | None = None,
-    ) -> None:
-        if labels is not None:
-            labels = [str(q) for q in labels]
-            if not labels or len(set(labels)) != len(labels):
-                raise ValueError(
-                    f"{self.task_name}: the label list must be non-empty and distinct, got {labels!r}"
-                )
-        self.items: tuple[LabelledText, ...] = load_labelled_texts(
-            data,
-            text_column=text_column,
-            label_column=label_column,
-            labels=labels,
-            label_map=label_map,
-            what=what,
-        )
-        self.labels: tuple[str, ...] = (
-            tuple(labels) if labels is not None else tuple(sorted({i.label for i in self.items}))
-        )
-        self.batch = positive_int("batch", batch, 1)
-        if self.batch > len(self.items):
-            raise ValueError(
-                f"{self.task_name}: batch={self.batch} exceeds the {len(self.items)} texts in {data}"
-            )
-        self._order = _permutation(len(self.items))
-        super().__init__(
-            max_candidates=len(self.labels) if max_candidates is None else max_candidates,
-            max_steps=self.batch if max_steps is None else max_steps,
-            charset=_charset(self.items),
-            render_mode=render_mode,
-        )
-        self._episode: tuple[int, ...] = ()
-        self._predictions: tuple[str, ...] = ()
-
-    # ---------------------------------------------------------------- hooks
-    def _new_game(self, seed: int | None, options: dict[str, Any]) -> str:
-        run = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
-        n = len(self.items)
-        self._episode = tuple(int(self._order[(run * self.batch + j) % n]) for j in range(self.batch))
-        self._predictions = ()
-        return ""
-
-    def _legal_moves(self) -> list[str]:
-        return list(self.labels) if len(self._predictions) < self.batch else []
-
-    def _play(self, move: str) -> str:
-        self._predictions = (*self._predictions, move)
-        return f"{self.noun} {len(self._predictions)} of {self.batch} {self.verb} {move}."
-
-    def _describe(self) -> str:
-        i = len(self._predictions)
-        if i >= self.batch:
-            return self.done_text
-        text = self.items[self._episode[i]].text
-        return f"{self.intro}\n\n{self.noun} {i + 1} of {self.batch}:\n{text}"
-
-    def _progress(self) -> tuple[float, bool, bool]:
-        correct = sum(p == self.items[j].label for p, j in zip(self._predictions, self._episode))
-        over = len(self._predictions) >= self.batch
-        return correct / self.batch, over and correct == self.batch, over and correct < self.batch
-
-    def _fork_into(self, clone: S1Env) -> None:
-        return None  # all game state is immutable (tuples) and shared safely
-
-    def _extra_info(self) -> dict[str, Any]:
-        if len(self._predictions) < self.batch and self._steps < self.max_steps:
-            return {}
-        truth = [self.items[j].label for j in self._episode]
-        return {self.reveal_key: [[p, t] for p, t in zip(self._predictions, truth)]}
-
-    def state_key(self) -> str:
-        # The decisions so far are part of the state (they set the score); the description is not enough.
-        return super().state_key() + "\n#" + "|".join(self._predictions)
-
-    # -------------------------------------------------------------- players
-    @property
-    def current_text(self) -> str | None:
-        """The text being decided now (``None`` once the episode is over)."""
-        i = len(self._predictions)
-        return self.items[self._episode[i]].text if i < self.batch else None
-
-    def _current_item(self) -> LabelledText:
-        """The item being decided now; a clear error once the episode is over."""
-        i = len(self._predictions)
-        if i >= self.batch:
-            raise RuntimeError(f"{self.task_name}: the episode is over; there is nothing left to decide")
-        return self.items[self._episode[i]]
-
-    def expert_action(self) -> str:
-        """The true label of the current text (privileged: tests and oracles only)."""
-        return self._current_item().label
+__all__ = ["KEYWORDS", "TicketRouterEnv", "keyword_route"]
 
 
 class TicketRouterEnv(LabelledTextEnv):
@@ -189,7 +44,6 @@ class TicketRouterEnv(LabelledTextEnv):
         "label_column": "column with the queue (default 'queue'; Bitext: 'category')",
         "queues": "queue names in candidate order; other labels are an error (default: the sorted labels)",
         "batch": "tickets per episode, one decision each (default 1)",
-        "max_candidates": "candidate cap N (default: the number of queues)",
         "max_steps": "step limit (default: batch)",
     }
 
@@ -224,7 +78,7 @@ class TicketRouterEnv(LabelledTextEnv):
     @classmethod
     def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Accuracy (95 % bootstrap interval) and the confusion matrix ``{true: {predicted: count}}``."""
-        pairs = _revealed(final_infos, cls.reveal_key)
+        pairs = revealed_pairs(final_infos, cls.reveal_key)
         if not pairs:
             return {"decisions": 0}
         correct = np.array([p == t for p, t in pairs], dtype=np.float64)
@@ -346,31 +200,3 @@ def _patterns(queue: str) -> tuple[tuple[re.Pattern[str], int], ...]:
     name = queue.lower()
     fragments = KEYWORDS.get(name) or tuple(w for w in re.split(r"[\s_\-/]+", name) if w)
     return tuple((re.compile(r"\b(?:" + f + ")", re.IGNORECASE), 1 + f.count(" ")) for f in fragments)
-
-
-# ---------------------------------------------------------------- helpers
-def bootstrap_interval(sample: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray]) -> list[float]:
-    """95 % percentile bootstrap interval of a task metric (:func:`s1gym.stats.bootstrap_interval`)."""
-    return list(stats.bootstrap_interval(sample, statistic, n_resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED))
-
-
-def _revealed(final_infos: Sequence[Mapping[str, Any]], key: str) -> list[tuple[str, str]]:
-    """Every ``(predicted, true)`` pair the episodes' final infos revealed."""
-    pairs = []
-    for info in final_infos:
-        for pair in info.get(key) or ():
-            predicted, true = pair
-            pairs.append((str(predicted), str(true)))
-    return pairs
-
-
-@lru_cache(maxsize=16)
-def _permutation(n: int) -> np.ndarray:
-    order = np.random.default_rng(ORDER_SEED).permutation(n)
-    order.flags.writeable = False
-    return order
-
-
-@lru_cache(maxsize=16)
-def _charset(items: tuple[LabelledText, ...]) -> frozenset[str]:
-    return charset_for(s for item in items for s in (item.text, item.label))
