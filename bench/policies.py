@@ -269,7 +269,7 @@ def serve(impls: Implementations, label: str, make: Callable[[], tuple[object, C
         for level in levels:
             clear()  # each level starts cold: its states' observations are new and their moves not cached
             states = situations_for_serving(requests, f"Level {level}")
-            jev = Jev(base_url=server.url, max_concurrency=level)
+            jev = Jev(base_url=server.url, max_concurrency=level, timeout=600)  # slow paths queue behind one model
             started, cpu_started = time.perf_counter(), time.process_time()
             jev.decide_many(states)
             rows.append((level, len(states) / (time.perf_counter() - started),
