@@ -70,7 +70,7 @@ from rlcard.games.base import Card
 from rlcard.games.blackjack import Game as RLCardGame
 
 from s1gym.checks import non_negative_int
-from s1gym.core import S1Env
+from s1gym.core import Progress, S1Env
 
 __all__ = ["BASIC_STRATEGY", "BlackjackEnv", "HandValues", "basic_strategy", "hand_total"]
 
@@ -329,11 +329,11 @@ class BlackjackEnv(S1Env):
     def _describe(self) -> str:
         return self._text
 
-    def _progress(self) -> tuple[float, bool, bool, bool]:
+    def _progress(self) -> Progress:
         payoff = self._payoff
         if payoff is None:
-            return 0.0, False, False, False
-        return (payoff + 1) / 2, payoff > 0, payoff < 0, True
+            return Progress(0.0)
+        return Progress((payoff + 1) / 2, won=payoff > 0, lost=payoff < 0, over=True)
 
     def _fork_into(self, clone: S1Env) -> None:
         game = self._game

@@ -60,7 +60,7 @@ from typing import Any, ClassVar, NamedTuple
 import gymnasium as gym
 import numpy as np
 
-from s1gym.core import S1Env, copy_generator
+from s1gym.core import Progress, S1Env, copy_generator
 
 __all__ = ["PCG32", "Game2048Env", "pcg32_below", "pcg32_next", "pcg32_seed", "slide_row"]
 
@@ -358,10 +358,10 @@ class Game2048Env(S1Env):
             lines.append("No move changes the board: game over.")
         return "\n".join(lines)
 
-    def _progress(self) -> tuple[float, bool, bool]:
+    def _progress(self) -> Progress:
         top = self._max_exponent()
         won = top >= self._target_exponent
-        return min(1.0, top / self._target_exponent), won, (not won) and not self._moves
+        return Progress(min(1.0, top / self._target_exponent), won=won, lost=(not won) and not self._moves)
 
     def _extra_info(self) -> dict[str, Any]:
         return {"game_score": self._game_score, "max_tile": self.max_tile, "points": self._points}

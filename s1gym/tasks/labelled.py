@@ -38,7 +38,7 @@ import numpy as np
 
 from s1gym import stats
 from s1gym.checks import positive_int
-from s1gym.core import S1Env, charset_for
+from s1gym.core import Progress, S1Env, charset_for
 from s1gym.tasks.datasets import LabelledText, load_labelled_texts
 
 __all__ = ["LabelledTextEnv", "bootstrap_interval", "revealed_pairs"]
@@ -134,10 +134,12 @@ class LabelledTextEnv(S1Env):
         text = self.items[self._episode[i]].text
         return f"{self.intro}\n\n{self.noun} {i + 1} of {self.batch}:\n{text}"
 
-    def _progress(self) -> tuple[float, bool, bool]:
+    def _progress(self) -> Progress:
         correct = sum(p == self.items[j].label for p, j in zip(self._predictions, self._episode))
         over = len(self._predictions) >= self.batch
-        return correct / self.batch, over and correct == self.batch, over and correct < self.batch
+        return Progress(
+            correct / self.batch, won=over and correct == self.batch, lost=over and correct < self.batch
+        )
 
     def _fork_into(self, clone: S1Env) -> None:
         return None  # all game state is immutable (tuples) and shared safely

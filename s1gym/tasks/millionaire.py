@@ -56,7 +56,7 @@ import numpy as np
 
 from s1gym import stats
 from s1gym.checks import positive_int
-from s1gym.core import S1Env, charset_for, copy_generator
+from s1gym.core import Progress, S1Env, charset_for, copy_generator
 from s1gym.tasks.datasets import (
     DIFFICULTIES,
     DataError,
@@ -254,12 +254,12 @@ class MillionaireEnv(S1Env):
             f"${self._winnings:,}. Lifeline 50:50: {lifeline}.\n\n{step.question.question}"
         )
 
-    def _progress(self) -> tuple[float, bool, bool, bool]:
-        return (
+    def _progress(self) -> Progress:
+        return Progress(
             self._winnings / TOP_PRIZE,
-            self._outcome == "millionaire",
-            self._outcome == "wrong answer",
-            self._outcome != "playing",
+            won=self._outcome == "millionaire",
+            lost=self._outcome == "wrong answer",
+            over=self._outcome != "playing",
         )
 
     def _fork_into(self, clone: S1Env) -> None:
