@@ -334,7 +334,10 @@ def draw_scores(ax: Any, arms: Sequence[Arm]) -> None:
 
 def _shared_text(arms: Sequence[Arm]) -> str:
     """The settings every arm shares (task options, wrapper options), as a second title line."""
-    parts = [options_text(_shared([a.options for a in arms])), options_text(_shared([a.wrapper_options for a in arms]))]
+    parts = [
+        options_text(_shared([a.options for a in arms])),
+        options_text(_shared([a.wrapper_options for a in arms])),
+    ]
     text = "; ".join(p for p in parts if p)
     return "\n" + _wrap(f"every arm: {text}", 130) if text else ""
 

@@ -20,7 +20,9 @@ from s1gym import jobs
 from s1gym.agent import AgentDescription
 from s1gym.registration import env_class_or_none
 
-__all__ = ["COLUMNS", "options_text", "policy_text", "print_rows", "row_cells", "rows_for", "setup_groups", "table_rows"]
+__all__ = [
+    "COLUMNS", "options_text", "policy_text", "print_rows", "row_cells", "rows_for", "setup_groups", "table_rows",
+]
 
 
 def _setup_of(config: Mapping[str, Any]) -> tuple[str, dict[str, Any], AgentDescription]:
