@@ -352,6 +352,48 @@ def test_one_jvm_per_process_and_close_keeps_it_for_the_others():
         x.close()
 
 
+def _child_drops_what_it_inherited(conn) -> None:
+    import gc
+
+    from s1gym.tasks import engine
+
+    gc.collect()  # whatever the child let go of is finalized now
+    conn.send(len(engine.pool_stats()))
+    conn.close()
+
+
+def test_a_forked_child_leaves_the_parents_jvm_objects_alone():
+    """An async vector env forks workers: a child starts with no pools of its own, keeps (never frees,
+    never uses) the parent's, and the parent's pooled engines play on afterwards. (A guard: a full-suite
+    run once failed with "Target Object ID does not exist for this gateway" after such forks; freeing
+    inherited py4j objects in a child can detach them in the parent's JVM, which this order rules out.)"""
+    import multiprocessing
+
+    env = make(size="small")
+    env.reset(seed=1)
+    forks = [env.fork() for _ in range(4)]
+    for f in forks:
+        f.step(0)  # each fork takes an engine from the pool
+    for f in forks:
+        f.close()  # and gives it back
+    env.close()  # now only the process's pool holds those engines
+    del env, forks
+    ctx = multiprocessing.get_context("fork")
+    parent_end, child_end = ctx.Pipe()
+    child = ctx.Process(target=_child_drops_what_it_inherited, args=(child_end,))
+    child.start()
+    assert parent_end.recv() == 0  # the child starts with no pools of its own
+    child.join(60)
+    assert child.exitcode == 0
+    env = make(size="small")  # the same pool, its idle engines play again
+    env.reset(seed=2)
+    forks = [env.fork() for _ in range(4)]
+    for f in forks:
+        f.step(0)
+        f.close()
+    env.close()
+
+
 def test_closed_game_objects_are_reused():
     env = make(size="small")
     env.reset(seed=0)

@@ -359,12 +359,18 @@ def shutdown_browsers() -> None:
             driver.stop()
 
 
+#: A forked child's copies of its parent's drivers and browsers, kept referenced so that no finalizer
+#: of theirs runs in the child (see engine._INHERITED_POOLS).
+_INHERITED: list[tuple[dict[int, Any], dict[tuple[int, bool], Browser]]] = []
+
+
 def _forget_inherited() -> None:
     """In a forked child (an async vector env's worker) the parent's driver and browsers are the
     parent's: talking to them from the child interleaves two processes on one pipe. The child starts
-    with none of its own and never closes the parent's."""
+    with none of its own and never uses, closes or frees the parent's."""
     global _LOCK
     _LOCK = threading.Lock()
+    _INHERITED.append((dict(_DRIVERS), dict(_BROWSERS)))
     _DRIVERS.clear()
     _BROWSERS.clear()
 

@@ -244,11 +244,19 @@ _POOLS: dict[Hashable, EnginePool] = {}
 _POOLS_LOCK = threading.Lock()
 
 
+#: A forked child's copies of its parent's pools, kept referenced for the child's whole life: dropping
+#: them would run their objects' finalizers in the child, and py4j's finalizer tells the *parent's* JVM
+#: (over the inherited socket) to forget the Java object the parent is still using.
+_INHERITED_POOLS: list[dict[Hashable, EnginePool]] = []
+
+
 def _forget_inherited_pools() -> None:
     """In a forked child (an async vector env's worker) the parent's pools hold the parent's engines
-    (its JVM connection, its browser pages): the child starts with no pools and never closes those."""
+    (its JVM connection, its browser pages): the child starts with no pools of its own and never uses,
+    closes or frees the parent's (see :data:`_INHERITED_POOLS`)."""
     global _POOLS_LOCK
     _POOLS_LOCK = threading.Lock()
+    _INHERITED_POOLS.append(dict(_POOLS))
     _POOLS.clear()
 
 

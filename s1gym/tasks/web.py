@@ -397,7 +397,8 @@ _PRIMARY_LOCK = threading.Lock()
 
 
 def _forget_inherited_envs() -> None:
-    """A forked child counts only the envs it makes (see engine's and browser's fork handlers)."""
+    """A forked child counts only the envs it makes (see engine's and browser's fork handlers; the
+    sets hold weak references, so clearing them frees nothing)."""
     global _PRIMARY_LOCK
     _PRIMARY_LOCK = threading.Lock()
     _PRIMARY.clear()
