@@ -323,6 +323,22 @@ def default_job_name() -> str:
     return datetime.now().strftime("%Y-%m-%d__%H-%M-%S")
 
 
+def _fresh_job_path(out: Path) -> Path:
+    """A new, empty ``out/<start time>`` folder, made atomically; a job started in the same second (two
+    quick runs in a row, or in parallel) gets ``<start time>-2``, ``-3``... instead of failing."""
+    base = default_job_name()
+    for k in range(1, 10_000):
+        path = out / (base if k == 1 else f"{base}-{k}")
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise JobFolderError(_unwritable(path, exc)) from exc
+    raise JobFolderError(f"{out}: 10,000 jobs started at {base}; pass --job NAME")
+
+
 def is_job_dir(folder: Path) -> bool:
     config = folder / "config.json"
     if not config.is_file():
@@ -675,7 +691,7 @@ class JobFolder:
         that name or the latest job in ``out`` that ran the same task, options, agent and seeds."""
         _check_out_dir(out)
         found = _find_resumable(out, config) if resume and name is None else None
-        path = found or out / (name or default_job_name())
+        path = found or (out / name if name else _fresh_job_path(out))
         config = {**config, "job_name": path.name, "jobs_dir": str(out)}
         if resume and path.exists():
             if not is_job_dir(path):

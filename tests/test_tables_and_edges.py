@@ -149,6 +149,17 @@ def test_resume_rewrites_result_from_disk_before_playing(tmp_path):
     assert folder.pending(range(0, 3), "test_runner:tinytest/Counter-v0") == [2]
 
 
+def test_jobs_started_in_the_same_second_get_their_own_folders(tmp_path, monkeypatch):
+    """Two quick runs in a row (the README's pictures block) collided on the start-time name."""
+    monkeypatch.setattr(jobs, "default_job_name", lambda: "2026-11-30__16-09-48")
+    config = {"tasks": [{"name": "s1/Blackjack-v0"}]}
+    first = jobs.JobFolder.open(tmp_path, None, config, resume=False)
+    second = jobs.JobFolder.open(tmp_path, None, config, resume=False)
+    assert first.path.name == "2026-11-30__16-09-48" and second.path.name == "2026-11-30__16-09-48-2"
+    with pytest.raises(jobs.JobFolderError, match="already exists"):  # a name the user chose is not renamed
+        jobs.JobFolder.open(tmp_path, "2026-11-30__16-09-48", config, resume=False)
+
+
 def test_errors_by_message_in_the_summary(tmp_path):
     summary = evaluate(TASK, "uniform", episodes=3, seed=2, options={"fail_seed": 3}, out=tmp_path, job="e")
     assert summary["errors_by_message"] == {"RuntimeError: engine crashed": ["Counter__3"]}
