@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Self
 
+from s1gym.jobs import trial_metadata, trial_reward
+
 __all__ = ["JobProgress"]
 
 
@@ -28,10 +30,9 @@ class JobProgress:
         if trial.get("exception_info"):
             self.errors += 1
         else:
-            self.scores.append(float(trial["verifier_result"]["rewards"]["reward"]))
-        ar = trial.get("agent_result") or {}
-        self.calls += int((ar.get("metadata") or {}).get("n_calls") or 0)
-        self.cost += float(ar.get("cost_usd") or 0.0)
+            self.scores.append(trial_reward(trial))
+        self.calls += int(trial_metadata(trial).get("n_calls") or 0)
+        self.cost += float((trial.get("agent_result") or {}).get("cost_usd") or 0.0)
 
     def fields(self) -> dict[str, Any]:
         mean = sum(self.scores) / len(self.scores) if self.scores else float("nan")

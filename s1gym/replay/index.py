@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from s1gym.jobs import trial_metadata
 from s1gym.replay.page import ReplayError, Trial, load_trial, trials_of_job, write_page
 from s1gym.table import COLUMNS, row_cells, table_rows
 
@@ -39,7 +40,7 @@ def _trial_cells(trial: Trial | None) -> str:
     error = (trial.result.get("exception_info") or {}).get("exception_type")
     score = end.get("score")
     verdict = "error: " + error if error else "won" if end.get("won") else "lost" if end.get("lost") else "-"
-    latencies = (trial.result.get("agent_result") or {}).get("metadata", {}).get("decision_latency_s") or []
+    latencies = trial_metadata(trial.result).get("decision_latency_s") or []
     return (
         _cell("-" if score is None else f"{score:.3f}")
         + _cell(verdict, "err" if error else "won" if end.get("won") else "")
