@@ -25,8 +25,9 @@ Training data, from the training folds only (never the held-out fold's games):
 - noisy-expert states (DART-style roll-ins, Laskey et al. 2017, so that the model also sees states off
   the expert's path and learns to recover): two roll-ins per game in which each move is, with
   probability 0.3, a uniformly random other candidate, else the expert's (``random.Random`` seeded with
-  ``1000 * game index + roll-in``), 50 steps; every state is labelled with the expert's move *from that
-  state* (the handcoded expert is told every move, so it answers from where the roll-in is);
+  ``1000 * game index + roll-in``), cut after 30 moves (amended before any fit: the 2-core machine was
+  at load 30 and 50-move roll-ins doubled the collection); every state is labelled with the expert's
+  move *from that state* (the handcoded expert is told every move, so it answers from where it is);
 - states where the expert is lost (its move is not on offer) are dropped; games the expert does not win
   still give their states (its moves are the labels, not the outcome).
 
@@ -68,12 +69,25 @@ from pathlib import Path
 # Keep bench/ off sys.path (bench/alfworld.py would shadow the alfworld package).
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
+import argparse  # noqa: E402
+import gzip  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import random  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from s1gym.policies.lexical import PairModel  # noqa: E402
 from s1gym.tasks.alfworld import TASK_TYPES, find_games, task_type_of  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "alfworld"
+SHARED = Path(os.environ.get("S1GYM_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "alfworld"
+#: Where ``collect`` writes one gzipped JSON-lines file of states per game (not part of the repository).
+STATES = Path(os.environ.get("S1GYM_ALFWORLD_STATES", "~/.cache/s1gym/alfworld_states")).expanduser()
 N_FOLDS = 5
 NOISE = 0.3
 ROLLINS = 2
+ROLLIN_MOVES = 30
 SEARCH_POSITIONS = (0, 5, 10, 15, 20, 25)
 
 
@@ -95,10 +109,379 @@ def folds(games: tuple[str, ...] | list[str], n_folds: int = N_FOLDS) -> list[li
     return [sorted(f) for f in out]
 
 
-if __name__ == "__main__":
+def make_env(game: int, **options):
+    import gymnasium as gym
+
+    import s1gym  # noqa: F401
+
+    return gym.make("s1/ALFWorld-v0", data_dir=str(SHARED), split="valid_seen", hygiene=True, game=game, **options)
+
+
+# --------------------------------------------------------------------------
+# collect
+# --------------------------------------------------------------------------
+
+
+def collect_game(game: int) -> tuple[int, int, float]:
+    """The expert's game and the noisy roll-ins of one game, every state with its lookahead annotation."""
+    from s1gym.policies import Uniform
+    from s1gym.wrappers import Lookahead
+
+    out = STATES / f"{game:03d}.jsonl.gz"
+    if out.exists():
+        return game, -1, 0.0
+    t0 = time.process_time()
+    env = make_env(game)
+    lookahead = Lookahead(Uniform())
+    records = []
+    for rollin in range(ROLLINS + 1):
+        rng = random.Random(1000 * game + rollin)
+        env.reset(seed=0)
+        start = len(records)
+        while not env.done and (rollin == 0 or env.steps < ROLLIN_MOVES):
+            situation = env.situation()
+            expert = env.rule_action()
+            texts = situation.texts
+            annotated, kept, _ = lookahead.annotate(situation)
+            shown = {c.text: c for c in annotated.candidates}
+            noisy = rollin > 0 and rng.random() < NOISE
+            if expert in texts:
+                records.append({
+                    "game": game, "rollin": rollin, "step": env.steps, "state_text": situation.state_text,
+                    "history": [list(h) for h in situation.history], "candidates": list(texts),
+                    "outcomes": [shown[t].outcome if t in shown else None for t in texts],
+                    "new_actions": [list(shown[t].new_actions) if t in shown else [] for t in texts],
+                    "expert": expert,
+                })
+            others = [t for t in texts if t != expert]
+            move = rng.choice(others) if (noisy or expert not in texts) and others else expert
+            if move not in texts:
+                move = texts[0]
+            *_, info = env.step(env.index_of(move))
+        won = bool(info.get("won"))
+        for r in records[start:]:
+            r["won"] = won
+            r["remaining"] = env.steps - r["step"] if won else None
+    env.close()
+    tmp = out.with_suffix(".tmp")
+    with gzip.open(tmp, "wt") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    tmp.rename(out)
+    return game, len(records), time.process_time() - t0
+
+
+def load_states(games) -> list[dict]:
+    out = []
+    for g in games:
+        with gzip.open(STATES / f"{g:03d}.jsonl.gz", "rt") as f:
+            out.extend(json.loads(line) for line in f)
+    return out
+
+
+def pool_map(fn, items, workers: int):
+    """``fn`` over ``items`` in ``workers`` spawned processes (in order of completion)."""
+    if workers <= 1:
+        yield from map(fn, items)
+        return
+    import multiprocessing as mp
+
+    with mp.get_context("spawn").Pool(workers, maxtasksperchild=8) as pool:
+        yield from pool.imap_unordered(fn, items)
+
+
+def cmd_collect(args) -> None:
+    STATES.mkdir(parents=True, exist_ok=True)
+    games = find_games(str(SHARED), "valid_seen")
+    todo = range(len(games)) if not args.games else [int(g) for g in args.games.split(",")]
+    t = time.time()
+    for game, n, cpu in pool_map(collect_game, list(todo), args.workers):
+        print(f"game {game}: {n} states, {cpu:.0f} s CPU ({time.time() - t:.0f} s)", flush=True)
+
+
+# --------------------------------------------------------------------------
+# fit
+# --------------------------------------------------------------------------
+
+#: The L2 strengths, fixed in the protocol.
+L2_PAIRS = 1.0
+L2_DENSE = 1e-3
+L2_PROGRESS = 1.0
+#: Local's dense features the ALFWorld model fits (no embedding feature: the model embeds nothing).
+DENSE_PLAIN = ("goal_share", "goal_phrase", "all_in_goal", "verb_in_goal", "feedback_phrase", "played", "last",
+               "verb_group", "length")
+DENSE_AHEAD = ("new_goal_phrase",)
+
+
+def situations(record: dict):
+    """The record's decision as Local sees it plainly and with Lookahead: (plain, annotated, expert index)."""
+    from s1gym.core import Candidate, Situation
+
+    texts = record["candidates"]
+    plain = Situation(task="ALFWorld", observation=record["state_text"], state_text=record["state_text"],
+                      candidates=tuple(Candidate(t) for t in texts),
+                      history=tuple(tuple(h) for h in record["history"]))
+    annotated = plain.with_candidates([
+        Candidate(t, outcome=o, new_actions=tuple(n))
+        for t, o, n in zip(texts, record["outcomes"], record["new_actions"], strict=True)
+    ])
+    return plain, annotated, texts.index(record["expert"])
+
+
+class Design:
+    """The records as one sparse matrix (one row per candidate, columns: dense features, then pairs)."""
+
+    def __init__(self, records: list[dict], vocab: dict[str, int] | None = None) -> None:
+        from scipy import sparse
+
+        from s1gym.policies.lexical import situation_pairs
+        from s1gym.policies.local import FEATURES, Local
+
+        local = Local(preload=False)
+        dense_names = DENSE_PLAIN + DENSE_AHEAD
+        dense_cols = [FEATURES.index(f) for f in dense_names]
+        skip = set(FEATURES) - set(dense_names)
+        growing = vocab is None
+        self.vocab: dict[str, int] = {} if vocab is None else vocab
+        d = len(dense_names)
+        rows, cols, vals, dense_rows, gold, starts = [], [], [], [], [], [0]
+        for record in records:
+            _, annotated, g = situations(record)
+            dense_rows.append(local.features(annotated, skip=skip)[:, dense_cols])
+            for i, ps in enumerate(situation_pairs(annotated)):
+                r = starts[-1] + i
+                for pair in ps:
+                    j = self.vocab.get(pair)
+                    if j is None:
+                        if not growing:
+                            continue
+                        j = self.vocab[pair] = len(self.vocab)
+                    rows.append(r)
+                    cols.append(d + j)
+                    vals.append(1.0)
+            gold.append(starts[-1] + g)
+            starts.append(starts[-1] + len(record["candidates"]))
+        n = starts[-1]
+        dense = np.vstack(dense_rows)
+        dr, dc = np.nonzero(dense)
+        self.X = sparse.csr_matrix(
+            (np.concatenate([vals, dense[dr, dc]]), (np.concatenate([rows, dr]), np.concatenate([cols, dc]))),
+            shape=(n, d + len(self.vocab)),
+        )
+        self.starts = np.asarray(starts)
+        self.gold = np.asarray(gold)
+        self.dense_names = dense_names
+        names = [""] * len(self.vocab)
+        for k, j in self.vocab.items():
+            names[j] = k
+        self.names = list(dense_names) + names
+        #: columns that only lookahead can make non-zero
+        self.ahead = np.array([n in DENSE_AHEAD or "|out:" in n or "|new:" in n for n in self.names])
+
+    def nll(self, w: np.ndarray) -> float:
+        return float(self._loss_grad(w)[0])
+
+    def _loss_grad(self, w: np.ndarray) -> tuple[float, np.ndarray]:
+        z = self.X @ w
+        seg = self.starts[:-1]
+        m = np.maximum.reduceat(z, seg)
+        counts = np.diff(self.starts)
+        e = np.exp(z - np.repeat(m, counts))
+        s = np.add.reduceat(e, seg)
+        loss = float(np.sum(np.log(s) + m - z[self.gold]))
+        p = e / np.repeat(s, counts)
+        p[self.gold] -= 1.0
+        return loss, self.X.T @ p
+
+    def fit(self, start: np.ndarray | None = None, free: np.ndarray | None = None) -> np.ndarray:
+        """L-BFGS on the conditional-logit NLL plus the protocol's L2, over the ``free`` columns."""
+        from scipy.optimize import minimize
+
+        k = self.X.shape[1]
+        w0 = np.zeros(k) if start is None else start.copy()
+        free = np.ones(k, dtype=bool) if free is None else free
+        d = len(self.dense_names)
+        l2 = np.full(k, L2_PAIRS)
+        l2[:d] = L2_DENSE * len(self.gold)
+
+        def fg(x: np.ndarray):
+            w = w0.copy()
+            w[free] = x
+            loss, grad = self._loss_grad(w)
+            return loss + float(l2[free] @ (x * x)), grad[free] + 2 * l2[free] * x
+
+        res = minimize(fg, w0[free], jac=True, method="L-BFGS-B", options={"maxiter": 500})
+        w = w0.copy()
+        w[free] = res.x
+        return w
+
+    def top1(self, w: np.ndarray) -> float:
+        z = self.X @ w
+        hits = [int(np.argmax(z[a:b])) == g - a for a, b, g in zip(self.starts[:-1], self.starts[1:], self.gold)]
+        return float(np.mean(hits))
+
+
+def fit_model(records: list[dict], name: str) -> tuple[PairModel, dict]:
+    """The two-stage fit of the protocol on ``records``; the model and its training statistics."""
+    from s1gym.policies.lexical import PairModel
+
+    design = Design(records)
+    plain = design.fit(free=~design.ahead)
+    both = design.fit(start=plain, free=design.ahead)
+    d = len(design.dense_names)
+    dense = {n: round(float(v), 4) for n, v in zip(design.dense_names, both[:d])}
+    pairs = {n: float(v) for n, v in zip(design.names[d:], both[d:]) if abs(v) >= 1e-4}
+    progress = fit_progress(records)
+    stats = {"states": len(design.gold), "nll_plain": design.nll(plain) / len(design.gold),
+             "nll_lookahead": design.nll(both) / len(design.gold), "top1_lookahead": design.top1(both),
+             "pairs": len(pairs)}
+    return PairModel(pairs, dense, progress, {"name": name}), stats
+
+
+def fit_progress(records: list[dict]) -> dict[str, float]:
+    """Ridge regression of the expert's remaining moves on the situation tokens, expert states of won games."""
+    from s1gym.policies.lexical import context_tokens
+
+    rows, ys = [], []
+    for r in records:
+        if r["rollin"] == 0 and r.get("remaining") is not None:
+            plain, _, _ = situations(r)
+            rows.append([t for t in context_tokens(plain) if not t.startswith("g:")])
+            ys.append(float(r["remaining"]))
+    vocab = sorted({t for row in rows for t in row})
+    index = {t: j for j, t in enumerate(vocab)}
+    X = np.zeros((len(rows), len(vocab)))
+    for i, row in enumerate(rows):
+        X[i, [index[t] for t in row]] = 1.0
+    penalty = L2_PROGRESS * np.eye(len(vocab))
+    penalty[index["*"], index["*"]] = 0.0
+    w = np.linalg.solve(X.T @ X + penalty, X.T @ np.asarray(ys))
+    return {t: round(float(v), 4) for t, v in zip(vocab, w)}
+
+
+# --------------------------------------------------------------------------
+# play
+# --------------------------------------------------------------------------
+
+POLICIES = ("local", "lookahead", "search")
+SEARCH_OPTIONS = {"budget": 10, "episode_budget": 150}
+
+
+def build_policy(kind: str, model_path: str | None):
+    from s1gym.policies.lexical import PairModel
+    from s1gym.policies.local import Local
+    from s1gym.wrappers import Lookahead, Search
+
+    model = PairModel.load(model_path) if model_path else None
+    local = Local(pairs=model, preload=False)
+    if kind == "local":
+        return local
+    if kind == "lookahead":
+        return Lookahead(local)
+    if kind == "search":
+        progress = model.remaining if model is not None else None
+        return Search(Lookahead(local), heuristic=progress, **SEARCH_OPTIONS)
+    raise ValueError(f"unknown policy {kind!r}; use one of {', '.join(POLICIES)}")
+
+
+def play_game(job: tuple[int, str, str | None]) -> dict:
+    """One held-out game: won, steps, inner calls, wall and CPU seconds."""
+    game, kind, model_path = job
+    policy = build_policy(kind, model_path)
+    env = make_env(game)
+    t, c = time.perf_counter(), time.process_time()
+    env.reset(seed=0)
+    policy.reset()
+    calls, info = 0, {}
+    while not env.done:
+        decision = policy.decide(env.situation())
+        calls += decision.usage.calls
+        if decision.give_up:
+            break
+        *_, info = env.step(decision.action)
+    out = {"game": game, "policy": kind, "won": bool(info.get("won")), "steps": env.steps, "calls": calls,
+           "wall_s": time.perf_counter() - t, "cpu_s": time.process_time() - c}
+    env.close()
+    return out
+
+
+def cmd_cv(args) -> None:
+    games = find_games(str(SHARED), "valid_seen")
+    parts = folds(games)
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    kinds = args.policies.split(",")
+    jobs = []
+    for k, held in enumerate(parts):
+        if args.folds and str(k) not in args.folds.split(","):
+            continue
+        model_path = out_dir / f"fold{k}.json"
+        if not model_path.exists():
+            train = [g for j, f in enumerate(parts) if j != k for g in f]
+            t = time.process_time()
+            model, stats = fit_model(load_states(train), f"cv fold {k}")
+            model.save(model_path)
+            print(f"fold {k}: fitted on {len(train)} games in {time.process_time() - t:.0f} s CPU: {stats}", flush=True)
+        for kind in kinds:
+            chosen = [held[p] for p in SEARCH_POSITIONS if p < len(held)] if kind == "search" else held
+            jobs.extend((g, kind, str(model_path)) for g in chosen)
+    results_path = out_dir / "results.jsonl"
+    done = set()
+    if results_path.exists():
+        done = {(r["game"], r["policy"]) for r in map(json.loads, results_path.read_text().splitlines())}
+    jobs = [j for j in jobs if (j[0], j[1]) not in done]
+    with open(results_path, "a") as f:
+        for r in pool_map(play_game, jobs, args.workers):
+            f.write(json.dumps(r) + "\n")
+            f.flush()
+            print(r, flush=True)
+    report(out_dir, parts)
+
+
+def report(out_dir: Path, parts: list[list[int]]) -> None:
+    results = [json.loads(x) for x in (out_dir / "results.jsonl").read_text().splitlines()]
+    fold_of = {g: k for k, f in enumerate(parts) for g in f}
+    print("| policy | fold | games | won | mean steps | calls/game | wall s/game | CPU s/game | CPU s/step |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for kind in POLICIES:
+        rs = [r for r in results if r["policy"] == kind]
+        if not rs:
+            continue
+        for k in [*range(len(parts)), None]:
+            sel = [r for r in rs if k is None or fold_of[r["game"]] == k]
+            if not sel:
+                continue
+            n, won = len(sel), sum(r["won"] for r in sel)
+            steps = sum(r["steps"] for r in sel)
+            print(f"| {kind} | {'all' if k is None else k} | {n} | {won}/{n} ({won / n:.0%}) | {steps / n:.1f} | "
+                  f"{sum(r['calls'] for r in sel) / n:.1f} | {sum(r['wall_s'] for r in sel) / n:.1f} | "
+                  f"{sum(r['cpu_s'] for r in sel) / n:.1f} | {sum(r['cpu_s'] for r in sel) / max(1, steps):.2f} |")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--workers", type=int, default=2)
+    c.add_argument("--games", default="", help="comma list of game indices (default: all)")
+    sub.add_parser("folds")
+    v = sub.add_parser("cv")
+    v.add_argument("--workers", type=int, default=2)
+    v.add_argument("--policies", default=",".join(POLICIES))
+    v.add_argument("--folds", default="", help="comma list of folds (default: all)")
+    v.add_argument("--out", default=str(STATES.parent / "alfworld_cv"))
+    args = ap.parse_args(argv)
+    if args.cmd == "collect":
+        return cmd_collect(args)
+    if args.cmd == "cv":
+        return cmd_cv(args)
     games = find_games(str(SHARED), "valid_seen")
     for k, f in enumerate(folds(games)):
         kinds = defaultdict(int)
         for i in f:
             kinds[task_type_of(games[i])] += 1
         print(k, len(f), dict(kinds))
+
+
+if __name__ == "__main__":
+    main()
