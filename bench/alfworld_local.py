@@ -23,13 +23,18 @@ Training data, from the training folds only (never the held-out fold's games):
 - expert states: every state along the handcoded expert's game (``env.rule_action()``, hygiene on,
   50 steps), labelled with the expert's move;
 - noisy-expert states (DART-style roll-ins, Laskey et al. 2017, so that the model also sees states off
-  the expert's path and learns to recover): two roll-ins per game in which each move is, with
+  the expert's path and learns to recover): one roll-in per game (two for the first six games
+  collected; amended before any fit, like the cut below) in which each move is, with
   probability 0.3, a uniformly random other candidate, else the expert's (``random.Random`` seeded with
   ``1000 * game index + roll-in``), cut after 30 moves (amended before any fit: the 2-core machine was
   at load 30 and 50-move roll-ins doubled the collection); every state is labelled with the expert's
   move *from that state* (the handcoded expert is told every move, so it answers from where it is);
 - states where the expert is lost (its move is not on offer) are dropped; games the expert does not win
   still give their states (its moves are the labels, not the outcome).
+
+Games are collected and played in an interleaved order (:func:`interleaved`: the i-th game of each task
+type by sha1 of its folder name, for i = 0, 1, ...), so that a run cut short by the machine still covers
+every task type and fold; a report says how many games each fit and each table used.
 
 Every state is stored with its Lookahead annotation (each candidate's outcome and new moves), so the
 features of Local and Lookahead(Local) come from the same record. Proper DAgger (roll-ins with the
@@ -86,7 +91,7 @@ SHARED = Path(os.environ.get("S1GYM_SHARED_DATA", Path(__file__).resolve().paren
 STATES = Path(os.environ.get("S1GYM_ALFWORLD_STATES", "~/.cache/s1gym/alfworld_states")).expanduser()
 N_FOLDS = 5
 NOISE = 0.3
-ROLLINS = 2
+ROLLINS = 1
 ROLLIN_MOVES = 30
 SEARCH_POSITIONS = (0, 5, 10, 15, 20, 25)
 
@@ -107,6 +112,19 @@ def folds(games: tuple[str, ...] | list[str], n_folds: int = N_FOLDS) -> list[li
             out[deal % n_folds].extend(by_type[t][folder])
             deal += 1
     return [sorted(f) for f in out]
+
+
+def interleaved(games: tuple[str, ...] | list[str]) -> list[int]:
+    """Game indices, the i-th of each task type (by sha1 of the folder name) for i = 0, 1, ..."""
+    by_type: dict[str, list[int]] = defaultdict(list)
+    for i, g in enumerate(games):
+        by_type[task_type_of(g)].append(i)
+    ranked = {t: sorted(v, key=lambda i: (hashlib.sha1(task_folder(games[i]).encode()).hexdigest(), i))
+              for t, v in by_type.items()}
+    out = []
+    for r in range(max(map(len, ranked.values()))):
+        out.extend(ranked[t][r] for t in TASK_TYPES if r < len(ranked.get(t, ())))
+    return out
 
 
 def make_env(game: int, **options):
@@ -132,16 +150,21 @@ def collect_game(game: int) -> tuple[int, int, float]:
         return game, -1, 0.0
     t0 = time.process_time()
     env = make_env(game)
+    # The lookahead forks come from a twin without expert tracking (facts and the expert cost a third of a
+    # step); both play the same moves, so they show the same texts.
+    twin = make_env(game, expert=None)
     lookahead = Lookahead(Uniform())
     records = []
     for rollin in range(ROLLINS + 1):
         rng = random.Random(1000 * game + rollin)
         env.reset(seed=0)
+        twin.reset(seed=0)
         start = len(records)
         while not env.done and (rollin == 0 or env.steps < ROLLIN_MOVES):
-            situation = env.situation()
+            situation = twin.situation()
             expert = env.rule_action()
             texts = situation.texts
+            assert texts == env.candidates and situation.state_text == env.state_text
             annotated, kept, _ = lookahead.annotate(situation)
             shown = {c.text: c for c in annotated.candidates}
             noisy = rollin > 0 and rng.random() < NOISE
@@ -158,11 +181,13 @@ def collect_game(game: int) -> tuple[int, int, float]:
             if move not in texts:
                 move = texts[0]
             *_, info = env.step(env.index_of(move))
+            twin.step(twin.index_of(move))
         won = bool(info.get("won"))
         for r in records[start:]:
             r["won"] = won
             r["remaining"] = env.steps - r["step"] if won else None
     env.close()
+    twin.close()
     tmp = out.with_suffix(".tmp")
     with gzip.open(tmp, "wt") as f:
         for r in records:
@@ -186,14 +211,14 @@ def pool_map(fn, items, workers: int):
         return
     import multiprocessing as mp
 
-    with mp.get_context("spawn").Pool(workers, maxtasksperchild=8) as pool:
+    with mp.get_context("spawn").Pool(workers) as pool:
         yield from pool.imap_unordered(fn, items)
 
 
 def cmd_collect(args) -> None:
     STATES.mkdir(parents=True, exist_ok=True)
     games = find_games(str(SHARED), "valid_seen")
-    todo = range(len(games)) if not args.games else [int(g) for g in args.games.split(",")]
+    todo = interleaved(games) if not args.games else [int(g) for g in args.games.split(",")]
     t = time.time()
     for game, n, cpu in pool_map(collect_game, list(todo), args.workers):
         print(f"game {game}: {n} states, {cpu:.0f} s CPU ({time.time() - t:.0f} s)", flush=True)
@@ -388,7 +413,7 @@ def play_game(job: tuple[int, str, str | None]) -> dict:
     """One held-out game: won, steps, inner calls, wall and CPU seconds."""
     game, kind, model_path = job
     policy = build_policy(kind, model_path)
-    env = make_env(game)
+    env = make_env(game, expert=None)  # no expert tracking: the player never reads it
     t, c = time.perf_counter(), time.process_time()
     env.reset(seed=0)
     policy.reset()
