@@ -286,6 +286,7 @@ class Design:
                     vals.append(1.0)
             gold.append(starts[-1] + g)
             starts.append(starts[-1] + len(record["candidates"]))
+        self.games = np.array([r["game"] for r in records])
         n = starts[-1]
         dense = np.vstack(dense_rows)
         dr, dc = np.nonzero(dense)
@@ -302,6 +303,18 @@ class Design:
         self.names = list(dense_names) + names
         #: columns that only lookahead can make non-zero
         self.ahead = np.array([n in DENSE_AHEAD or "|out:" in n or "|new:" in n for n in self.names])
+
+    def subset(self, keep: np.ndarray) -> Design:
+        """The design of the states where ``keep`` is true (same columns)."""
+        out = object.__new__(Design)
+        out.__dict__.update(self.__dict__)
+        counts = np.diff(self.starts)
+        rows = np.concatenate([np.arange(a, b) for a, b, k in zip(self.starts[:-1], self.starts[1:], keep) if k])
+        out.X = self.X[rows]
+        out.starts = np.concatenate([[0], np.cumsum(counts[keep])])
+        out.gold = out.starts[:-1] + (self.gold - self.starts[:-1])[keep]
+        out.games = self.games[keep]
+        return out
 
     def nll(self, w: np.ndarray) -> float:
         return float(self._loss_grad(w)[0])
@@ -346,21 +359,21 @@ class Design:
         return float(np.mean(hits))
 
 
-def fit_model(records: list[dict], name: str) -> tuple[PairModel, dict]:
-    """The two-stage fit of the protocol on ``records``; the model and its training statistics."""
-    from s1gym.policies.lexical import PairModel
-
-    design = Design(records)
+def fit_model(records: list[dict], name: str, design: Design | None = None) -> tuple[PairModel, dict]:
+    """The two-stage fit of the protocol on ``records`` (``design``: theirs, when built already)."""
+    design = Design(records) if design is None else design
     plain = design.fit(free=~design.ahead)
     both = design.fit(start=plain, free=design.ahead)
     d = len(design.dense_names)
     dense = {n: round(float(v), 4) for n, v in zip(design.dense_names, both[:d])}
     pairs = {n: float(v) for n, v in zip(design.names[d:], both[d:]) if abs(v) >= 1e-4}
     progress = fit_progress(records)
-    stats = {"states": len(design.gold), "nll_plain": design.nll(plain) / len(design.gold),
-             "nll_lookahead": design.nll(both) / len(design.gold), "top1_lookahead": design.top1(both),
+    stats = {"games": len(set(design.games.tolist())), "states": len(design.gold),
+             "nll_plain": round(design.nll(plain) / len(design.gold), 4),
+             "nll_lookahead": round(design.nll(both) / len(design.gold), 4),
+             "top1_plain": round(design.top1(plain), 4), "top1_lookahead": round(design.top1(both), 4),
              "pairs": len(pairs)}
-    return PairModel(pairs, dense, progress, {"name": name}), stats
+    return PairModel(pairs, dense, progress, {"name": name, **stats}), stats
 
 
 def fit_progress(records: list[dict]) -> dict[str, float]:
@@ -436,20 +449,33 @@ def cmd_cv(args) -> None:
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     kinds = args.policies.split(",")
-    jobs = []
-    for k, held in enumerate(parts):
-        if args.folds and str(k) not in args.folds.split(","):
-            continue
-        model_path = out_dir / f"fold{k}.json"
-        if not model_path.exists():
-            train = [g for j, f in enumerate(parts) if j != k for g in f]
+    chosen_folds = [k for k in range(len(parts)) if not args.folds or str(k) in args.folds.split(",")]
+    missing = [k for k in chosen_folds if not (out_dir / f"fold{k}.json").exists()]
+    if missing:
+        collected = sorted(int(p.name[:3]) for p in STATES.glob("*.jsonl.gz"))
+        records = load_states(collected)
+        t = time.process_time()
+        design = Design(records)
+        print(f"design: {len(collected)} games, {len(records)} states, {design.X.shape[1]} columns, "
+              f"{time.process_time() - t:.0f} s CPU", flush=True)
+        for k in missing:
+            held = set(parts[k])
+            keep = np.array([r["game"] not in held for r in records])
             t = time.process_time()
-            model, stats = fit_model(load_states(train), f"cv fold {k}")
-            model.save(model_path)
-            print(f"fold {k}: fitted on {len(train)} games in {time.process_time() - t:.0f} s CPU: {stats}", flush=True)
+            model, stats = fit_model([r for r, k_ in zip(records, keep) if k_], f"cv fold {k}",
+                                     design.subset(keep))
+            model.save(out_dir / f"fold{k}.json")
+            print(f"fold {k}: {time.process_time() - t:.0f} s CPU: {stats}", flush=True)
+    if args.fit_only:
+        return
+    rank = {g: r for r, g in enumerate(interleaved(games))}
+    jobs = []
+    for k in chosen_folds:
+        held = parts[k]
         for kind in kinds:
             chosen = [held[p] for p in SEARCH_POSITIONS if p < len(held)] if kind == "search" else held
-            jobs.extend((g, kind, str(model_path)) for g in chosen)
+            jobs.extend((g, kind, str(out_dir / f"fold{k}.json")) for g in chosen)
+    jobs.sort(key=lambda j: (POLICIES.index(j[1]), rank[j[0]]))
     results_path = out_dir / "results.jsonl"
     done = set()
     if results_path.exists():
@@ -483,6 +509,25 @@ def report(out_dir: Path, parts: list[list[int]]) -> None:
                   f"{sum(r['cpu_s'] for r in sel) / n:.1f} | {sum(r['cpu_s'] for r in sel) / max(1, steps):.2f} |")
 
 
+def cmd_ship(args) -> None:
+    """Fit on every collected game (after the CV numbers were measured) and write the shipped model."""
+    import s1gym
+
+    collected = sorted(int(p.name[:3]) for p in STATES.glob("*.jsonl.gz"))
+    records = load_states(collected)
+    model, stats = fit_model(records, "ALFWorld valid_seen")
+    provenance = {
+        "name": "ALFWorld valid_seen", "split": "valid_seen", "data": "../shared/data/alfworld (SOURCE.md)",
+        "fitted_by": "python bench/alfworld_local.py ship (after the cross-validation of bench/alfworld_local.py cv)",
+        "labels": "alfworld 0.4.2's handcoded expert (env.rule_action, hygiene on) on its own games and on one "
+                  "noisy roll-in per game (30 % random moves, 30 moves)",
+        **stats,
+    }
+    out = Path(s1gym.__file__).resolve().parent / "data" / "local_alfworld.json"
+    PairModel(model.pairs, model.dense, model.progress, provenance).save(out)
+    print(f"wrote {out}: {stats}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -490,16 +535,20 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--workers", type=int, default=2)
     c.add_argument("--games", default="", help="comma list of game indices (default: all)")
     sub.add_parser("folds")
+    sub.add_parser("ship")
     v = sub.add_parser("cv")
     v.add_argument("--workers", type=int, default=2)
     v.add_argument("--policies", default=",".join(POLICIES))
     v.add_argument("--folds", default="", help="comma list of folds (default: all)")
     v.add_argument("--out", default=str(STATES.parent / "alfworld_cv"))
+    v.add_argument("--fit-only", action="store_true", help="fit the folds' models, play nothing")
     args = ap.parse_args(argv)
     if args.cmd == "collect":
         return cmd_collect(args)
     if args.cmd == "cv":
         return cmd_cv(args)
+    if args.cmd == "ship":
+        return cmd_ship(args)
     games = find_games(str(SHARED), "valid_seen")
     for k, f in enumerate(folds(games)):
         kinds = defaultdict(int)
