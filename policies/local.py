@@ -40,6 +40,20 @@ opening the fridge that holds the recipe's carrot, gains). The two
 ``described_*`` cosines stay at 0 there (without lookahead they repeat
 ``goal_cos`` and ``scene_cos``).
 
+On ALFWorld, Local adds a lexical pair model (:mod:`s1gym.policies.lexical`,
+:data:`TASK_MODELS`): learned weights on pairs of a situation token (the goal's
+words, what the player holds, which verbs were played) and a move token (its
+verb, how many goal words it names, the things it names, and with lookahead
+whether its answer reveals a goal word or repeats an old answer, and which
+moves it opens). Its weights and the few dense weights it keeps were fitted by
+``bench/alfworld_local.py`` on alfworld's handcoded expert, on its own games and
+on noisy roll-ins, over the shared valid_seen games (the file in s1gym/data
+says which); the cross-validated results over games are in docs/benchmarks.md.
+It weighs no embedding feature, so on ALFWorld Local embeds nothing (a decision
+is word matching and a dictionary look-up per pair). The same file holds a
+learned progress estimate (moves left, from the situation tokens) that
+:func:`progress_heuristic` hands to ``Search(heuristic=...)``.
+
 Every other task uses :data:`GENERAL_WEIGHTS`, the earlier hand-set model
 expressed in these features (relevance to the goal beyond the scene, word
 overlap, a repeat penalty, the verb-group prior): the CookingWorld weights
@@ -72,17 +86,20 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
 from s1gym.policies.common import require_candidates
+from s1gym.policies.lexical import PairModel
 from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
 
-__all__ = ["COOKING_WEIGHTS", "FEATURES", "GENERAL_WEIGHTS", "Local", "TASK_WEIGHTS", "embed", "load_model",
-           "model_available"]
+__all__ = ["COOKING_WEIGHTS", "FEATURES", "GENERAL_WEIGHTS", "TASK_MODELS", "TASK_WEIGHTS", "Local", "embed",
+           "load_model", "model_available", "progress_heuristic", "task_model"]
 
 
 def load_model() -> Embedder:
@@ -159,6 +176,33 @@ GENERAL_WEIGHTS: dict[str, float] = {
 #: Weights by task (``Situation.task``); other tasks get :data:`GENERAL_WEIGHTS`.
 TASK_WEIGHTS: dict[str, dict[str, float]] = {"CookingWorld": COOKING_WEIGHTS}
 
+#: Tasks with a fitted lexical pair model (:mod:`s1gym.policies.lexical`) shipped in s1gym/data: its pair
+#: scores are added to the logits and its dense weights replace the task's :data:`TASK_WEIGHTS`.
+TASK_MODELS: dict[str, str] = {"ALFWorld": "local_alfworld.json"}
+#: The embedding features; when a task weighs none of them, no text is embedded.
+COSINE_FEATURES = frozenset({"goal_cos", "scene_cos", "feedback_cos", "outcome_goal_cos", "described_goal_cos",
+                             "described_scene_cos"})
+
+
+@lru_cache(maxsize=None)
+def task_model(task: str) -> PairModel | None:
+    """The task's shipped pair model (:data:`TASK_MODELS`), loaded once; ``None`` when it has none."""
+    name = TASK_MODELS.get(task)
+    if name is None:
+        return None
+    import s1gym
+
+    return PairModel.load(Path(s1gym.__file__).resolve().parent / "data" / name)
+
+
+def progress_heuristic(task: str = "ALFWorld") -> Callable[[Situation], float]:
+    """The task's learned progress estimate (moves left, >= 0) for ``Search(heuristic=...)``."""
+    model = task_model(task)
+    if model is None or not model.progress:
+        known = ", ".join(t for t in TASK_MODELS if (m := task_model(t)) is not None and m.progress)
+        raise ValueError(f"Local has no learned progress estimate for {task!r}; tasks with one: {known}")
+    return model.remaining
+
 #: First words of the moves that show the world without changing it (``info_move``).
 INFO_VERBS = frozenset({"look", "examine", "inventory", "l", "x", "i"})
 
@@ -196,6 +240,8 @@ class Local(BasePolicy):
         preload: Load the model now, so a missing extra fails before the first episode.
         embedder: The sentence encoder to use (:func:`s1gym.policies.minilm.load`, e.g. another
             backend or thread count); default the process-wide one.
+        pairs: A lexical pair model (:class:`s1gym.policies.lexical.PairModel` or its JSON path) used on
+            every task instead of the shipped ones (:data:`TASK_MODELS`), e.g. one fitted on other games.
     """
 
     name = "local"
@@ -206,6 +252,7 @@ class Local(BasePolicy):
         temperature: float = 1.0,
         preload: bool = True,
         embedder: Embedder | None = None,
+        pairs: PairModel | str | Path | None = None,
     ) -> None:
         if not (isinstance(temperature, int | float) and temperature > 0 and np.isfinite(temperature)):
             raise ValueError(f"Local temperature must be a finite number > 0, got {temperature!r}")
@@ -221,6 +268,11 @@ class Local(BasePolicy):
         #: per task: the weight vector and the features it ignores (not computed when costly)
         self._vectors: dict[str, tuple[np.ndarray, frozenset[str]]] = {}
         self._embedder = embedder
+        if isinstance(pairs, str | Path):
+            pairs = PairModel.load(pairs)
+        if pairs is not None and not isinstance(pairs, PairModel):
+            raise ValueError(f"Local pairs must be a PairModel or the path of its JSON file, got {pairs!r}")
+        self.pairs = pairs
         if preload and embedder is None:
             load_model()
 
@@ -233,11 +285,20 @@ class Local(BasePolicy):
             out["weights"] = dict(self.overrides)
         if self.temperature != 1.0:
             out["temperature"] = self.temperature
+        if self.pairs is not None:
+            out["pairs"] = str(self.pairs.provenance.get("name", "custom"))
         return out
 
     def weights_for(self, task: str) -> dict[str, float]:
         """The weights used on ``task``: its fitted ones or the general ones, with the overrides."""
+        model = self.model_for(task)
+        if model is not None:
+            return {**dict.fromkeys(FEATURES, 0.0), **model.dense, **self.overrides}
         return {**TASK_WEIGHTS.get(task, GENERAL_WEIGHTS), **self.overrides}
+
+    def model_for(self, task: str) -> PairModel | None:
+        """The pair model used on ``task``: the one given to the constructor, else the task's shipped one."""
+        return self.pairs if self.pairs is not None else task_model(task)
 
     @staticmethod
     def query_text(situation: Situation) -> str:
@@ -299,9 +360,12 @@ class Local(BasePolicy):
         shown = [] if "outcome_goal_cos" in skip else [i for i, o in enumerate(outcomes) if o]
         skip_described = {"described_goal_cos", "described_scene_cos"} <= set(skip)
         more = [] if skip_described else [i for i, d in enumerate(described) if d != texts[i]]
-        vectors = (self._embedder or get_embedder()).embed([goal, self.query_text(situation), feedback or ".", *texts,
-                         *(outcomes[i] for i in shown), *(described[i] for i in more)]).astype(np.float64)
         n = len(texts)
+        if COSINE_FEATURES <= set(skip):  # no embedding feature counts: embed nothing
+            vectors = np.zeros((3 + n, 1))
+        else:
+            vectors = (self._embedder or get_embedder()).embed([goal, self.query_text(situation), feedback or ".",
+                       *texts, *(outcomes[i] for i in shown), *(described[i] for i in more)]).astype(np.float64)
         cosines = np.round(vectors[3:3 + n] @ vectors[:3].T, 5)  # (n, 3): goal, scene, feedback
         if not feedback:
             cosines[:, 2] = 0.0
@@ -342,7 +406,11 @@ class Local(BasePolicy):
                 frozenset(f for f in FEATURES if weights[f] == 0.0),
             )
         w, unused = cached
-        return self.features(situation, skip=unused) @ w / self.temperature
+        logits = self.features(situation, skip=unused) @ w
+        model = self.model_for(situation.task)
+        if model is not None:
+            logits = logits + model.scores(situation)
+        return logits / self.temperature
 
     def decide(self, situation: Situation) -> Decision:
         require_candidates(situation, self.name)

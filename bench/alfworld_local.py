@@ -1,0 +1,561 @@
+"""Local on ALFWorld: collect expert data, fit, cross-validate over games, ship the model.
+
+    python bench/alfworld_local.py collect --workers 2   # expert and noisy-expert states of all 140 games
+    python bench/alfworld_local.py cv --workers 2        # fit on 4 folds, play the 5th; every fold
+    python bench/alfworld_local.py ship                  # fit on all 140 games -> s1gym/data/local_alfworld.json
+
+Protocol (written down and committed before any fitting or measuring)
+--------------------------------------------------------------------
+
+Games. The 140 solvable games of ALFWorld's ``valid_seen`` split (../shared/data/alfworld, SOURCE.md),
+in :func:`s1gym.tasks.alfworld.find_games` order. The unseen split is not available here; every number
+below is cross-validated over these games.
+
+Folds. Five folds of games, grouped by task folder (``<task_type>-<Object>-<MRecep>-<Parent>-<Scene>``:
+the trials of one folder always share a fold) and stratified by task type: within each task type (in
+:data:`s1gym.tasks.alfworld.TASK_TYPES` order) the folders are sorted by the sha1 of their name and
+dealt round-robin to folds 0..4, the deal going on from type to type (:func:`folds`). Fold sizes are
+28 games each, give or take one. Rooms (ALFRED floor plans) recur across folders: valid_seen is ALFWorld's
+*seen* split, whose rooms also appear in its training data.
+
+Training data, from the training folds only (never the held-out fold's games):
+
+- expert states: every state along the handcoded expert's game (``env.rule_action()``, hygiene on,
+  50 steps), labelled with the expert's move;
+- noisy-expert states (DART-style roll-ins, Laskey et al. 2017, so that the model also sees states off
+  the expert's path and learns to recover): one roll-in per game (two for the first six games
+  collected; amended before any fit, like the cut below) in which each move is, with
+  probability 0.3, a uniformly random other candidate, else the expert's (``random.Random`` seeded with
+  ``1000 * game index + roll-in``), cut after 30 moves (amended before any fit: the 2-core machine was
+  at load 30 and 50-move roll-ins doubled the collection); every state is labelled with the expert's
+  move *from that state* (the handcoded expert is told every move, so it answers from where it is);
+- states where the expert is lost (its move is not on offer) are dropped; games the expert does not win
+  still give their states (its moves are the labels, not the outcome).
+
+Games are collected and played in an interleaved order (:func:`interleaved`: the i-th game of each task
+type by sha1 of its folder name, for i = 0, 1, ...), so that a run cut short by the machine still covers
+every task type and fold; a report says how many games each fit and each table used.
+
+Every state is stored with its Lookahead annotation (each candidate's outcome and new moves), so the
+features of Local and Lookahead(Local) come from the same record. Proper DAgger (roll-ins with the
+learner itself, refitted per fold) costs five times the data collection on this 2-core machine and is
+not part of this protocol; the noisy roll-ins are its fold-independent stand-in.
+
+Models fitted per fold (``fit``): Local's ALFWorld model (policies/local.py; the features and the
+lexical pair model it adds for ALFWorld are described there) in two stages, as on CookingWorld: the
+features a plain decision sees, by conditional-logit likelihood of the expert's move among all
+candidates; then the lookahead features alone, the first stage fixed, on the annotated candidates.
+The L2 strength is fixed in advance (1.0 on the pair weights, 1e-3 per point on the dense weights).
+The progress estimate for Search (``heuristic``): a least-squares fit of the expert's remaining steps on
+the expert states of the training folds, clipped at 0.
+
+Play (each held-out game once, ``game=<index>``, ``reset(seed=0)``, hygiene on, 50 steps, the env's
+defaults otherwise; all policies deterministic):
+
+- ``Local`` and ``Lookahead(Local)``: every held-out game of every fold (140 games);
+- ``Search(Lookahead(Local), budget=10, episode_budget=150, heuristic=<fold's progress estimate>)``,
+  the other SearchConfig options at their defaults (phs_h, epsilon 0.1, novelty 100, doubling): on the
+  games at positions 0, 5, 10, 15, 20 and 25 of each held-out fold's game list (30 games), since a
+  Search game costs minutes of CPU on this machine.
+
+Reported per fold and in total: games won, mean steps, inner-policy calls per game, wall and CPU
+seconds per game and per step (the machine is shared; CPU time is the robust one). The model shipped in
+s1gym/data/local_alfworld.json is fitted by ``ship`` on all 140 games, after the cross-validated
+numbers were measured; those numbers, not the shipped model's, are what docs/benchmarks.md reports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+# Keep bench/ off sys.path (bench/alfworld.py would shadow the alfworld package).
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import argparse  # noqa: E402
+import gzip  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import random  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from s1gym.policies.lexical import PairModel  # noqa: E402
+from s1gym.tasks.alfworld import TASK_TYPES, find_games, task_type_of  # noqa: E402
+
+SHARED = Path(os.environ.get("S1GYM_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "alfworld"
+#: Where ``collect`` writes one gzipped JSON-lines file of states per game (not part of the repository).
+STATES = Path(os.environ.get("S1GYM_ALFWORLD_STATES", "~/.cache/s1gym/alfworld_states")).expanduser()
+N_FOLDS = 5
+NOISE = 0.3
+ROLLINS = 1
+ROLLIN_MOVES = 30
+SEARCH_POSITIONS = (0, 5, 10, 15, 20, 25)
+
+
+def task_folder(gamefile: str) -> str:
+    return Path(gamefile).parent.parent.name
+
+
+def folds(games: tuple[str, ...] | list[str], n_folds: int = N_FOLDS) -> list[list[int]]:
+    """Game indices per fold: grouped by task folder, stratified by task type (see the protocol)."""
+    by_type: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for i, g in enumerate(games):
+        by_type[task_type_of(g)][task_folder(g)].append(i)
+    out: list[list[int]] = [[] for _ in range(n_folds)]
+    deal = 0
+    for t in TASK_TYPES:
+        for folder in sorted(by_type.get(t, {}), key=lambda f: hashlib.sha1(f.encode()).hexdigest()):
+            out[deal % n_folds].extend(by_type[t][folder])
+            deal += 1
+    return [sorted(f) for f in out]
+
+
+def interleaved(games: tuple[str, ...] | list[str]) -> list[int]:
+    """Game indices, the i-th of each task type (by sha1 of the folder name) for i = 0, 1, ..."""
+    by_type: dict[str, list[int]] = defaultdict(list)
+    for i, g in enumerate(games):
+        by_type[task_type_of(g)].append(i)
+    ranked = {t: sorted(v, key=lambda i: (hashlib.sha1(task_folder(games[i]).encode()).hexdigest(), i))
+              for t, v in by_type.items()}
+    out = []
+    for r in range(max(map(len, ranked.values()))):
+        out.extend(ranked[t][r] for t in TASK_TYPES if r < len(ranked.get(t, ())))
+    return out
+
+
+def make_env(game: int, **options):
+    import gymnasium as gym
+
+    import s1gym  # noqa: F401
+
+    return gym.make("s1/ALFWorld-v0", data_dir=str(SHARED), split="valid_seen", hygiene=True, game=game, **options)
+
+
+# --------------------------------------------------------------------------
+# collect
+# --------------------------------------------------------------------------
+
+
+def collect_game(game: int) -> tuple[int, int, float]:
+    """The expert's game and the noisy roll-ins of one game, every state with its lookahead annotation."""
+    from s1gym.policies import Uniform
+    from s1gym.wrappers import Lookahead
+
+    out = STATES / f"{game:03d}.jsonl.gz"
+    if out.exists():
+        return game, -1, 0.0
+    t0 = time.process_time()
+    env = make_env(game)
+    # The lookahead forks come from a twin without expert tracking (facts and the expert cost a third of a
+    # step); both play the same moves, so they show the same texts.
+    twin = make_env(game, expert=None)
+    lookahead = Lookahead(Uniform())
+    records = []
+    for rollin in range(ROLLINS + 1):
+        rng = random.Random(1000 * game + rollin)
+        env.reset(seed=0)
+        twin.reset(seed=0)
+        start = len(records)
+        while not env.done and (rollin == 0 or env.steps < ROLLIN_MOVES):
+            situation = twin.situation()
+            expert = env.rule_action()
+            texts = situation.texts
+            assert texts == env.candidates and situation.state_text == env.state_text
+            annotated, kept, _ = lookahead.annotate(situation)
+            shown = {c.text: c for c in annotated.candidates}
+            noisy = rollin > 0 and rng.random() < NOISE
+            if expert in texts:
+                records.append({
+                    "game": game, "rollin": rollin, "step": env.steps, "state_text": situation.state_text,
+                    "history": [list(h) for h in situation.history], "candidates": list(texts),
+                    "outcomes": [shown[t].outcome if t in shown else None for t in texts],
+                    "new_actions": [list(shown[t].new_actions) if t in shown else [] for t in texts],
+                    "expert": expert,
+                })
+            others = [t for t in texts if t != expert]
+            move = rng.choice(others) if (noisy or expert not in texts) and others else expert
+            if move not in texts:
+                move = texts[0]
+            *_, info = env.step(env.index_of(move))
+            twin.step(twin.index_of(move))
+        won = bool(info.get("won"))
+        for r in records[start:]:
+            r["won"] = won
+            r["remaining"] = env.steps - r["step"] if won else None
+    env.close()
+    twin.close()
+    tmp = out.with_suffix(".tmp")
+    with gzip.open(tmp, "wt") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    tmp.rename(out)
+    return game, len(records), time.process_time() - t0
+
+
+def load_states(games) -> list[dict]:
+    out = []
+    for g in games:
+        with gzip.open(STATES / f"{g:03d}.jsonl.gz", "rt") as f:
+            out.extend(json.loads(line) for line in f)
+    return out
+
+
+def pool_map(fn, items, workers: int):
+    """``fn`` over ``items`` in ``workers`` spawned processes (in order of completion)."""
+    if workers <= 1:
+        yield from map(fn, items)
+        return
+    import multiprocessing as mp
+
+    with mp.get_context("spawn").Pool(workers) as pool:
+        yield from pool.imap_unordered(fn, items)
+
+
+def cmd_collect(args) -> None:
+    STATES.mkdir(parents=True, exist_ok=True)
+    games = find_games(str(SHARED), "valid_seen")
+    todo = interleaved(games) if not args.games else [int(g) for g in args.games.split(",")]
+    t = time.time()
+    for game, n, cpu in pool_map(collect_game, list(todo), args.workers):
+        print(f"game {game}: {n} states, {cpu:.0f} s CPU ({time.time() - t:.0f} s)", flush=True)
+
+
+# --------------------------------------------------------------------------
+# fit
+# --------------------------------------------------------------------------
+
+#: The L2 strengths, fixed in the protocol.
+L2_PAIRS = 1.0
+L2_DENSE = 1e-3
+L2_PROGRESS = 1.0
+#: Local's dense features the ALFWorld model fits (no embedding feature: the model embeds nothing).
+DENSE_PLAIN = ("goal_share", "goal_phrase", "all_in_goal", "verb_in_goal", "feedback_phrase", "played", "last",
+               "verb_group", "length")
+DENSE_AHEAD = ("new_goal_phrase",)
+
+
+def situations(record: dict):
+    """The record's decision as Local sees it plainly and with Lookahead: (plain, annotated, expert index)."""
+    from s1gym.core import Candidate, Situation
+
+    texts = record["candidates"]
+    plain = Situation(task="ALFWorld", observation=record["state_text"], state_text=record["state_text"],
+                      candidates=tuple(Candidate(t) for t in texts),
+                      history=tuple(tuple(h) for h in record["history"]))
+    annotated = plain.with_candidates([
+        Candidate(t, outcome=o, new_actions=tuple(n))
+        for t, o, n in zip(texts, record["outcomes"], record["new_actions"], strict=True)
+    ])
+    return plain, annotated, texts.index(record["expert"])
+
+
+class Design:
+    """The records as one sparse matrix (one row per candidate, columns: dense features, then pairs)."""
+
+    def __init__(self, records: list[dict], vocab: dict[str, int] | None = None) -> None:
+        from scipy import sparse
+
+        from s1gym.policies.lexical import situation_pairs
+        from s1gym.policies.local import FEATURES, Local
+
+        local = Local(preload=False)
+        dense_names = DENSE_PLAIN + DENSE_AHEAD
+        dense_cols = [FEATURES.index(f) for f in dense_names]
+        skip = set(FEATURES) - set(dense_names)
+        growing = vocab is None
+        self.vocab: dict[str, int] = {} if vocab is None else vocab
+        d = len(dense_names)
+        rows, cols, vals, dense_rows, gold, starts = [], [], [], [], [], [0]
+        for record in records:
+            _, annotated, g = situations(record)
+            dense_rows.append(local.features(annotated, skip=skip)[:, dense_cols])
+            for i, ps in enumerate(situation_pairs(annotated)):
+                r = starts[-1] + i
+                for pair in ps:
+                    j = self.vocab.get(pair)
+                    if j is None:
+                        if not growing:
+                            continue
+                        j = self.vocab[pair] = len(self.vocab)
+                    rows.append(r)
+                    cols.append(d + j)
+                    vals.append(1.0)
+            gold.append(starts[-1] + g)
+            starts.append(starts[-1] + len(record["candidates"]))
+        self.games = np.array([r["game"] for r in records])
+        n = starts[-1]
+        dense = np.vstack(dense_rows)
+        dr, dc = np.nonzero(dense)
+        self.X = sparse.csr_matrix(
+            (np.concatenate([vals, dense[dr, dc]]), (np.concatenate([rows, dr]), np.concatenate([cols, dc]))),
+            shape=(n, d + len(self.vocab)),
+        )
+        self.starts = np.asarray(starts)
+        self.gold = np.asarray(gold)
+        self.dense_names = dense_names
+        names = [""] * len(self.vocab)
+        for k, j in self.vocab.items():
+            names[j] = k
+        self.names = list(dense_names) + names
+        #: columns that only lookahead can make non-zero
+        self.ahead = np.array([n in DENSE_AHEAD or "|out:" in n or "|new:" in n for n in self.names])
+
+    def subset(self, keep: np.ndarray) -> Design:
+        """The design of the states where ``keep`` is true (same columns)."""
+        out = object.__new__(Design)
+        out.__dict__.update(self.__dict__)
+        counts = np.diff(self.starts)
+        rows = np.concatenate([np.arange(a, b) for a, b, k in zip(self.starts[:-1], self.starts[1:], keep) if k])
+        out.X = self.X[rows]
+        out.starts = np.concatenate([[0], np.cumsum(counts[keep])])
+        out.gold = out.starts[:-1] + (self.gold - self.starts[:-1])[keep]
+        out.games = self.games[keep]
+        return out
+
+    def nll(self, w: np.ndarray) -> float:
+        return float(self._loss_grad(w)[0])
+
+    def _loss_grad(self, w: np.ndarray) -> tuple[float, np.ndarray]:
+        z = self.X @ w
+        seg = self.starts[:-1]
+        m = np.maximum.reduceat(z, seg)
+        counts = np.diff(self.starts)
+        e = np.exp(z - np.repeat(m, counts))
+        s = np.add.reduceat(e, seg)
+        loss = float(np.sum(np.log(s) + m - z[self.gold]))
+        p = e / np.repeat(s, counts)
+        p[self.gold] -= 1.0
+        return loss, self.X.T @ p
+
+    def fit(self, start: np.ndarray | None = None, free: np.ndarray | None = None) -> np.ndarray:
+        """L-BFGS on the conditional-logit NLL plus the protocol's L2, over the ``free`` columns."""
+        from scipy.optimize import minimize
+
+        k = self.X.shape[1]
+        w0 = np.zeros(k) if start is None else start.copy()
+        free = np.ones(k, dtype=bool) if free is None else free
+        d = len(self.dense_names)
+        l2 = np.full(k, L2_PAIRS)
+        l2[:d] = L2_DENSE * len(self.gold)
+
+        def fg(x: np.ndarray):
+            w = w0.copy()
+            w[free] = x
+            loss, grad = self._loss_grad(w)
+            return loss + float(l2[free] @ (x * x)), grad[free] + 2 * l2[free] * x
+
+        res = minimize(fg, w0[free], jac=True, method="L-BFGS-B", options={"maxiter": 500})
+        w = w0.copy()
+        w[free] = res.x
+        return w
+
+    def top1(self, w: np.ndarray) -> float:
+        z = self.X @ w
+        hits = [int(np.argmax(z[a:b])) == g - a for a, b, g in zip(self.starts[:-1], self.starts[1:], self.gold)]
+        return float(np.mean(hits))
+
+
+def fit_model(records: list[dict], name: str, design: Design | None = None) -> tuple[PairModel, dict]:
+    """The two-stage fit of the protocol on ``records`` (``design``: theirs, when built already)."""
+    design = Design(records) if design is None else design
+    plain = design.fit(free=~design.ahead)
+    both = design.fit(start=plain, free=design.ahead)
+    d = len(design.dense_names)
+    dense = {n: round(float(v), 4) for n, v in zip(design.dense_names, both[:d])}
+    pairs = {n: float(v) for n, v in zip(design.names[d:], both[d:]) if abs(v) >= 1e-4}
+    progress = fit_progress(records)
+    stats = {"games": len(set(design.games.tolist())), "states": len(design.gold),
+             "nll_plain": round(design.nll(plain) / len(design.gold), 4),
+             "nll_lookahead": round(design.nll(both) / len(design.gold), 4),
+             "top1_plain": round(design.top1(plain), 4), "top1_lookahead": round(design.top1(both), 4),
+             "pairs": len(pairs)}
+    return PairModel(pairs, dense, progress, {"name": name, **stats}), stats
+
+
+def fit_progress(records: list[dict]) -> dict[str, float]:
+    """Ridge regression of the expert's remaining moves on the situation tokens, expert states of won games."""
+    from s1gym.policies.lexical import context_tokens
+
+    rows, ys = [], []
+    for r in records:
+        if r["rollin"] == 0 and r.get("remaining") is not None:
+            plain, _, _ = situations(r)
+            rows.append([t for t in context_tokens(plain) if not t.startswith("g:")])
+            ys.append(float(r["remaining"]))
+    vocab = sorted({t for row in rows for t in row})
+    index = {t: j for j, t in enumerate(vocab)}
+    X = np.zeros((len(rows), len(vocab)))
+    for i, row in enumerate(rows):
+        X[i, [index[t] for t in row]] = 1.0
+    penalty = L2_PROGRESS * np.eye(len(vocab))
+    penalty[index["*"], index["*"]] = 0.0
+    w = np.linalg.solve(X.T @ X + penalty, X.T @ np.asarray(ys))
+    return {t: round(float(v), 4) for t, v in zip(vocab, w)}
+
+
+# --------------------------------------------------------------------------
+# play
+# --------------------------------------------------------------------------
+
+POLICIES = ("local", "lookahead", "search")
+SEARCH_OPTIONS = {"budget": 10, "episode_budget": 150}
+
+
+def build_policy(kind: str, model_path: str | None):
+    from s1gym.policies.lexical import PairModel
+    from s1gym.policies.local import Local
+    from s1gym.wrappers import Lookahead, Search
+
+    model = PairModel.load(model_path) if model_path else None
+    local = Local(pairs=model, preload=False)
+    if kind == "local":
+        return local
+    if kind == "lookahead":
+        return Lookahead(local)
+    if kind == "search":
+        progress = model.remaining if model is not None else None
+        return Search(Lookahead(local), heuristic=progress, **SEARCH_OPTIONS)
+    raise ValueError(f"unknown policy {kind!r}; use one of {', '.join(POLICIES)}")
+
+
+def play_game(job: tuple[int, str, str | None]) -> dict:
+    """One held-out game: won, steps, inner calls, wall and CPU seconds."""
+    game, kind, model_path = job
+    policy = build_policy(kind, model_path)
+    env = make_env(game, expert=None)  # no expert tracking: the player never reads it
+    t, c = time.perf_counter(), time.process_time()
+    env.reset(seed=0)
+    policy.reset()
+    calls, info = 0, {}
+    while not env.done:
+        decision = policy.decide(env.situation())
+        calls += decision.usage.calls
+        if decision.give_up:
+            break
+        *_, info = env.step(decision.action)
+    out = {"game": game, "policy": kind, "won": bool(info.get("won")), "steps": env.steps, "calls": calls,
+           "wall_s": time.perf_counter() - t, "cpu_s": time.process_time() - c}
+    env.close()
+    return out
+
+
+def cmd_cv(args) -> None:
+    games = find_games(str(SHARED), "valid_seen")
+    parts = folds(games)
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    kinds = args.policies.split(",")
+    chosen_folds = [k for k in range(len(parts)) if not args.folds or str(k) in args.folds.split(",")]
+    missing = [k for k in chosen_folds if not (out_dir / f"fold{k}.json").exists()]
+    if missing:
+        collected = sorted(int(p.name[:3]) for p in STATES.glob("*.jsonl.gz"))
+        records = load_states(collected)
+        t = time.process_time()
+        design = Design(records)
+        print(f"design: {len(collected)} games, {len(records)} states, {design.X.shape[1]} columns, "
+              f"{time.process_time() - t:.0f} s CPU", flush=True)
+        for k in missing:
+            held = set(parts[k])
+            keep = np.array([r["game"] not in held for r in records])
+            t = time.process_time()
+            model, stats = fit_model([r for r, k_ in zip(records, keep) if k_], f"cv fold {k}",
+                                     design.subset(keep))
+            model.save(out_dir / f"fold{k}.json")
+            print(f"fold {k}: {time.process_time() - t:.0f} s CPU: {stats}", flush=True)
+    if args.fit_only:
+        return
+    rank = {g: r for r, g in enumerate(interleaved(games))}
+    jobs = []
+    for k in chosen_folds:
+        held = parts[k]
+        for kind in kinds:
+            chosen = [held[p] for p in SEARCH_POSITIONS if p < len(held)] if kind == "search" else held
+            jobs.extend((g, kind, str(out_dir / f"fold{k}.json")) for g in chosen)
+    jobs.sort(key=lambda j: (POLICIES.index(j[1]), rank[j[0]]))
+    results_path = out_dir / "results.jsonl"
+    done = set()
+    if results_path.exists():
+        done = {(r["game"], r["policy"]) for r in map(json.loads, results_path.read_text().splitlines())}
+    jobs = [j for j in jobs if (j[0], j[1]) not in done]
+    with open(results_path, "a") as f:
+        for r in pool_map(play_game, jobs, args.workers):
+            f.write(json.dumps(r) + "\n")
+            f.flush()
+            print(r, flush=True)
+    report(out_dir, parts)
+
+
+def report(out_dir: Path, parts: list[list[int]]) -> None:
+    results = [json.loads(x) for x in (out_dir / "results.jsonl").read_text().splitlines()]
+    fold_of = {g: k for k, f in enumerate(parts) for g in f}
+    print("| policy | fold | games | won | mean steps | calls/game | wall s/game | CPU s/game | CPU s/step |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for kind in POLICIES:
+        rs = [r for r in results if r["policy"] == kind]
+        if not rs:
+            continue
+        for k in [*range(len(parts)), None]:
+            sel = [r for r in rs if k is None or fold_of[r["game"]] == k]
+            if not sel:
+                continue
+            n, won = len(sel), sum(r["won"] for r in sel)
+            steps = sum(r["steps"] for r in sel)
+            print(f"| {kind} | {'all' if k is None else k} | {n} | {won}/{n} ({won / n:.0%}) | {steps / n:.1f} | "
+                  f"{sum(r['calls'] for r in sel) / n:.1f} | {sum(r['wall_s'] for r in sel) / n:.1f} | "
+                  f"{sum(r['cpu_s'] for r in sel) / n:.1f} | {sum(r['cpu_s'] for r in sel) / max(1, steps):.2f} |")
+
+
+def cmd_ship(args) -> None:
+    """Fit on every collected game (after the CV numbers were measured) and write the shipped model."""
+    import s1gym
+
+    collected = sorted(int(p.name[:3]) for p in STATES.glob("*.jsonl.gz"))
+    records = load_states(collected)
+    model, stats = fit_model(records, "ALFWorld valid_seen")
+    provenance = {
+        "name": "ALFWorld valid_seen", "split": "valid_seen", "data": "../shared/data/alfworld (SOURCE.md)",
+        "fitted_by": "python bench/alfworld_local.py ship (after the cross-validation of bench/alfworld_local.py cv)",
+        "labels": "alfworld 0.4.2's handcoded expert (env.rule_action, hygiene on) on its own games and on one "
+                  "noisy roll-in per game (30 % random moves, 30 moves)",
+        **stats,
+    }
+    out = Path(s1gym.__file__).resolve().parent / "data" / "local_alfworld.json"
+    PairModel(model.pairs, model.dense, model.progress, provenance).save(out)
+    print(f"wrote {out}: {stats}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--workers", type=int, default=2)
+    c.add_argument("--games", default="", help="comma list of game indices (default: all)")
+    sub.add_parser("folds")
+    sub.add_parser("ship")
+    v = sub.add_parser("cv")
+    v.add_argument("--workers", type=int, default=2)
+    v.add_argument("--policies", default=",".join(POLICIES))
+    v.add_argument("--folds", default="", help="comma list of folds (default: all)")
+    v.add_argument("--out", default=str(STATES.parent / "alfworld_cv"))
+    v.add_argument("--fit-only", action="store_true", help="fit the folds' models, play nothing")
+    args = ap.parse_args(argv)
+    if args.cmd == "collect":
+        return cmd_collect(args)
+    if args.cmd == "cv":
+        return cmd_cv(args)
+    if args.cmd == "ship":
+        return cmd_ship(args)
+    games = find_games(str(SHARED), "valid_seen")
+    for k, f in enumerate(folds(games)):
+        kinds = defaultdict(int)
+        for i in f:
+            kinds[task_type_of(games[i])] += 1
+        print(k, len(f), dict(kinds))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,206 @@
+"""A lexical pair model: learned weights on (situation token, move token) pairs, for Local.
+
+Local's dense features (policies/local.py) say how a move relates to the goal
+text as a whole. On a game whose goal is reached in stages (ALFWorld: find the
+object, take it, heat/cool/clean it or find a lamp, then carry it to a place)
+that is not enough: which move is right depends on what was already done, on
+what the player holds, and on world knowledge (apples lie on countertops, a
+"hot" goal means the microwave). This model scores each candidate by the sum
+of the learned weights of the pairs ``(c, m)`` where ``c`` is a token of the
+situation and ``m`` a token of the move, from what a player sees only:
+
+Situation tokens (:func:`context_tokens`):
+
+- ``*``: always present (so every move token has a base weight);
+- ``g:<word>``: the goal's words (the first line of each goal paragraph, e.g.
+  ``Your task is to: put a hot egg in diningtable.``), digits dropped;
+- ``hold:g`` / ``hold:x`` / ``hold:-``: carrying something the goal names /
+  something else / nothing (``You are carrying ...``);
+- ``at:g`` / ``at:x``: the place the player is at (``You are at ...``) is / is
+  not named by the goal;
+- ``did:<verb>``, ``did:<verb>+g``: verbs of the moves played so far, and
+  those whose move named a goal word (``did:heat+g`` once the egg was heated);
+- ``seen:g``: a goal word other than the verb showed up in the game's answers
+  (after the moves), i.e. the object was seen somewhere.
+
+Move tokens (:func:`move_tokens`):
+
+- ``v:<verb>`` and ``v:<verb>+g<k>`` (the move names k goal words, k <= 2),
+  ``v:<verb>+held`` (it names what the player carries), ``v:<verb>+again``
+  (played before in this episode);
+- ``o:<class>``: the things the move names (``go to countertop 2`` ->
+  ``o:countertop``), which pair with the goal's words only (the priors: where an
+  apple is found, which appliance a "hot" goal needs);
+- with lookahead (the candidate carries an outcome): ``out:seen`` (the game's
+  answer repeats one already seen: nothing new there), ``out:g<k>`` (the answer
+  names k goal words the move itself does not: the move reveals the object),
+  ``out:none`` (it names none), and for each move it makes available,
+  ``new:<verb>`` / ``new:<verb>+g<k>`` (``go to microwave 1`` while holding the
+  egg opens ``heat egg 1 with microwave 1``: ``new:heat+g1``).
+
+Goal-word tokens ``g:<word>`` pair with the plain ``v:<verb>``, ``new:<verb>``
+and ``o:<class>`` tokens (a "hot" goal and the verb ``heat``, an apple and a
+countertop); the other situation tokens pair with every move token except
+``o:*``. The weights are
+fitted by ``bench/alfworld_local.py`` and shipped as JSON in s1gym/data (with
+their provenance); pairs never seen in training weigh 0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from s1gym.core import Candidate, Situation
+
+__all__ = ["PairModel", "context_tokens", "goal_words", "move_tokens", "pairs"]
+
+_WORD = re.compile(r"[a-z]+")
+#: Words that carry no goal (the template around ALFWorld's and TextWorld's goals).
+_FILLER = frozenset(
+    "a an the in on of to with into from at and or is it this that you your task some them put find".split()
+)
+_GOAL_LINE = re.compile(r"^\s*(task\b|goal\b|your task\b|objective\b)[^\n]*", re.IGNORECASE | re.MULTILINE)
+_CARRYING = re.compile(r"You are carrying ([^\n]*?)\.?$", re.MULTILINE)
+_AT = re.compile(r"You are at ([^\n.]*)\.", re.MULTILINE)
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words without digits (``cabinet 2`` -> ``cabinet``)."""
+    return _WORD.findall(text.lower())
+
+
+def goal_words(state_text: str, notes: Sequence[str] = ()) -> frozenset[str]:
+    """Content words of the goal lines (the first line of each goal paragraph) and the notes."""
+    lines = [m.group(0).split(":", 1)[-1] for m in _GOAL_LINE.finditer(state_text)]
+    return frozenset(w for line in (*lines, *notes) for w in words(line) if w not in _FILLER)
+
+
+def _held(state_text: str) -> list[str]:
+    m = _CARRYING.search(state_text)
+    if not m or m.group(1).strip().lower() in ("nothing", ""):
+        return []
+    return [w for w in words(m.group(1)) if w not in _FILLER]
+
+
+def _feedback_words(text: str) -> set[str]:
+    return {w for w in words(text) if w not in _FILLER}
+
+
+def context_tokens(situation: Situation, goal: frozenset[str] | None = None) -> list[str]:
+    """The situation's tokens (see the module docstring)."""
+    state = situation.state_text or ""
+    goal = goal_words(state, situation.notes) if goal is None else goal
+    out = ["*", *(f"g:{w}" for w in sorted(goal))]
+    held = _held(state)
+    out.append("hold:-" if not held else ("hold:g" if goal & set(held) else "hold:x"))
+    at = _AT.search(state)
+    if at:
+        out.append("at:g" if goal & set(words(at.group(1))) else "at:x")
+    did = set()
+    seen = False
+    for move, feedback in situation.history:
+        mw = words(move)
+        if not mw:
+            continue
+        did.add(f"did:{mw[0]}")
+        if goal & set(mw[1:]):
+            did.add(f"did:{mw[0]}+g")
+        if not seen and goal & (_feedback_words(feedback) - set(mw)):
+            seen = True
+    out.extend(sorted(did))
+    if seen:
+        out.append("seen:g")
+    return out
+
+
+def move_tokens(candidate: Candidate, situation: Situation, goal: frozenset[str], held: Iterable[str] = (),
+                played: Iterable[str] = (), seen_feedback: Iterable[str] = ()) -> list[str]:
+    """The move's tokens (see the module docstring); lookahead tokens when it carries an outcome."""
+    mw = words(candidate.text)
+    if not mw:
+        return []
+    verb, rest = mw[0], [w for w in mw[1:] if w not in _FILLER]
+    k = min(2, len(goal & set(rest)))
+    out = [f"v:{verb}", f"v:{verb}+g{k}"]
+    if set(held) & set(rest):
+        out.append(f"v:{verb}+held")
+    if candidate.text in set(played):
+        out.append(f"v:{verb}+again")
+    out.extend(f"o:{w}" for w in sorted(set(rest)))
+    if candidate.outcome is not None:
+        answer = candidate.outcome.strip().split("\n\n", 1)[0]
+        if answer.strip() in set(seen_feedback):
+            out.append("out:seen")
+        revealed = min(2, len(goal & (_feedback_words(answer) - set(mw))))
+        out.append(f"out:g{revealed}" if revealed else "out:none")
+        for action in candidate.new_actions:
+            aw = words(action)
+            if aw:
+                out.append(f"new:{aw[0]}")
+                ka = min(2, len(goal & set(aw[1:])))
+                if ka:
+                    out.append(f"new:{aw[0]}+g{ka}")
+    return list(dict.fromkeys(out))
+
+
+def pairs(context: Sequence[str], moves: Sequence[str]) -> list[str]:
+    """The ``c|m`` pairs scored (goal words pair with verbs and things, the rest with all but things)."""
+    out = []
+    for c in context:
+        if c.startswith("g:"):
+            out.extend(f"{c}|{m}" for m in moves if m.startswith(("o:", "v:", "new:")) and "+" not in m)
+        else:
+            out.extend(f"{c}|{m}" for m in moves if not m.startswith("o:"))
+    return out
+
+
+def situation_pairs(situation: Situation) -> list[list[str]]:
+    """Per candidate, the pairs it scores."""
+    state = situation.state_text or ""
+    goal = goal_words(state, situation.notes)
+    context = context_tokens(situation, goal)
+    held = _held(state)
+    played = [m for m, _ in situation.history]
+    seen_feedback = [f.strip() for _, f in situation.history]
+    return [pairs(context, move_tokens(c, situation, goal, held, played, seen_feedback))
+            for c in situation.candidates]
+
+
+@dataclass(frozen=True)
+class PairModel:
+    """Learned pair weights (``c|m`` -> weight) and the dense Local weights fitted with them."""
+
+    pairs: Mapping[str, float]
+    dense: Mapping[str, float] = field(default_factory=dict)
+    progress: Mapping[str, float] = field(default_factory=dict)
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    def scores(self, situation: Situation) -> np.ndarray:
+        """One pair score per candidate (the sum of its pairs' weights)."""
+        w = self.pairs
+        return np.array([sum(w.get(p, 0.0) for p in ps) for ps in situation_pairs(situation)], dtype=np.float64)
+
+    def remaining(self, situation: Situation) -> float:
+        """The progress estimate: predicted moves left (>= 0) from the situation's tokens."""
+        w = self.progress
+        if not w:
+            return 0.0
+        tokens = context_tokens(situation)
+        return max(0.0, w.get("*", 0.0) + sum(w.get(t, 0.0) for t in tokens if t != "*"))
+
+    @classmethod
+    def load(cls, path: str | Path) -> PairModel:
+        data = json.loads(Path(path).read_text())
+        return cls(data["pairs"], data.get("dense", {}), data.get("progress", {}), data.get("provenance", {}))
+
+    def save(self, path: str | Path) -> None:
+        data = {"provenance": dict(self.provenance), "dense": dict(self.dense), "progress": dict(self.progress),
+                "pairs": {k: round(v, 4) for k, v in sorted(self.pairs.items()) if abs(v) >= 1e-4}}
+        Path(path).write_text(json.dumps(data, indent=1) + "\n")
