@@ -32,8 +32,8 @@ import os
 import sys
 import threading
 from collections import OrderedDict, defaultdict
-from collections.abc import Hashable
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
@@ -255,6 +255,10 @@ class _Snapshot:
     values: str  # the SAS state vector, one value per variable, newline separated
     facts: tuple  # textworld's fact bookkeeping (facts, vars by name, vars by type, var counts)
     feedback: str  # the text the state was reached with
+    #: textworld's infos of the state (its valid actions and their commands) and the applicable operators
+    #: they refer to, so that a restore need not derive them again (half the cost of a fork and a step).
+    #: ``None``: derive them.
+    derived: tuple[Mapping[str, Any], Mapping[int, Any]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -331,7 +335,8 @@ class _ALFEngine(Engine):
             {k: frozenset(v) for k, v in ps._vars_by_type.items()},
             dict(ps._var_counts),
         )
-        return _Snapshot(values, facts, self.state["feedback"])
+        # Textworld never changes the infos or operators once gathered (a step builds new ones): shared.
+        return _Snapshot(values, facts, self.state["feedback"], (dict(self.pddl.state), dict(ps._operators)))
 
     def restore(self, gamefile: str, snap: _Snapshot) -> None:
         import textworld
@@ -349,10 +354,14 @@ class _ALFEngine(Engine):
         ps._vars_by_type = defaultdict(set, {k: set(v) for k, v in by_type.items()})
         ps._var_counts = type(ps._var_counts)(counts)
         self.pddl.prev_state = None
-        self.pddl.state = textworld.core.GameState()
-        self.pddl.state.feedback = self.pddl.state.raw = snap.feedback
         self.pddl._last_action = None
-        self.pddl._gather_infos()
+        infos, operators = snap.derived or ({}, {})
+        self.pddl.state = textworld.core.GameState(infos)
+        self.pddl.state.feedback = self.pddl.state.raw = snap.feedback
+        if snap.derived is None:
+            self.pddl._gather_infos()
+        else:
+            ps._operators = dict(operators)
         self.state = self.pddl.state
 
     def close(self) -> None:
