@@ -1,0 +1,114 @@
+"""Local's lexical pair model (s1gym.policies.lexical) on the real ALFWorld engine and its shipped fit."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+pytest.importorskip("alfworld", reason="the optional extra alfworld==0.4.2 is not installed")
+
+import s1gym  # noqa: F401
+from s1gym.policies import Local, Uniform
+from s1gym.policies.lexical import PairModel, context_tokens, goal_words, situation_pairs
+from s1gym.policies.local import progress_heuristic, task_model
+from s1gym.wrappers import Lookahead
+
+SHARED = Path(os.environ.get("S1GYM_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "alfworld_local.py"
+
+
+@pytest.fixture
+def soap():
+    """The shipped scene 'put some soapbar on cabinet', after taking the soap from the toilet."""
+    e = gym.make("s1/ALFWorld-v0", hygiene=True)
+    e.reset(seed=1)
+    e.step(e.index_of("go to toilet 1"))
+    e.step(e.index_of("take soapbar 1 from toilet 1"))
+    yield e
+    e.close()
+
+
+class Refuses:
+    """An embedder that fails the test if anything is embedded."""
+
+    def embed(self, texts):
+        raise AssertionError(f"Local embedded {len(texts)} texts on a task whose model weighs no embedding")
+
+
+def test_tokens_say_what_the_player_did_holds_and_would_see(soap):
+    s = soap.unwrapped.situation()
+    assert goal_words(s.state_text) == {"soapbar", "cabinet"}
+    context = context_tokens(s)
+    assert {"hold:g", "at:x", "did:take+g", "seen:g", "g:soapbar", "g:cabinet"} <= set(context)
+    annotated, _, _ = Lookahead(Uniform()).annotate(s)
+    by_move = dict(zip(annotated.texts, situation_pairs(annotated), strict=True))
+    cabinet = set(by_move["go to cabinet 1"])
+    # Going to a cabinet names a goal word and opens a move on it; the goal's words pair with the thing named.
+    assert {"hold:g|v:go+g1", "hold:g|new:open+g1", "g:cabinet|o:cabinet", "g:soapbar|v:go"} <= cabinet
+    assert "hold:g|v:move+held" in by_move["move soapbar 1 to toilet 1"]
+    assert not any("|o:" in p and not p.startswith("g:") for p in cabinet)  # things pair with goal words only
+
+
+def test_scores_are_sums_of_known_pair_weights_and_survive_a_round_trip(soap, tmp_path):
+    s = soap.unwrapped.situation()
+    model = PairModel({"hold:g|v:go+g1": 2.0, "hold:g|v:move+held": -1.0, "never|seen": 9.0},
+                      dense={"played": -0.5}, progress={"*": 3.0, "hold:g": -2.0}, provenance={"name": "t"})
+    scores = model.scores(s)
+    expected = [2.0 if t.startswith("go to cabinet") else -1.0 if t.startswith("move") else 0.0 for t in s.texts]
+    assert scores.tolist() == expected
+    assert model.remaining(s) == 1.0
+    model.save(tmp_path / "m.json")
+    again = PairModel.load(tmp_path / "m.json")
+    assert again.scores(s).tolist() == expected and again.remaining(s) == 1.0 and again.provenance == {"name": "t"}
+
+
+def test_local_adds_the_pair_scores_and_names_its_model(soap, tmp_path):
+    s = soap.unwrapped.situation()
+    model = PairModel({"hold:g|v:go+g1": 6.0}, provenance={"name": "cabinet lover"})
+    local = Local(pairs=model, preload=False, embedder=Refuses())
+    assert s.texts[local.decide(s).action].startswith("go to cabinet")
+    assert local.options()["pairs"] == "cabinet lover"
+    model.save(tmp_path / "m.json")
+    from_path = Local(pairs=tmp_path / "m.json", preload=False, embedder=Refuses())
+    assert np.allclose(from_path.decide(s).probabilities, local.decide(s).probabilities)
+    with pytest.raises(ValueError, match="PairModel or the path"):
+        Local(pairs=3, preload=False)
+
+
+def test_shipped_alfworld_model_embeds_nothing_and_estimates_progress(soap):
+    model = task_model("ALFWorld")
+    assert model is not None and model.provenance["games"] == 140 and model.pairs
+    s = soap.unwrapped.situation()
+    d = Local(preload=False, embedder=Refuses()).decide(s)
+    assert np.isclose(d.probabilities.sum(), 1.0)
+    h = progress_heuristic("ALFWorld")
+    start = gym.make("s1/ALFWorld-v0", hygiene=True)
+    start.reset(seed=1)
+    assert 0.0 <= h(s) < h(start.unwrapped.situation())  # holding the soap, fewer moves are left
+    start.close()
+    with pytest.raises(ValueError, match="no learned progress estimate for 'Quiz'.*ALFWorld"):
+        progress_heuristic("Quiz")
+
+
+@pytest.mark.skipif(not (SHARED / "alfworld" / "json_2.1.1" / "valid_seen").is_dir(),
+                    reason=f"shared ALFWorld data not found at {SHARED / 'alfworld'} (set S1GYM_SHARED_DATA)")
+def test_cross_validation_folds_keep_a_task_folder_together_and_cover_every_game():
+    spec = importlib.util.spec_from_file_location("alfworld_local", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    from s1gym.tasks.alfworld import TASK_TYPES, find_games, task_type_of
+
+    games = find_games(str(SHARED / "alfworld"), "valid_seen")
+    parts = bench.folds(games)
+    assert sorted(i for f in parts for i in f) == list(range(len(games)))
+    fold_of_folder = {}
+    for k, f in enumerate(parts):
+        for i in f:
+            assert fold_of_folder.setdefault(bench.task_folder(games[i]), k) == k
+        assert {task_type_of(games[i]) for i in f} == set(TASK_TYPES)  # stratified: every type in every fold
+    assert max(map(len, parts)) - min(map(len, parts)) <= 2
