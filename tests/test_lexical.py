@@ -112,3 +112,21 @@ def test_cross_validation_folds_keep_a_task_folder_together_and_cover_every_game
             assert fold_of_folder.setdefault(bench.task_folder(games[i]), k) == k
         assert {task_type_of(games[i]) for i in f} == set(TASK_TYPES)  # stratified: every type in every fold
     assert max(map(len, parts)) - min(map(len, parts)) <= 2
+
+
+def test_search_names_the_learned_progress_estimate():
+    from s1gym.wrappers import Search
+
+    search = Search(Local(preload=False), heuristic="progress", budget=30)
+    assert search.options()["heuristic"] == "progress"  # a job config can record it, unlike a function
+    e = gym.make("s1/ALFWorld-v0", hygiene=True)
+    try:
+        e.reset(seed=1)
+        search.reset()
+        while not e.unwrapped.done:
+            *_, info = e.step(search.decide(e.unwrapped.situation()).action)
+        assert info["won"]
+    finally:
+        e.close()
+    with pytest.raises(ValueError, match="'progress' for the task's learned progress estimate"):
+        Search(Local(preload=False), heuristic="learned")

@@ -95,6 +95,10 @@ def log_priority(priority: str, g: int, log_pi: float, h: float) -> float:
     return math.log(g + h) - (1.0 + h / g) * log_pi
 
 
+#: ``SearchConfig(heuristic=PROGRESS)``: the task's learned progress estimate.
+PROGRESS = "progress"
+
+
 @dataclass(frozen=True)
 class SearchConfig:
     """Every option of :class:`Search`, checked once when it is made."""
@@ -107,8 +111,10 @@ class SearchConfig:
     """Share of flat odds mixed into the inner policy's probabilities (so no move has π = 0)."""
     h_scale: float = 10.0
     """The default heuristic is ``h_scale * (1 - score)``."""
-    heuristic: Callable[[Situation], float] | None = None
-    """``heuristic(situation) -> h >= 0`` replaces the default."""
+    heuristic: Callable[[Situation], float] | str | None = None
+    """``heuristic(situation) -> h >= 0`` replaces the default; ``"progress"`` is the task's learned
+    estimate of the moves left (:func:`s1gym.policies.local.progress_heuristic`; ALFWorld has one), the
+    form a command line or a job config can name."""
     max_expansions: int | None = None
     """Stop a search after this many expansions (``None``: no limit)."""
     max_seconds: float | None = None
@@ -154,8 +160,9 @@ class SearchConfig:
         fraction("epsilon (share of flat odds mixed into the policy)", self.epsilon)
         non_negative_float("h_scale", self.h_scale)
         non_negative_float("novelty", self.novelty)
-        if self.heuristic is not None and not callable(self.heuristic):
-            raise ValueError("heuristic must be a callable(situation) -> float, or None for h_scale * (1 - score)")
+        if self.heuristic is not None and not callable(self.heuristic) and self.heuristic != PROGRESS:
+            raise ValueError(f"heuristic must be a callable(situation) -> float, {PROGRESS!r} for the task's "
+                             f"learned progress estimate, or None for h_scale * (1 - score); got {self.heuristic!r}")
         positive_int("max_expansions", self.max_expansions, optional=True)
         positive_float("max_seconds", self.max_seconds, optional=True)
         positive_int("batch_size", self.batch_size)
@@ -424,9 +431,14 @@ class _SearchRun:
         return None
 
     def h(self, env: S1Env, score: float) -> float:
-        if self.config.heuristic is None:
+        heuristic = self.config.heuristic
+        if heuristic is None:
             return self.config.h_scale * (1.0 - score)
-        return max(0.0, float(self.config.heuristic(env.situation(self.notes))))
+        if heuristic == PROGRESS:
+            from s1gym.policies.local import progress_heuristic
+
+            heuristic = progress_heuristic(self.situation.task)
+        return max(0.0, float(heuristic(env.situation(self.notes))))
 
     def push(self, node: _Node) -> None:
         p = log_priority(self.config.priority, node.g, node.log_pi, node.h)
