@@ -130,3 +130,22 @@ def test_search_names_the_learned_progress_estimate():
         e.close()
     with pytest.raises(ValueError, match="'progress' for the task's learned progress estimate"):
         Search(Local(preload=False), heuristic="learned")
+
+
+def test_search_with_the_shipped_model_wins_every_shipped_scene():
+    """The six scenes s1gym ships were written here, not taken from valid_seen: games the model never saw."""
+    from s1gym.wrappers import Search
+
+    e = gym.make("s1/ALFWorld-v0", hygiene=True)
+    try:
+        for seed in range(6):
+            search = Search(Lookahead(Local(preload=False)), heuristic="progress", budget=10, episode_budget=150)
+            e.reset(seed=seed)
+            info = {}
+            while not e.unwrapped.done:
+                d = search.decide(e.unwrapped.situation())
+                assert not d.give_up, f"scene {seed}: the search gave up"
+                *_, info = e.step(d.action)
+            assert info["won"] and e.unwrapped.steps <= 10, (seed, e.unwrapped.steps)
+    finally:
+        e.close()
