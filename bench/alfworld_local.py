@@ -58,6 +58,18 @@ defaults otherwise; all policies deterministic):
   games at positions 0, 5, 10, 15, 20 and 25 of each held-out fold's game list (30 games), since a
   Search game costs minutes of CPU on this machine.
 
+Amendment, written after the protocol's Search games were played (25/30 won; each of the 5 losses was one
+search that doubled its budget until the game's 150 calls were gone without reaching a win, then gave
+up: ALFWorld's score is 0 until the win, so doubling turns the receding horizon into one search) and
+before any game below was played. A second sample of Search games, the games at positions 2, 7, 12, 17,
+22 and 27 of each held-out fold's list (30 games Search had not played; ``--search-positions
+2,7,12,17,22,27``), is played with two arms: ``search``, as above, and ``search-rh``, the same Search with
+``doubling=False`` (a receding horizon: a search that finds no win within its 10 calls plays the first
+move of its best partial plan and the next decision searches again), where the best partial plan is, among
+the highest-scoring, the one with the lowest progress estimate (a change to Search: before, the shortest
+and most probable; with the default heuristic, which only restates the score, nothing changes). Which arm
+ALFWorld's documented Search uses is decided on this second sample only; both samples are reported.
+
 Reported per fold and in total: games won, mean steps, inner-policy calls per game, wall and CPU
 seconds per game and per step (the machine is shared; CPU time is the robust one). The model shipped in
 s1gym/data/local_alfworld.json is fitted by ``ship`` on all 140 games, after the cross-validated
@@ -94,6 +106,8 @@ NOISE = 0.3
 ROLLINS = 1
 ROLLIN_MOVES = 30
 SEARCH_POSITIONS = (0, 5, 10, 15, 20, 25)
+#: The amendment's second sample of Search games (see the protocol).
+SECOND_SAMPLE = (2, 7, 12, 17, 22, 27)
 
 
 def task_folder(gamefile: str) -> str:
@@ -401,7 +415,7 @@ def fit_progress(records: list[dict]) -> dict[str, float]:
 # play
 # --------------------------------------------------------------------------
 
-POLICIES = ("local", "lookahead", "search")
+POLICIES = ("local", "lookahead", "search", "search-rh")
 SEARCH_OPTIONS = {"budget": 10, "episode_budget": 150}
 
 
@@ -416,9 +430,9 @@ def build_policy(kind: str, model_path: str | None):
         return local
     if kind == "lookahead":
         return Lookahead(local)
-    if kind == "search":
+    if kind in ("search", "search-rh"):
         progress = model.remaining if model is not None else None
-        return Search(Lookahead(local), heuristic=progress, **SEARCH_OPTIONS)
+        return Search(Lookahead(local), heuristic=progress, doubling=kind == "search", **SEARCH_OPTIONS)
     raise ValueError(f"unknown policy {kind!r}; use one of {', '.join(POLICIES)}")
 
 
@@ -473,7 +487,8 @@ def cmd_cv(args) -> None:
     for k in chosen_folds:
         held = parts[k]
         for kind in kinds:
-            chosen = [held[p] for p in SEARCH_POSITIONS if p < len(held)] if kind == "search" else held
+            positions = [int(p) for p in args.search_positions.split(",")]
+            chosen = [held[p] for p in positions if p < len(held)] if kind.startswith("search") else held
             jobs.extend((g, kind, str(out_dir / f"fold{k}.json")) for g in chosen)
     jobs.sort(key=lambda j: (POLICIES.index(j[1]), rank[j[0]]))
     results_path = out_dir / "results.jsonl"
@@ -540,6 +555,9 @@ def main(argv: list[str] | None = None) -> None:
     v.add_argument("--workers", type=int, default=2)
     v.add_argument("--policies", default=",".join(POLICIES))
     v.add_argument("--folds", default="", help="comma list of folds (default: all)")
+    v.add_argument("--search-positions", default=",".join(map(str, SEARCH_POSITIONS)),
+                   help="positions in each held-out fold's game list that the search arms play (default: the "
+                        f"protocol's {SEARCH_POSITIONS}; the amendment's second sample: {SECOND_SAMPLE})")
     v.add_argument("--out", default=str(STATES.parent / "alfworld_cv"))
     v.add_argument("--fit-only", action="store_true", help="fit the folds' models, play nothing")
     args = ap.parse_args(argv)

@@ -446,7 +446,9 @@ class _SearchRun:
             p += self._stale_log_factor
         heapq.heappush(self.heap, (p, next(self._tie), node))
         best = self.best
-        if best is None or (node.score, -node.g, node.log_pi) > (best.score, -best.g, best.log_pi):
+        # The best partial plan: the highest score, then the lowest h (the default h only repeats the score; a
+        # learned progress estimate tells apart states of equal score), then the shortest, most probable.
+        if best is None or (node.score, -node.h, -node.g, node.log_pi) > (best.score, -best.h, -best.g, best.log_pi):
             self.best = node
             if node.score > self.situation.score and self.gain_at is None:
                 self.gain_at = self.stats.policy_calls
