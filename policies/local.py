@@ -241,7 +241,9 @@ class Local(BasePolicy):
         embedder: The sentence encoder to use (:func:`s1gym.policies.minilm.load`, e.g. another
             backend or thread count); default the process-wide one.
         pairs: A lexical pair model (:class:`s1gym.policies.lexical.PairModel` or its JSON path) used on
-            every task instead of the shipped ones (:data:`TASK_MODELS`), e.g. one fitted on other games.
+            every task instead of the shipped ones (:data:`TASK_MODELS`), e.g. one fitted on other games;
+            ``False``: none on any task (every task but CookingWorld gets the general weights, as before
+            ALFWorld had a model).
     """
 
     name = "local"
@@ -252,7 +254,7 @@ class Local(BasePolicy):
         temperature: float = 1.0,
         preload: bool = True,
         embedder: Embedder | None = None,
-        pairs: PairModel | str | Path | None = None,
+        pairs: PairModel | str | Path | bool | None = None,
     ) -> None:
         if not (isinstance(temperature, int | float) and temperature > 0 and np.isfinite(temperature)):
             raise ValueError(f"Local temperature must be a finite number > 0, got {temperature!r}")
@@ -270,8 +272,9 @@ class Local(BasePolicy):
         self._embedder = embedder
         if isinstance(pairs, str | Path):
             pairs = PairModel.load(pairs)
-        if pairs is not None and not isinstance(pairs, PairModel):
-            raise ValueError(f"Local pairs must be a PairModel or the path of its JSON file, got {pairs!r}")
+        if pairs is not None and pairs is not False and not isinstance(pairs, PairModel):
+            raise ValueError(f"Local pairs must be a PairModel, the path of its JSON file or False (no pair model), "
+                             f"got {pairs!r}")
         self.pairs = pairs
         if preload and embedder is None:
             load_model()
@@ -285,7 +288,9 @@ class Local(BasePolicy):
             out["weights"] = dict(self.overrides)
         if self.temperature != 1.0:
             out["temperature"] = self.temperature
-        if self.pairs is not None:
+        if self.pairs is False:
+            out["pairs"] = False
+        elif self.pairs is not None:
             out["pairs"] = str(self.pairs.provenance.get("name", "custom"))
         return out
 
@@ -298,6 +303,8 @@ class Local(BasePolicy):
 
     def model_for(self, task: str) -> PairModel | None:
         """The pair model used on ``task``: the one given to the constructor, else the task's shipped one."""
+        if self.pairs is False:
+            return None
         return self.pairs if self.pairs is not None else task_model(task)
 
     @staticmethod

@@ -188,10 +188,15 @@ def recorded_situation(row):
 def test_decisions_match_those_recorded_before_the_fast_path(local):
     """40 real states (CookingWorld, ALFWorld with and without outcomes, tickets) decided by Local as it was
     before the length-bucketed embedding path (bench/local_states.py --golden): same probabilities."""
+    general = type(local)(pairs=False)
     rows = json.loads(GOLDEN.read_text())["decisions"]
     assert len(rows) == 40 and {r["situation"]["task"] for r in rows} == {"CookingWorld", "ALFWorld", "TicketRouter"}
     for row in rows:
-        p = local.decide(recorded_situation(row["situation"])).probabilities
+        situation = recorded_situation(row["situation"])
+        # ALFWorld's rows were recorded when it used the general weights; it has a pair model now
+        # (tests/test_lexical.py), so they are decided without one: they test the embedding path.
+        decider = general if situation.task == "ALFWorld" else local
+        p = decider.decide(situation).probabilities
         expected = np.asarray(row["probabilities"])
         assert p.shape == expected.shape
         assert np.abs(p - expected).max() < PROBABILITY_TOLERANCE, row["situation"]["observation"][:80]
