@@ -70,6 +70,12 @@ the highest-scoring, the one with the lowest progress estimate (a change to Sear
 and most probable; with the default heuristic, which only restates the score, nothing changes). Which arm
 ALFWorld's documented Search uses is decided on this second sample only; both samples are reported.
 
+Second amendment, written after the second sample (the protocol's Search won 29/29 of it, the receding
+horizon 28/29, so ``search`` stays) and before any game below was played: a third sample for ``search``
+alone, the games at positions 1, 6, 11, 16, 21 and 26 of each held-out fold (``--policies search
+--search-positions 1,6,11,16,21,26``), so that Search's rate rests on more games; all three samples are
+reported, each on its own and pooled.
+
 Reported per fold and in total: games won, mean steps, inner-policy calls per game, wall and CPU
 seconds per game and per step (the machine is shared; CPU time is the robust one). The model shipped in
 s1gym/data/local_alfworld.json is fitted by ``ship`` on all 140 games, after the cross-validated
