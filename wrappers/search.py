@@ -370,6 +370,12 @@ class _SearchRun:
         self.stats = _Stats()
         self.usages: list[Usage] = []
         self.trace: list[str] = []
+        #: ``config.heuristic`` as a function (``"progress"`` looked up once, for this situation's task)
+        self.heuristic = self.config.heuristic
+        if self.heuristic == PROGRESS:
+            from s1gym.policies.local import progress_heuristic
+
+            self.heuristic = progress_heuristic(situation.task)
         root_env = search.fork(situation)
         self.root = _Node(root_env, 0, 0.0, self.h(root_env, situation.score), situation.score, key)
         self.seen: dict[str, int] = {key: 0}
@@ -431,14 +437,9 @@ class _SearchRun:
         return None
 
     def h(self, env: S1Env, score: float) -> float:
-        heuristic = self.config.heuristic
-        if heuristic is None:
+        if self.heuristic is None:
             return self.config.h_scale * (1.0 - score)
-        if heuristic == PROGRESS:
-            from s1gym.policies.local import progress_heuristic
-
-            heuristic = progress_heuristic(self.situation.task)
-        return max(0.0, float(heuristic(env.situation(self.notes))))
+        return max(0.0, float(self.heuristic(env.situation(self.notes))))
 
     def push(self, node: _Node) -> None:
         p = log_priority(self.config.priority, node.g, node.log_pi, node.h)
