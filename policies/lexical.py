@@ -58,15 +58,14 @@ from typing import Any
 import numpy as np
 
 from s1gym.core import Candidate, Situation
+from s1gym.policies.common import GOAL_OPENERS, STOPWORDS
 
 __all__ = ["PairModel", "context_tokens", "goal_words", "move_tokens", "pairs"]
 
 _WORD = re.compile(r"[a-z]+")
 #: Words that carry no goal (the template around ALFWorld's and TextWorld's goals).
-_FILLER = frozenset(
-    "a an the in on of to with into from at and or is it this that you your task some them put find".split()
-)
-_GOAL_LINE = re.compile(r"^\s*(task\b|goal\b|your task\b|objective\b)[^\n]*", re.IGNORECASE | re.MULTILINE)
+_FILLER = STOPWORDS | frozenset("task some them put find".split())
+_GOAL_LINE = re.compile(rf"^\s*({GOAL_OPENERS})[^\n]*", re.IGNORECASE | re.MULTILINE)
 _CARRYING = re.compile(r"You are carrying ([^\n]*?)\.?$", re.MULTILINE)
 _AT = re.compile(r"You are at ([^\n.]*)\.", re.MULTILINE)
 

@@ -94,7 +94,7 @@ from typing import Any
 import numpy as np
 
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
-from s1gym.policies.common import require_candidates
+from s1gym.policies.common import GOAL_OPENERS, STOPWORDS, require_candidates
 from s1gym.policies.lexical import PairModel
 from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
 
@@ -108,14 +108,13 @@ def load_model() -> Embedder:
 
 
 #: Paragraphs of an observation that state a goal or a memory (see the module docstring).
-GOAL_PARAGRAPH = re.compile(r"^\s*(task\b|goal\b|your task\b|objective\b|you remember:)", re.IGNORECASE)
+GOAL_PARAGRAPH = re.compile(rf"^\s*({GOAL_OPENERS}|you remember:)", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
-_STOPWORDS = frozenset("a an the in on of to with into from at and or is it this that you your".split())
 
 
 def content_words(text: str) -> list[str]:
     """Lower-case words of ``text`` without the few function words that carry no goal."""
-    return [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
+    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
 
 
 #: The per-candidate features, in the order of a :meth:`Local.features` row.
@@ -190,9 +189,9 @@ def task_model(task: str) -> PairModel | None:
     name = TASK_MODELS.get(task)
     if name is None:
         return None
-    import s1gym
+    from s1gym.tasks.datasets import packaged
 
-    return PairModel.load(Path(s1gym.__file__).resolve().parent / "data" / name)
+    return PairModel.load(packaged(name))
 
 
 def progress_heuristic(task: str = "ALFWorld") -> Callable[[Situation], float]:
