@@ -213,11 +213,12 @@ def situations(task: str, record: dict):
 class Design:
     """Decisions as one sparse matrix, one row per candidate; the good candidates of each decision."""
 
-    def __init__(self, rows: list[list[list[str]]], good: list[list[int]], vocab: dict[str, int] | None = None):
+    def __init__(self, rows: list[list[list[str]]], good: list[list[int]], vocab: dict[str, int] | None = None,
+                 growing: bool = True):
+        """``vocab``: the columns to start from (copied); ``growing``: add a column for every new name."""
         from scipy import sparse
 
-        growing = vocab is None
-        self.vocab: dict[str, int] = {} if vocab is None else vocab
+        self.vocab: dict[str, int] = {} if vocab is None else dict(vocab)
         r_idx, c_idx, starts, gold_rows, gold_seg = [], [], [0], [], []
         for d, (cands, g) in enumerate(zip(rows, good, strict=True)):
             base = starts[-1]
@@ -377,10 +378,12 @@ def build_policy(arm: str, model_path: str | None):
         return Search(Uniform(), episode_budget=1000)
     if arm == "search-local":
         return Search(local(), episode_budget=1000)
-    if arm == "search-local-progress":
-        return Search(local(), episode_budget=1000, heuristic="progress")
-    if arm == "search-uniform-progress":
-        return Search(Uniform(), episode_budget=1000, heuristic="progress")
+    if arm.endswith("-progress"):  # the model file's progress estimate as h
+        from s1gym.policies.twx_model import TWXModel
+
+        h = TWXModel.load(model_path).remaining
+        inner = local() if arm == "search-local-progress" else Uniform()
+        return Search(inner, episode_budget=1000, heuristic=h)
     raise ValueError(f"unknown arm {arm!r}")
 
 

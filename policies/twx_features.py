@@ -224,6 +224,22 @@ def _rename(view: View, old: str, new: str) -> None:
         view.room_exits.setdefault(new, {}).update(view.room_exits.pop(old))
 
 
+def frontier_moves(view: View, candidates: Sequence[str]) -> set[str]:
+    """The first moves of the shortest walks (on the map the player knows) to an exit not taken yet:
+    take an untaken exit of this room (opening its door first), else step to a known room nearer to one."""
+    out: set[str] = set()
+    for d, (dest, door) in view.exits.items():
+        if (view.room, d) not in view.edges and (not dest or dest not in view.visited):
+            out.add(f"open door to {d}" if door == "closed" else f"move {d}")
+    if not out:
+        dist = view.frontier_distance()
+        here = dist.get(view.room)
+        for d, (dest, door) in view.exits.items():
+            if here is not None and dest in dist and dist[dest] < here:
+                out.add(f"open door to {d}" if door == "closed" else f"move {d}")
+    return out & set(candidates)
+
+
 def _paragraphs(text: str) -> list[str]:
     return [p for p in text.split("\n\n") if p.strip()]
 
@@ -420,8 +436,11 @@ class _Game:
         return False
 
 
-def context_tokens(view: View, game: _Game) -> list[str]:
-    out = ["*"]
+def context_tokens(view: View, game: _Game, candidates: Sequence[Candidate] = ()) -> list[str]:
+    out = ["*", f"held:{min(2, len(view.inventory))}"]
+    rewards = [c.reward for c in candidates if c.reward is not None]
+    if rewards:  # with Lookahead: whether any move here earns something
+        out.append("ahead:gain" if max(rewards) > 0 else "ahead:nogain")
     if view.recipe is None:
         if "cookbook" in view.task.lower():
             out.append("recipe:unread")
@@ -511,7 +530,7 @@ def _move_tokens(move: _Move, view: View, game: _Game) -> list[str]:
         out.append(f"v:{base}+{obj.replace(' ', '_')}")
     if v == "open":
         if re.search(rf"{re.escape(obj)}\s+that is closed", view.look, re.IGNORECASE):
-            out.append("open+closed")
+            out.append("v:open+closed")
     if v in ("move", "opendoor", "closedoor"):
         room, door = view.exits.get(move.direction, ("", ""))
         if not room:
@@ -593,7 +612,7 @@ def candidate_tokens(situation: Situation, view: View | None = None) -> list[lis
     """Per candidate, its feature names: move tokens, lookahead tokens, and context x verb-level pairs."""
     view = read_view(situation) if view is None else view
     game = _Game(view, situation.texts)
-    context = context_tokens(view, game)
+    context = context_tokens(view, game, situation.candidates)
     rows = []
     for cand in situation.candidates:
         move = parse_move(cand.text)
