@@ -27,10 +27,10 @@ from pathlib import Path
 import gymnasium as gym
 
 import s1gym
-from s1gym.tasks import browser
-from s1gym.tasks.engine import pool_stats
-from s1gym.tasks.web import WEB_TASKS, WebEngine, WebGame
-from s1gym.tasks.web_expert import SOLVERS
+from s1gym.engines import browser
+from s1gym.engines.base import pool_stats
+from s1gym.tasks.web.env import WEB_TASKS, WebEngine, WebGame
+from s1gym.tasks.web.expert import SOLVERS
 
 SUBSET = ["click-button", "enter-text", "choose-list", "use-autocomplete", "social-media", "book-flight"]
 POLICIES = [
@@ -114,7 +114,7 @@ def caps(seeds: int) -> None:
 # ------------------------------------------------------------------ overheads
 def bare_login(page, seed: str) -> None:
     """login-user as a bare Playwright script: load, seed, start, type both fields, click, read the reward."""
-    from s1gym.tasks.web import task_url
+    from s1gym.tasks.web.env import task_url
 
     page.goto(task_url("login-user"))
     utterance = page.evaluate(

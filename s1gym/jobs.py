@@ -561,7 +561,7 @@ def trial_files(
     ``agent/``, when the episode recorded screenshots).
 
     ``task`` is the job's task record (``name``, ``options``, ``resolved_options``), ``agent`` its
-    agent record (:meth:`s1gym.runner.JobSpec.agent_config`).
+    agent record (:meth:`s1gym.runner.spec.JobSpec.agent_config`).
     """
     env_id = task["name"]
     name = trial_name(env_id, seed)

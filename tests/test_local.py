@@ -84,7 +84,7 @@ def test_outcomes_and_repeats_move_the_odds(local):
 
 def test_jev_against_s1_serve_with_the_local_model(monkeypatch, local):
     from s1gym.policies import Jev
-    from s1gym.server import make_server
+    from s1gym.ui.serve import make_server
 
     monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
     with make_server(local) as server:
@@ -349,7 +349,7 @@ def test_s1_serve_local_memory_stays_bounded_under_distinct_large_requests():
     import httpx
 
     s1 = Path(sys.executable).with_name("s1")
-    command = [str(s1)] if s1.exists() else [sys.executable, "-m", "s1gym.cli"]
+    command = [str(s1)] if s1.exists() else [sys.executable, "-m", "s1gym.ui.cli"]
     env = {**os.environ, "S1GYM_EMBED_CACHE_MB": "0.25", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     env.pop("TYPESAFE_API_KEY", None)
     server = subprocess.Popen([*command, "serve", "--policy", "local", "--port", "0"], env=env,

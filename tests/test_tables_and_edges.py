@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from s1gym import jobs
-from s1gym.cli import main, table_rows
+from s1gym.ui.cli import main, table_rows
 from s1gym.core import BasePolicy, Decision
-from s1gym.runner import evaluate
+from s1gym.runner.spec import evaluate
 from s1gym.wrappers import Search
 
 TASK = "test_runner:tinytest/Counter-v0"

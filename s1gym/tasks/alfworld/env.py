@@ -1,0 +1,578 @@
+"""ALFWorld's text games (``s1/ALFWorld-v0``) on the real ALFWorld engine (``pip install alfworld==0.4.2``).
+
+The engine is textworld's ``PddlEnv`` with alfworld's ``AlfredDemangler``: the
+game state lives in a compiled Fast Downward library (one private copy of
+``libdownward.so`` per engine), which has no copy operation. Replaying moves
+costs one engine step per move, so the env stands on the engine seam
+(:mod:`s1gym.engines.base`) with *state snapshots*:
+
+- A snapshot is the library's state vector (one value per SAS variable, read
+  with ``get_state``) plus textworld's Python-side fact sets. Restoring it
+  re-loads the game's already-translated SAS task with that state as the
+  initial state (``load_sas``), which costs about one step, at any depth.
+- Forks are lazy (they share the parent's state until stepped); engines live
+  in a small process-wide pool whose least recently used engine is taken over
+  (after snapshotting the state it held) when it is full, so search trees with
+  thousands of forks use a handful of engines.
+- The PDDL->SAS translation (the bulk of ALFWorld's load/reset) and the game
+  logic parse are cached per game, so resets cost one restore.
+
+The experts (alfworld's handcoded agent, tracked along the episode, and Fast
+Downward's planner) live in :mod:`s1gym.tasks.alfworld.expert`.
+
+ALFWorld gives no partial credit: ``score`` is 1 on success, else 0.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import sys
+import threading
+from collections import OrderedDict, defaultdict
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, ClassVar
+
+from s1gym.checks import positive_int
+from s1gym.core import Progress, text_atoms
+from s1gym.tasks.alfworld import expert as alfworld_expert
+from s1gym.engines.base import Engine, EngineEnv, close_pools
+
+__all__ = ["SHIPPED_DATA", "TASK_TYPES", "ALFWorldEnv", "close_engines", "find_games"]
+
+TASK_TYPES = (
+    "pick_and_place_simple",
+    "look_at_obj_in_light",
+    "pick_clean_then_place_in_recep",
+    "pick_heat_then_place_in_recep",
+    "pick_cool_then_place_in_recep",
+    "pick_two_obj_and_place",
+)
+#: The scenes s1gym ships (authored here, see data/alfworld/author_scenes.py).
+SHIPPED_DATA = Path(__file__).resolve().parents[2] / "data" / "alfworld"
+HYGIENE_DROPS = ("examine", "look", "inventory", "help")
+INSTALL_HINT = (
+    "install the optional extra: pip install 'alfworld==0.4.2' (it builds with cmake, g++ and make)"
+)
+
+
+# --------------------------------------------------------------------------
+# Data
+# --------------------------------------------------------------------------
+
+
+#: Where ``import alfworld`` points ALFWORLD_DATA when it is unset (it also sets the variable).
+_ALFWORLD_CACHE = Path("~/.cache/alfworld").expanduser()
+
+
+def default_data_dir() -> Path:
+    """``ALFWORLD_DATA`` when set, else the scenes s1gym ships.
+
+    ``import alfworld`` sets ALFWORLD_DATA to ~/.cache/alfworld when it is
+    unset, so that value only counts when the data is really there.
+    """
+    env = os.environ.get("ALFWORLD_DATA")
+    if env:
+        path = Path(env).expanduser()
+        if path != _ALFWORLD_CACHE or (path / "json_2.1.1").is_dir():
+            return path
+    return SHIPPED_DATA
+
+
+@lru_cache(maxsize=32)
+def find_games(data_dir: str, split: str) -> tuple[str, ...]:
+    """The solvable games of a split, sorted by path (ALFWorld's own layout and solvable flag)."""
+    root = Path(data_dir) / "json_2.1.1" / split
+    if not root.is_dir():
+        splits = sorted(p.name for p in (Path(data_dir) / "json_2.1.1").glob("*") if p.is_dir())
+        raise FileNotFoundError(
+            f"ALFWorld-v0: no ALFWorld data at {root}"
+            + (f" (splits there: {', '.join(splits)})" if splits else "")
+            + ". Point the data_dir option or ALFWORLD_DATA at a folder holding json_2.1.1/<split>/"
+            "<task>/<trial>/game.tw-pddl; get the data with `alfworld-download` (where the network allows),"
+            " or omit data_dir and ALFWORLD_DATA to play the scenes s1gym ships (split='scenes')."
+        )
+    games = []
+    for path in sorted(root.glob("*/*/game.tw-pddl")):
+        with open(path) as f:
+            if json.load(f).get("solvable", False):
+                games.append(str(path))
+    if not games:
+        raise FileNotFoundError(
+            f"ALFWorld-v0: {root} holds no solvable game.tw-pddl files; run alfworld-generate"
+        )
+    return tuple(games)
+
+
+def task_type_of(gamefile: str) -> str:
+    return Path(gamefile).parent.parent.name.split("-", 1)[0]
+
+
+# --------------------------------------------------------------------------
+# Engines
+# --------------------------------------------------------------------------
+
+
+def _import_engine():
+    try:
+        import fast_downward  # noqa: F401
+        import textworld
+        from alfworld.agents.environment.alfred_tw_env import AlfredDemangler
+        from textworld.envs.pddl import PddlEnv
+        from textworld.envs.pddl import logic as pddl_logic
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError(f"s1/ALFWorld-v0 needs the ALFWorld engine: {INSTALL_HINT} ({exc})") from exc
+    _install_caches(pddl_logic)
+    return textworld, PddlEnv, AlfredDemangler, pddl_logic
+
+
+class _CachedTranslation:
+    """Stands in for the ``fast_downward`` module inside textworld's PDDL logic, memoising ``pddl2sas``.
+
+    Why: textworld re-translates the PDDL problem twice on every reset (0.2-2 s
+    of pure Python). The translation is a pure function of the texts and its
+    result is only read, so one translation per game serves every reset.
+    """
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+        self._cache: OrderedDict[tuple, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._module, name)
+
+    def pddl2sas(self, domain: str, problem: str, verbose: bool = False, optimize: bool = False):
+        key = (
+            hashlib.sha1(domain.encode()).hexdigest(),
+            hashlib.sha1(problem.encode()).hexdigest(),
+            optimize,
+        )
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        argv = list(sys.argv)  # fast_downward's translator overwrites sys.argv; keep the host's
+        try:
+            out = self._module.pddl2sas(domain, problem, verbose=verbose, optimize=optimize)
+        finally:
+            sys.argv[:] = argv
+        with self._lock:
+            self._cache[key] = out
+            while len(self._cache) > 64:
+                self._cache.popitem(last=False)
+        return out
+
+
+class _CachedQueries:
+    """Stands in for ``textworld.logic.Rule`` inside the text grammar, memoising ``parse_conjunctive_query``.
+
+    Why: the grammar re-parses the same few condition strings (with tatsu) for
+    every admissible command at every step; the parsed rule is only read.
+    """
+
+    def __init__(self, rule_class: Any) -> None:
+        self._rule_class = rule_class
+        self.parse_conjunctive_query = lru_cache(maxsize=4096)(rule_class.parse_conjunctive_query)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rule_class, name)
+
+
+def _memo_parse(parse: Any) -> Any:
+    """Memoise textgen's ``_parse_and_convert`` (tatsu, about half of a step); callers mutate, so hand out copies."""
+    cache: dict[tuple, Any] = {}
+
+    def parse_and_convert(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("trace"):
+            return parse(*args, **kwargs)
+        key = (args, tuple(sorted(kwargs.items())))
+        if key not in cache:
+            if len(cache) > 20_000:
+                cache.clear()
+            cache[key] = parse(*args, **kwargs)
+        return copy.deepcopy(cache[key])
+
+    parse_and_convert.s1gym_memo = True  # type: ignore[attr-defined]
+    return parse_and_convert
+
+
+def _install_caches(pddl_logic: Any) -> None:
+    """Memoise textworld's pure, slow parsing steps (same results, read-only use) once per process."""
+    from textworld.envs.pddl import textgen
+
+    if not isinstance(pddl_logic.fast_downward, _CachedTranslation):
+        pddl_logic.fast_downward = _CachedTranslation(pddl_logic.fast_downward)
+    if not isinstance(textgen.Rule, _CachedQueries):
+        textgen.Rule = _CachedQueries(textgen.Rule)
+    if not getattr(textgen._parse_and_convert, "s1gym_memo", False):
+        textgen._parse_and_convert = _memo_parse(textgen._parse_and_convert)
+    if not getattr(textgen.copy_context, "s1gym_memo", False):
+        textgen.copy_context = _copy_context
+
+
+def _copy_context(context: dict) -> dict:
+    """textgen's ``copy_context`` with shallow copies of the two dicts it deep-copies.
+
+    The derivation only adds keys to those dicts; the entity infos and
+    variables in them are read, never changed, so copying the dicts is enough
+    (about 40 % of a step was spent deep-copying them). bench/alfworld.py checks
+    that feedback and admissible commands stay identical to the raw engine's.
+    """
+    return {
+        "state": context["state"],
+        "facts": context["facts"],
+        "variables": dict(context["variables"]),
+        "mapping": dict(context["mapping"]),
+        "entity_infos": context["entity_infos"],
+    }
+
+
+_copy_context.s1gym_memo = True  # type: ignore[attr-defined]
+
+
+@lru_cache(maxsize=16)
+def _game_data(gamefile: str) -> dict:
+    with open(gamefile) as f:
+        return json.load(f)
+
+
+@lru_cache(maxsize=16)
+def _game_logic(domain: str, grammar: str):
+    _, _, _, pddl_logic = _import_engine()
+    return pddl_logic.GameLogic(domain=domain, grammar=grammar)
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """A game state that can be restored into any engine that has the game loaded."""
+
+    values: str  # the SAS state vector, one value per variable, newline separated
+    facts: tuple  # textworld's fact bookkeeping (facts, vars by name, vars by type, var counts)
+    feedback: str  # the text the state was reached with
+    #: textworld's infos of the state (its valid actions and their commands) and the applicable operators
+    #: they refer to, so that a restore need not derive them again (about a third of the CPU of a fork and
+    #: a step: docs/benchmarks.md).
+    #: ``None``: derive them.
+    derived: tuple[Mapping[str, Any], Mapping[int, Any]] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha1(self.values.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """What the engine answers to a new game or a move: textworld's state and what the player holds."""
+
+    state: Any
+    holding: str
+
+
+class _ALFEngine(Engine):
+    """One live ALFWorld game: a ``PddlEnv`` (own libdownward copy) wrapped in alfworld's demangler."""
+
+    can_snapshot = True
+    close_at_exit = False  # a private libdownward copy: unloading it during interpreter teardown crashes
+
+    def __init__(self, facts: bool) -> None:
+        textworld, PddlEnv, AlfredDemangler, _ = _import_engine()
+        infos = textworld.EnvInfos(won=True, admissible_commands=True, facts=facts)
+        self.pddl = PddlEnv(infos)
+        self.env = AlfredDemangler(self.pddl, shuffle=False)
+        self.gamefile: str | None = None
+        self.state: Any = None
+
+    def load(self, gamefile: str) -> None:
+        if self.gamefile == gamefile:
+            return
+        data = _game_data(gamefile)
+        # PddlEnv.load, with the parsed logic cached per game (the pddl2sas cache covers the state).
+        pddl = self.pddl
+        pddl._game_file, pddl._game_data, pddl.walkthrough = gamefile, data, data.get("walkthrough")
+        _, _, _, pddl_logic = _import_engine()
+        pddl._logic = _game_logic(data["pddl_domain"], data["grammar"])
+        pddl._pddl_state = pddl_logic.PddlState(pddl.downward_lib, data["pddl_problem"], pddl._logic)
+        pddl._entity_infos = pddl._get_entity_infos()
+        from alfworld.agents.utils.misc import Demangler
+
+        demangler = Demangler(game_infos=pddl._entity_infos, shuffle=False)
+        for info in pddl._entity_infos.values():
+            info.name = demangler.demangle_alfred_name(info.id)
+        self.gamefile = gamefile
+
+    def new_game(self, gamefile: str) -> _Answer:
+        self.load(gamefile)
+        self.state = self.env.reset()
+        return self._answer()
+
+    def step(self, move: str) -> _Answer:
+        self.state, _, _ = self.env.step(move)
+        return self._answer()
+
+    def _answer(self) -> _Answer:
+        ps = self.pddl._pddl_state
+        infos = self.pddl._entity_infos
+        held = sorted(infos[f.arguments[1].name].name for f in ps.facts if f.name == "holds")
+        return _Answer(self.state, ", ".join(held))
+
+    def snapshot(self) -> _Snapshot:
+        from fast_downward import Atom
+
+        lib = self.pddl.downward_lib
+        n = lib.get_state_size()
+        atoms = (Atom * n)()
+        lib.get_state(atoms)
+        values = "\n".join("0" if a.name.startswith("Atom ") else "1" for a in atoms)
+        ps = self.pddl._pddl_state
+        facts = (
+            {k: frozenset(v) for k, v in ps._facts.items()},
+            dict(ps._vars_by_name),
+            {k: frozenset(v) for k, v in ps._vars_by_type.items()},
+            dict(ps._var_counts),
+        )
+        # Textworld never changes the infos or operators once gathered (a step builds new ones): shared.
+        return _Snapshot(values, facts, self.state["feedback"], (dict(self.pddl.state), dict(ps._operators)))
+
+    def restore(self, gamefile: str, snap: _Snapshot) -> None:
+        import textworld
+
+        self.load(gamefile)
+        if self.pddl._pddl_state is None or self.state is None:
+            self.new_game(gamefile)
+        ps = self.pddl._pddl_state
+        head, rest = ps.sas.split("begin_state\n", 1)
+        _, tail = rest.split("end_state\n", 1)
+        ps.downward_lib.load_sas(f"{head}begin_state\n{snap.values}\nend_state\n{tail}".encode())
+        facts, by_name, by_type, counts = snap.facts
+        ps._facts = defaultdict(set, {k: set(v) for k, v in facts.items()})
+        ps._vars_by_name = dict(by_name)
+        ps._vars_by_type = defaultdict(set, {k: set(v) for k, v in by_type.items()})
+        ps._var_counts = type(ps._var_counts)(counts)
+        self.pddl.prev_state = None
+        self.pddl._last_action = None
+        infos, operators = snap.derived or ({}, {})
+        self.pddl.state = textworld.core.GameState(infos)
+        self.pddl.state.feedback = self.pddl.state.raw = snap.feedback
+        if snap.derived is None:
+            self.pddl._gather_infos()
+        else:
+            ps._operators = dict(operators)
+        self.state = self.pddl.state
+
+    def close(self) -> None:
+        try:
+            import fast_downward
+
+            fast_downward.close_lib(self.pddl.downward_lib)
+        except (OSError, AttributeError):  # pragma: no cover - best effort at shutdown
+            pass
+
+
+#: Engines per pool: each holds a private copy of libdownward (tens of MB).
+ENGINE_CAPACITY = 6
+
+
+def close_engines() -> None:
+    """Unload every pooled engine (each holds a private copy of libdownward); envs reload on demand."""
+    close_pools(lambda key: isinstance(key, tuple) and key[:1] == ("alfworld",))
+
+
+# --------------------------------------------------------------------------
+# The env
+# --------------------------------------------------------------------------
+
+
+class ALFWorldEnv(EngineEnv):
+    """ALFWorld (text): household tasks in a room of receptacles, on alfworld's own engine and data."""
+
+    task_name: ClassVar[str] = "ALFWorld"
+    #: Candidate cap N: at most 72 admissible commands were seen along all 140 valid_seen walkthroughs and in
+    #: random walks on the largest kitchen (bench/alfworld.py --caps); 100 leaves headroom.
+    default_max_candidates: ClassVar[int] = 100
+    default_max_steps: ClassVar[int] = 50
+    stall_patience: ClassVar[int | None] = 8
+    engine_capacity: ClassVar[int] = ENGINE_CAPACITY
+    option_help: ClassVar[dict[str, str]] = {
+        "data_dir": "folder holding json_2.1.1/<split>/ (default: $ALFWORLD_DATA, else the scenes s1gym ships)",
+        "split": "valid_seen, valid_unseen, train, ... (default: valid_seen; 'scenes' for the shipped scenes)",
+        "game": "play one game: its index in the split or part of its path (default: seed picks)",
+        "stride": "seed s plays game (s * stride) % n, e.g. 11 spreads seeds over the six task types (default 1)",
+        "hygiene": "drop examine/look/inventory/help from the candidates (default False)",
+        "expert": "'handcoded' (alfworld's, default), 'planner' (Fast Downward) or None (no expert tracking)",
+        "max_steps": "step limit (default 50)",
+        "max_candidates": "candidate cap N (default 100)",
+    }
+
+    def __init__(
+        self,
+        *,
+        data_dir: str | os.PathLike | None = None,
+        split: str | None = None,
+        game: int | str | None = None,
+        stride: int = 1,
+        hygiene: bool = False,
+        expert: str | None = "handcoded",
+        max_candidates: int | None = None,
+        max_steps: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        _import_engine()
+        root = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
+        if split is None:
+            split = "scenes" if root == SHIPPED_DATA else "valid_seen"
+        self.data_dir, self.split = str(root), split
+        self.games = find_games(self.data_dir, split)
+        if expert not in ("handcoded", "planner", None):
+            raise ValueError(f"ALFWorld-v0: expert must be 'handcoded', 'planner' or None, got {expert!r}")
+        self.stride, self.hygiene, self.expert = positive_int("stride", stride), bool(hygiene), expert
+        self.game = None if game is None else self._game_index(game)
+        super().__init__(
+            max_candidates=max_candidates,
+            max_steps=max_steps,
+            render_mode=render_mode,
+        )
+        self._gamefile = ""
+        self._game_number = -1
+        self._admissible: tuple[str, ...] = ()
+        self._won_now = False
+        self._task_line = ""
+        self._room_line = ""
+        self._where = ""
+        self._holding = ""
+        #: the handcoded expert, told every move (``expert="handcoded"``)
+        self._tracker: alfworld_expert.HandcodedTracker | None = None
+        #: the planner's plan from the state after ``moves``: (moves, plan); following it needs no replanning
+        self._plan_cache: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+
+    # ------------------------------------------------------------- games
+    def _game_index(self, game: int | str) -> int:
+        if isinstance(game, (int,)) and not isinstance(game, bool):
+            if not 0 <= game < len(self.games):
+                raise ValueError(
+                    f"ALFWorld-v0: game={game} is outside 0..{len(self.games) - 1} for split {self.split}"
+                )
+            return game
+        if isinstance(game, str):
+            hits = [i for i, g in enumerate(self.games) if game in g]
+            if len(hits) == 1:
+                return hits[0]
+            raise ValueError(
+                f"ALFWorld-v0: game={game!r} matches {len(hits)} games of split {self.split}; "
+                "give an index or a longer part of the path (e.g. '<task folder>/<trial>')"
+            )
+        raise ValueError(f"ALFWorld-v0: game must be an index or part of a path, got {game!r}")
+
+    # ------------------------------------------------------------- engine
+    def _pool_key(self) -> Hashable:
+        return ("alfworld", self._wants_facts())
+
+    def _open_engine(self) -> _ALFEngine:
+        return _ALFEngine(self._wants_facts())
+
+    def _wants_facts(self) -> bool:
+        return self.expert == "handcoded"
+
+    def _adopt(self, answer: _Answer) -> None:
+        state = answer.state
+        self._won_now = bool(state["won"])
+        self._admissible = tuple(state["admissible_commands"])
+        self._holding = answer.holding
+
+    # ------------------------------------------------------------- hooks
+    def _choose_game(self, seed: int | None, options: dict[str, Any]) -> str:
+        unknown = set(options) - {"game"}
+        if unknown:
+            raise ValueError(f"ALFWorld-v0: unknown reset options {sorted(unknown)}; known: ['game']")
+        if "game" in options:
+            index = self._game_index(options["game"])
+        elif self.game is not None:
+            index = self.game
+        elif seed is not None:
+            index = (int(seed) * self.stride) % len(self.games)
+        else:
+            index = int(self.np_random.integers(len(self.games)))
+        self._gamefile = self.games[index]
+        self._game_number = index
+        return self._gamefile
+
+    def _on_start(self, answer: _Answer) -> str:
+        intro = answer.state["feedback"]
+        self._task_line = next((ln.strip() for ln in intro.splitlines() if ln.startswith("Your task is to")), "")
+        self._room_line = next((ln.strip() for ln in intro.splitlines() if "Looking quickly around you" in ln), "")
+        self._where = ""
+        self._plan_cache = None
+        self._adopt(answer)
+        if self.expert == "handcoded":
+            self._tracker = alfworld_expert.HandcodedTracker(self._gamefile, intro, self._game_number)
+        return "-= Welcome to TextWorld, ALFRED! =-"
+
+    def _on_step(self, move: str, answer: _Answer) -> str:
+        moves = self.game_state.moves
+        if move.startswith("go to "):
+            self._where = move[len("go to ") :]
+        self._adopt(answer)
+        # PDDL actions are deterministic: after the plan's first move the rest of it is a plan.
+        cached = self._plan_cache
+        on_plan = cached is not None and cached[0] == moves[:-1] and cached[1][:1] == (move,) and cached[1][1:]
+        self._plan_cache = (moves, cached[1][1:]) if on_plan else None
+        if self._tracker is not None:
+            self._tracker.observe(answer.state, move)
+        return answer.state["feedback"]
+
+    def _legal_moves(self) -> list[str]:
+        if self.hygiene:
+            return [c for c in self._admissible if c.split(" ", 1)[0] not in HYGIENE_DROPS]
+        return list(self._admissible)
+
+    def _describe(self) -> str:
+        where = f"You are at {self._where}." if self._where else "You are in the middle of the room."
+        holding = f"You are carrying {self._holding}." if self._holding else "You are carrying nothing."
+        return "\n".join(p for p in (self._task_line, self._room_line, f"{where} {holding}") if p)
+
+    def _progress(self) -> Progress:
+        return Progress(1.0 if self._won_now else 0.0, won=self._won_now)
+
+    def _fork_into(self, clone: EngineEnv) -> None:
+        assert isinstance(clone, ALFWorldEnv)
+        super()._fork_into(clone)
+        if self._tracker is not None:
+            clone._tracker = copy.deepcopy(self._tracker)
+
+    def _extra_info(self) -> dict[str, Any]:
+        return {"game": self._game_number, "task_type": task_type_of(self._gamefile) if self._gamefile else ""}
+
+    def state_key(self) -> str:
+        return f"{self._where}|{self.snapshot().key}"
+
+    def state_atoms(self) -> frozenset[str]:
+        """The description's facts plus what the last move revealed (an opened fridge's contents live in
+        the feedback, not in the description)."""
+        return super().state_atoms() | text_atoms(self._feedback)
+
+    # ------------------------------------------------------------- expert
+    def expert_action(self) -> str:
+        """The next move of alfworld's expert: the handcoded one, or Fast Downward's plan with expert='planner'."""
+        self._require_started()
+        if self.expert is None:
+            raise NotImplementedError("ALFWorld-v0 was made with expert=None; use expert='handcoded' or 'planner'")
+        if self._tracker is not None:
+            return self._tracker.next
+        return alfworld_expert.planner_action(self)
+
+    def rule_action(self) -> str:
+        """The expert's move, also under ``hygiene`` (see :func:`s1gym.tasks.alfworld.expert.rule_action`)."""
+        return alfworld_expert.rule_action(self)
+
+    @classmethod
+    def summarize_episodes(cls, final_infos):
+        by_type: dict[str, list[float]] = defaultdict(list)
+        for info in final_infos:
+            if "task_type" in info:
+                by_type[info["task_type"]].append(1.0 if info.get("won") else 0.0)
+        return {"success_by_task_type": {t: sum(v) / len(v) for t, v in sorted(by_type.items())}}
