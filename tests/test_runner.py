@@ -291,7 +291,7 @@ def test_workers_give_identical_results(tmp_path):
 
 
 def test_seeded_policy_seeded_per_episode(tmp_path, monkeypatch):
-    from s1gym.runner.spec import spec as runner
+    from s1gym.runner import spec as runner
 
     monkeypatch.setattr(runner, "SEEDED_POLICIES", frozenset({"random", "test_runner:Seeded"}))
     a = evaluate(TASK, "test_runner:Seeded", episodes=4, seed=0, out=tmp_path, job="a")

@@ -151,7 +151,7 @@ def test_resume_rewrites_result_from_disk_before_playing(tmp_path):
 
 def test_jobs_started_in_the_same_second_get_their_own_folders(tmp_path, monkeypatch):
     """Two quick runs in a row (the README's pictures block) collided on the start-time name."""
-    monkeypatch.setattr(jobs, "default_job_name", lambda: "2026-11-30__16-09-48")
+    monkeypatch.setattr("s1gym.jobs.folder.default_job_name", lambda: "2026-11-30__16-09-48")
     config = {"tasks": [{"name": "s1/Blackjack-v0"}]}
     first = jobs.JobFolder.open(tmp_path, None, config, resume=False)
     second = jobs.JobFolder.open(tmp_path, None, config, resume=False)
