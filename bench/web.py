@@ -134,7 +134,8 @@ def bare_login(page, seed: str) -> None:
 def overhead(reps: int) -> None:
     env = gym.make("s1/MiniWoB-v0", task="login-user")
     env.reset(seed=0)
-    bare_browser = browser.acquire_browser()
+    bare_key = browser.hold(overhead)
+    bare_browser = browser.browser()
     _, page = bare_browser.new_page()
     s1_times, bare_times = [], []
     for i in range(reps):  # alternate so both see the same machine load
@@ -177,7 +178,7 @@ def overhead(reps: int) -> None:
     print("pools:", pool_stats())
     flights.close()
     env.close()
-    browser.release_browser(bare_browser)
+    browser.let_go(overhead, bare_key)
 
 
 def workers(episodes: int) -> None:

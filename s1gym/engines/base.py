@@ -43,13 +43,11 @@ smallest complete example):
 the engine at the env's state for code that must read more than ``step``
 returns (an expert reading TWX's object tree). ``close()`` gives the engine
 back to the pool; :func:`close_pools` closes every engine (at interpreter exit
-too).
+too: :mod:`s1gym.engines.lifecycle`).
 """
 
 from __future__ import annotations
 
-import atexit
-import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -57,6 +55,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
 
 from s1gym.core import S1Env
+from s1gym.engines import lifecycle
 
 __all__ = ["Engine", "EngineEnv", "EnginePool", "GameState", "close_pools", "pool_for", "pool_stats"]
 
@@ -260,7 +259,7 @@ def _forget_inherited_pools() -> None:
     _POOLS.clear()
 
 
-os.register_at_fork(after_in_child=_forget_inherited_pools)
+lifecycle.at_fork_in_child(_forget_inherited_pools)
 
 
 def pool_for(key: Hashable, open_engine: Callable[[], Engine], capacity: int) -> EnginePool:
@@ -307,7 +306,7 @@ def _close_at_exit() -> None:
             pool.close()
 
 
-atexit.register(_close_at_exit)
+lifecycle.at_exit("pools", _close_at_exit)
 
 
 class EngineEnv(S1Env):

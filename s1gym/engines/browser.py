@@ -15,20 +15,21 @@ kills it if Python dies (``PR_SET_PDEATHSIG``). Playwright's own browser
 download cannot run on machines without internet; Debian's ``chromium``
 package is used (``scripts/setup.sh`` installs it), or ``$S1GYM_CHROMIUM``.
 
-Lifetime: :func:`acquire_browser` starts the thread's browser on first use
-(about 0.4 s on a quiet machine) and counts its users (pages); :func:`release_browser`
-closes it when the count drops to zero (the web env closes its pages when its
-last env closes) after a short linger (``$S1GYM_BROWSER_LINGER``, default 1 s,
-0 closes at once) in which a next env reuses it; :func:`shutdown_browsers`
-closes everything at interpreter exit. The
-Playwright driver (a Node process, about 1.2 s to start) stays up for the
-thread until exit: it is not a browser, and restarting it per env would
-dominate short runs.
+Lifetime: this module alone decides when the browser closes. Whoever needs the
+thread's browser open holds it (:func:`hold`: a web env built by ``gym.make``, a
+replay page) and lets go when done (:func:`let_go`); :func:`browser` starts it
+on first use (or after a crash). When the last holder lets go, the
+:func:`on_unheld` callbacks close what uses it (the web tasks' pages) and the
+browser closes after a short linger (``$S1GYM_BROWSER_LINGER``, default 1 s, 0
+closes at once) in which a next holder reuses it; :func:`shutdown_browsers`
+closes everything at interpreter exit (:mod:`s1gym.engines.lifecycle`). The
+Playwright driver (a Node process, slower to start than Chromium:
+docs/benchmarks.md) stays up for the thread until exit: it is not a browser,
+and restarting it per env would dominate short runs.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import ctypes
 import os
@@ -38,21 +39,28 @@ import subprocess
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+from s1gym.engines import lifecycle
 
 __all__ = [
     "CHROMIUM_FLAGS",
     "Browser",
     "BrowserCrashed",
     "BrowserNotFoundError",
-    "acquire_browser",
+    "browser",
     "chromium_processes",
+    "current_browser",
     "deadline",
     "find_chromium",
+    "hold",
+    "holding",
+    "let_go",
+    "on_unheld",
     "playwright_driver",
-    "release_browser",
     "shutdown_browsers",
 ]
 
@@ -140,9 +148,8 @@ class Browser:
 
     def __init__(self, playwright: Any, headless: bool) -> None:
         self.headless = headless
-        self.users = 0
         self.killed = False
-        #: the pending close of an unused browser (see release_browser)
+        #: the pending close of an unused browser (see let_go)
         self.linger: threading.Timer | None = None
         self._profile = tempfile.mkdtemp(prefix="s1gym-chromium-")
         binary = find_chromium()
@@ -257,6 +264,16 @@ class Browser:
 _LOCK = threading.Lock()
 _DRIVERS: dict[int, Any] = {}  # thread id -> started sync Playwright
 _BROWSERS: dict[tuple[int, bool], Browser] = {}
+#: Who holds each (thread, headless) browser: the one count that decides when it closes (weakly: a holder
+#: that is garbage-collected stops holding).
+_HOLDERS: dict[tuple[int, bool], weakref.WeakSet[Any]] = {}
+#: Called with the (thread, headless) key when its last holder lets go, before the browser closes
+#: (the web tasks close their pages there, in the thread that owns them).
+_ON_UNHELD: list[Callable[[tuple[int, bool]], None]] = []
+
+
+def _key(headless: bool) -> tuple[int, bool]:
+    return (threading.get_ident(), bool(headless))
 
 
 def playwright_driver() -> Any:
@@ -276,32 +293,63 @@ def playwright_driver() -> Any:
     return driver
 
 
-def acquire_browser(headless: bool = True) -> Browser:
-    """This thread's browser (started when missing or dead), with one more user counted."""
-    key = (threading.get_ident(), bool(headless))
+def hold(holder: Any, headless: bool = True) -> tuple[int, bool]:
+    """``holder`` (a web env, a replay page) keeps this thread's browser open until it lets go; a browser
+    about to close (see :func:`let_go`) stays. Returns the browser's key for :func:`let_go` (which may be
+    called from another thread). Holding does not start the browser: :func:`browser` does."""
+    key = _key(headless)
     with _LOCK:
-        browser = _BROWSERS.get(key)
-        if browser is not None and not browser.alive():
-            # crashed or killed: its engines release it when the pool drops them; start afresh
+        _HOLDERS.setdefault(key, weakref.WeakSet()).add(holder)
+        current = _BROWSERS.get(key)
+        if current is not None and current.linger is not None:  # it was about to close: keep it
+            current.linger.cancel()
+            current.linger = None
+    return key
+
+
+class _Holder:
+    """A holder for :func:`holding` (any weakly referable object can hold)."""
+
+
+@contextlib.contextmanager
+def holding(headless: bool = True) -> Iterator[Browser]:
+    """This thread's browser, held open for the block (e.g. a replay page screenshotted in it)."""
+    holder = _Holder()
+    key = hold(holder, headless)
+    try:
+        yield browser(headless)
+    finally:
+        let_go(holder, key)
+
+
+def browser(headless: bool = True) -> Browser:
+    """This thread's browser, started when missing or dead (a crashed browser is replaced)."""
+    key = _key(headless)
+    with _LOCK:
+        current = _BROWSERS.get(key)
+        if current is not None and not current.alive():
+            # crashed or killed: its engines are dropped by their pool when next used; start afresh
             del _BROWSERS[key]
-            browser.close()
-            browser = None
-        if browser is None:
-            browser = _BROWSERS[key] = Browser(playwright_driver(), bool(headless))
-        if browser.linger is not None:  # it was about to close: keep it
-            browser.linger.cancel()
-            browser.linger = None
-        browser.users += 1
-        return browser
+            current.close()
+            current = None
+        if current is None:
+            current = _BROWSERS[key] = Browser(playwright_driver(), bool(headless))
+        return current
 
 
 def current_browser(headless: bool = True) -> Browser | None:
     """This thread's browser if one is running."""
-    return _BROWSERS.get((threading.get_ident(), bool(headless)))
+    return _BROWSERS.get(_key(headless))
+
+
+def on_unheld(callback: Callable[[tuple[int, bool]], None]) -> None:
+    """Call ``callback(key)`` when the last holder of a browser lets go, before it closes."""
+    if callback not in _ON_UNHELD:
+        _ON_UNHELD.append(callback)
 
 
 def linger_seconds() -> float:
-    """How long an unused browser stays up for the next env (``$S1GYM_BROWSER_LINGER``, default 1 s)."""
+    """How long an unused browser stays up for the next holder (``$S1GYM_BROWSER_LINGER``, default 1 s)."""
     raw = os.environ.get("S1GYM_BROWSER_LINGER", "")
     try:
         return max(0.0, float(raw)) if raw else DEFAULT_LINGER_S
@@ -309,41 +357,49 @@ def linger_seconds() -> float:
         raise ValueError(f"$S1GYM_BROWSER_LINGER must be a number of seconds, got {raw!r}") from None
 
 
-def release_browser(browser: Browser) -> None:
-    """One user fewer; when none is left the browser closes after :func:`linger_seconds`.
+def let_go(holder: Any, key: tuple[int, bool]) -> None:
+    """``holder`` no longer needs the browser ``key`` (what :func:`hold` returned). When nobody holds it
+    (``holder`` need not have held it: a fork closing after its env did), the :func:`on_unheld`
+    callbacks close what uses it and the browser closes after :func:`linger_seconds`.
 
     The linger lets the next env of the same thread (a test making envs one after another, a runner
     retrying) reuse the process instead of paying Chromium's start again; the timer only kills the
     process group (no Playwright call, so it is safe from its thread).
     """
     with _LOCK:
-        browser.users -= 1
-        if browser.users > 0:
+        holders = _HOLDERS.get(key)
+        if holders is not None:
+            holders.discard(holder)
+            if holders:
+                return
+    for callback in list(_ON_UNHELD):
+        callback(key)
+    with _LOCK:
+        if _HOLDERS.get(key):  # held again by a callback's side effect: keep it
+            return
+        current = _BROWSERS.get(key)
+        if current is None:
             return
         linger = linger_seconds()
-        if linger > 0 and browser.alive() and any(b is browser for b in _BROWSERS.values()):
-            timer = threading.Timer(linger, _close_if_unused, args=(browser,))
-            timer.daemon = True
-            browser.linger = timer
-            timer.start()
+        if linger > 0 and current.alive():
+            if current.linger is None:
+                timer = threading.Timer(linger, _close_if_unheld, args=(key, current))
+                timer.daemon = True
+                current.linger = timer
+                timer.start()
             return
-        _forget(browser)
-    browser.close()
+        del _BROWSERS[key]
+    current.close()
 
 
-def _forget(browser: Browser) -> None:
-    for key, b in list(_BROWSERS.items()):
-        if b is browser:
-            del _BROWSERS[key]
-
-
-def _close_if_unused(browser: Browser) -> None:
+def _close_if_unheld(key: tuple[int, bool], current: Browser) -> None:
     with _LOCK:
-        if browser.users > 0 or browser.linger is None:
+        if _HOLDERS.get(key) or current.linger is None:
             return
-        browser.linger = None
-        _forget(browser)
-    browser.terminate()
+        current.linger = None
+        if _BROWSERS.get(key) is current:
+            del _BROWSERS[key]
+    current.terminate()
 
 
 def shutdown_browsers() -> None:
@@ -351,8 +407,8 @@ def shutdown_browsers() -> None:
     with _LOCK:
         browsers = list(_BROWSERS.values())
         _BROWSERS.clear()
-    for browser in browsers:
-        browser.close()
+    for each in browsers:
+        each.close()
     driver = _DRIVERS.pop(threading.get_ident(), None)
     if driver is not None:
         with contextlib.suppress(Exception):
@@ -360,7 +416,7 @@ def shutdown_browsers() -> None:
 
 
 #: A forked child's copies of its parent's drivers and browsers, kept referenced so that no finalizer
-#: of theirs runs in the child (see engine._INHERITED_POOLS).
+#: of theirs runs in the child (see :mod:`s1gym.engines.lifecycle`).
 _INHERITED: list[tuple[dict[int, Any], dict[tuple[int, bool], Browser]]] = []
 
 
@@ -373,10 +429,11 @@ def _forget_inherited() -> None:
     _INHERITED.append((dict(_DRIVERS), dict(_BROWSERS)))
     _DRIVERS.clear()
     _BROWSERS.clear()
+    _HOLDERS.clear()
 
 
-atexit.register(shutdown_browsers)
-os.register_at_fork(after_in_child=_forget_inherited)
+lifecycle.at_exit("browsers", shutdown_browsers)
+lifecycle.at_fork_in_child(_forget_inherited)
 
 
 def chromium_processes(owner: int | None = None) -> list[int]:

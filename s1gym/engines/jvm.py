@@ -17,13 +17,14 @@ reused.
 
 from __future__ import annotations
 
-import atexit
 import os
 import re
 import shutil
 import subprocess
 import threading
 from typing import Any
+
+from s1gym.engines import lifecycle
 
 #: The oldest Java that runs the TextWorldExpress 1.1.0 jar (its classes are Java 8 bytecode, major 52).
 MIN_JAVA = 8
@@ -157,4 +158,4 @@ def shutdown_jvm() -> None:
         jvm.shutdown()
 
 
-atexit.register(shutdown_jvm)
+lifecycle.at_exit("jvm", shutdown_jvm)

@@ -14,7 +14,6 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from s1gym.reporting.table import print_rows, table_rows

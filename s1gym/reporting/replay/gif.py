@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from s1gym.reporting.replay.page import shown_ticks
-from s1gym.engines.browser import acquire_browser, release_browser
+from s1gym.engines import browser as _browser
 
 __all__ = [
     "DEFAULT_MAX_FRAMES",
@@ -49,16 +49,13 @@ def chromium_page(width: int = 1280, height: int = 800) -> Iterator[Any]:
     """A Playwright page of the given size in a fresh browser context of this thread's headless
     Chromium (the one the web tasks use: :mod:`s1gym.engines.browser`, which finds Chromium, shares the
     thread's Playwright driver and names the install command when something is missing)."""
-    browser = acquire_browser(headless=True)
-    try:
+    with _browser.holding(headless=True) as browser:
         context, page = browser.new_page(viewport={"width": width, "height": height}, device_scale_factor=1)
         try:
             yield page
         finally:
             with contextlib.suppress(Exception):
                 context.close()
-    finally:
-        release_browser(browser)
 
 
 #: The page's width (right edge of the last panel) and height, in CSS pixels.

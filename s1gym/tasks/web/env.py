@@ -63,10 +63,8 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
-import os
 import threading
 import unicodedata
-import weakref
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,6 +73,7 @@ from typing import Any, ClassVar, NamedTuple
 from s1gym.core import BASE_CHARSET, Progress
 from s1gym.engines import browser as _browser
 from s1gym.engines.base import Engine, EngineEnv, EnginePool, close_pools, pool_for
+from s1gym.tasks.web import expert as web_expert
 
 __all__ = ["ENGINE_CAPACITY", "WEB_TASKS", "FlightsEnv", "MiniWoBEnv", "WebAnswer", "WebEngine", "WebTask"]
 
@@ -229,7 +228,7 @@ class WebEngine(Engine):
     def __init__(self, headless: bool = True, step_timeout: float = 60.0) -> None:
         self.headless = headless
         self.step_timeout = float(step_timeout)
-        self.browser = _browser.acquire_browser(headless)
+        self.browser = _browser.browser(headless)
         self.context: Any = None
         self.page: Any = None
         self._targets: dict[str, dict[str, Any]] = {}
@@ -382,29 +381,18 @@ class WebEngine(Engine):
         if self._closed:
             return
         self._closed = True
-        try:
-            if self.context is not None and self.browser.alive():
-                with contextlib.suppress(Exception), _browser.deadline(self.step_timeout, self.browser.kill):
-                    self.context.close()
-        finally:
-            _browser.release_browser(self.browser)
+        if self.context is not None and self.browser.alive():
+            with contextlib.suppress(Exception), _browser.deadline(self.step_timeout, self.browser.kill):
+                self.context.close()
 
 
-#: Web envs that gym.make built and that are not closed yet, per pool key (forks are not counted:
-#: the browser closes when the last of these closes; a fork used later starts it again).
-_PRIMARY: dict[Hashable, weakref.WeakSet[MiniWoBEnv]] = {}
-_PRIMARY_LOCK = threading.Lock()
+def _close_pages(key: tuple[int, bool]) -> None:
+    """The browser ``key`` (thread, headless) has no holder left: close the web pages in it."""
+    tid, headless = key
+    close_pools(lambda k: isinstance(k, tuple) and k[:2] == ("web", headless) and k[-1] == tid)
 
 
-def _forget_inherited_envs() -> None:
-    """A forked child counts only the envs it makes (see engine's and browser's fork handlers; the
-    sets hold weak references, so clearing them frees nothing)."""
-    global _PRIMARY_LOCK
-    _PRIMARY_LOCK = threading.Lock()
-    _PRIMARY.clear()
-
-
-os.register_at_fork(after_in_child=_forget_inherited_envs)
+_browser.on_unheld(_close_pages)
 
 
 class MiniWoBEnv(EngineEnv):
@@ -457,9 +445,9 @@ class MiniWoBEnv(EngineEnv):
         self.headless = headless
         self.step_timeout = float(step_timeout)
         self._answer = WebAnswer("", (), "", (), False, 0.0, "")
-        self._primary_key = self._pool_key()  # the thread that made it (closing may happen elsewhere)
-        with _PRIMARY_LOCK:
-            _PRIMARY.setdefault(self._primary_key, weakref.WeakSet()).add(self)
+        #: the browser this env holds open (forks share the key but not the hold; closing may happen in
+        #: another thread than the one that made the env)
+        self._browser_key = _browser.hold(self, headless)
 
     # ------------------------------------------------------- engine seam hooks
     def _pool_key(self) -> Hashable:
@@ -516,13 +504,9 @@ class MiniWoBEnv(EngineEnv):
         return self._answer.fields
 
     def rule_action(self) -> str:
-        from s1gym.tasks.web import expert as web_expert
-
         return web_expert.rule_move(self)
 
     def expert_action(self) -> str:
-        from s1gym.tasks.web import expert as web_expert
-
         if self.task not in web_expert.EXACT:
             raise NotImplementedError(f"{self.task_name}: no exact expert (the rule baseline is rule_action())")
         return web_expert.rule_move(self)
@@ -535,18 +519,12 @@ class MiniWoBEnv(EngineEnv):
         return engine.screenshot()
 
     def close(self) -> None:
-        """Give the page back; when no web env built by ``gym.make`` is left open, close the browser."""
+        """Give the page back; when no web env built by ``gym.make`` holds the browser any more, its pages
+        and the browser close (:mod:`s1gym.engines.browser` decides)."""
         super().close()
-        key = getattr(self, "_primary_key", None)
-        if key is None:
-            return
-        with _PRIMARY_LOCK:
-            primaries = _PRIMARY.get(key)
-            if primaries is not None:
-                primaries.discard(self)
-            last = not primaries
-        if last:
-            close_pools(lambda k: k == key)
+        key = getattr(self, "_browser_key", None)
+        if key is not None:
+            _browser.let_go(self, key)
 
 
 class FlightsEnv(MiniWoBEnv):
