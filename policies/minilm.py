@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from s1gym.errors import S1GymError
 from s1gym.policies.errors import PolicyConfigError
 
 __all__ = ["Embedder", "EmbeddingCache", "embed", "get_embedder", "head", "load", "model_available", "plan_batches"]
@@ -365,7 +366,7 @@ def _load_locked(backend: str | None, threads: int | None, cache_bytes: int | No
     return embedder
 
 
-class _Unavailable(Exception):
+class _Unavailable(S1GymError):
     """Why the ONNX Runtime backend cannot be used (auto falls back to torch)."""
 
 

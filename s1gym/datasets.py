@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from s1gym.checks import positive_int
+from s1gym.errors import S1GymError
 
 __all__ = [
     "DIFFICULTIES",
@@ -47,7 +48,7 @@ DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
 OPENTDB_URL = "https://opentdb.com"
 
 
-class DataError(ValueError):
+class DataError(S1GymError, ValueError):
     """A data file cannot be used; the message names the file, the problem and the fix."""
 
 

@@ -48,6 +48,7 @@ import numpy as np
 from gymnasium import spaces
 
 from s1gym.checks import positive_int
+from s1gym.core import S1Env
 
 __all__ = [
     "EncodeText",
@@ -285,8 +286,6 @@ def task_features(task: str) -> _Features:
 
 
 def _require_discrete(env: gym.Env) -> None:
-    from s1gym.core import S1Env
-
     if not isinstance(env.unwrapped, S1Env):
         raise TypeError(f"s1gym.rl wrappers need an s1gym task env (gym.make('s1/...')), got {env.unwrapped!r}")
     if not isinstance(env.action_space, spaces.Discrete):

@@ -10,6 +10,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from s1gym.errors import S1GymError
+
 __all__ = ["BASE_CHARSET", "Progress", "TooManyCandidatesError", "charset_for", "copy_generator", "text_atoms"]
 
 #: Characters every task may print: printable ASCII (letters, digits,
@@ -26,7 +28,7 @@ def charset_for(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(chars)
 
 
-class TooManyCandidatesError(RuntimeError):
+class TooManyCandidatesError(S1GymError, RuntimeError):
     """A state has more legal moves than the task's documented cap N."""
 
     def __init__(self, task: str, cap: int, count: int) -> None:

@@ -21,6 +21,8 @@ from typing import Any, NamedTuple
 from jeepney import DBusAddress, HeaderFields, MessageType, new_method_call
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
+from s1gym.errors import S1GymError
+
 __all__ = ["ACCESSIBLE", "STATE", "Atspi", "AtspiError", "Call", "Node", "states_of"]
 
 ACCESSIBLE = "org.a11y.atspi.Accessible"
@@ -31,7 +33,7 @@ ROOT_PATH = "/org/a11y/atspi/accessible/root"
 STATE = {"sensitive": 24, "showing": 25}
 
 
-class AtspiError(RuntimeError):
+class AtspiError(S1GymError, RuntimeError):
     """An AT-SPI call failed (the app is gone, hung, or the object does not exist)."""
 
 

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from s1gym.engines import lifecycle
+from s1gym.errors import S1GymError
 
 __all__ = [
     "CHROMIUM_FLAGS",
@@ -94,11 +95,11 @@ CLOSE_TIMEOUT_S = 10.0
 DEFAULT_LINGER_S = 1.0
 
 
-class BrowserNotFoundError(FileNotFoundError):
+class BrowserNotFoundError(S1GymError, FileNotFoundError):
     """No Chromium binary (or no Playwright) on this machine, or Chromium would not start."""
 
 
-class BrowserCrashed(RuntimeError):
+class BrowserCrashed(S1GymError, RuntimeError):
     """The browser died or hung (killed by the step watchdog); the env's engines are gone."""
 
 

@@ -39,6 +39,8 @@ from collections.abc import Mapping, Sequence
 from importlib.util import find_spec
 from pathlib import Path
 
+from s1gym.errors import S1GymError
+
 __all__ = [
     "DesktopError",
     "DesktopSession",
@@ -62,7 +64,7 @@ MODULES: dict[str, str] = {"jeepney": "jeepney", "PIL": "Pillow"}
 SETUP_HINT = "run `bash scripts/setup.sh` (or: apt-get install {apt}; pip install 's1gym[desktop]')"
 
 
-class DesktopError(RuntimeError):
+class DesktopError(S1GymError, RuntimeError):
     """A desktop process failed to start or died."""
 
 

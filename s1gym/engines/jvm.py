@@ -25,6 +25,7 @@ import threading
 from typing import Any
 
 from s1gym.engines import lifecycle
+from s1gym.errors import S1GymError
 
 #: The oldest Java that runs the TextWorldExpress 1.1.0 jar (its classes are Java 8 bytecode, major 52).
 MIN_JAVA = 8
@@ -36,7 +37,7 @@ INSTALL_HINT = (
 )
 
 
-class JavaNotFoundError(RuntimeError):
+class JavaNotFoundError(S1GymError, RuntimeError):
     """Java is missing or too old for TextWorldExpress."""
 
 

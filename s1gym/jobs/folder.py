@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from s1gym.errors import S1GymError
 from s1gym.jobs.files import atomic_write_bytes, atomic_write_json, now_iso, read_json, remove_stale_temp_files, scrub
 from s1gym.jobs.harbor import eval_key, job_result, new_id, seed_of, trial_name
 from s1gym.jobs.summary import summarize_trials
@@ -89,7 +90,7 @@ def iter_job_trials(job_dirs: Iterable[Path]) -> Iterator[tuple[dict[str, Any], 
         yield read_json(job_dir / "config.json"), load_trials(job_dir)
 
 
-class JobFolderError(ValueError):
+class JobFolderError(S1GymError, ValueError):
     """A job folder cannot be used as asked (exists, is a file, ran something else); the message says how."""
 
 

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from s1gym.wrappers import Wrapper
+
 __all__ = ["AgentDescription", "describe"]
 
 
@@ -58,8 +60,6 @@ class AgentDescription:
 
 def describe(policy: Any) -> AgentDescription:
     """The description of ``policy`` (a Policy, possibly wrapped)."""
-    from s1gym.wrappers import Wrapper
-
     wrappers: list[tuple[str, Mapping[str, Any]]] = []
     inner = policy
     while isinstance(inner, Wrapper):

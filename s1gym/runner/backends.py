@@ -16,8 +16,9 @@ import traceback
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from s1gym import jobs
+from s1gym import __version__, jobs
 from s1gym.core import Policy, S1Env
+from s1gym.errors import RunError
 from s1gym.runner.episode import play_episode
 
 if TYPE_CHECKING:
@@ -46,8 +47,6 @@ class Player:
     def play(self, seed: int) -> dict[str, Any]:
         """Play ``seed``; the trial's files. An episode that raises is recorded as errored (with the
         ticks played so far) and the next one starts with a fresh env."""
-        from s1gym import __version__
-
         spec = self.spec
         started = jobs.now_iso()
         exception_info = None
@@ -142,8 +141,6 @@ class RayBackend:
         self.spec, self.address, self.workers = spec, address, workers
 
     def play(self, seeds: Sequence[int]) -> Iterator[dict[str, Any]]:
-        from s1gym.runner.spec import RunError
-
         if not seeds:
             return
         try:
@@ -185,8 +182,6 @@ class _RayPlayer:
 
 
 def check_picklable(spec: JobSpec, where: str) -> None:
-    from s1gym.runner.spec import RunError
-
     try:
         pickle.dumps(spec)
     except Exception as exc:

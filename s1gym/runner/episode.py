@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from s1gym.core import Decision, Policy, S1Env, Usage
+from s1gym.errors import S1GymError
 
 __all__ = ["EpisodeError", "play_episode"]
 
@@ -14,7 +15,7 @@ __all__ = ["EpisodeError", "play_episode"]
 _DROP_FINAL_INFO = frozenset({"action_mask", "candidates"})
 
 
-class EpisodeError(RuntimeError):
+class EpisodeError(S1GymError, RuntimeError):
     """The policy broke the contract during an episode (e.g. chose an index outside the candidates)."""
 
 

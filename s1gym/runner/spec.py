@@ -24,23 +24,22 @@ from typing import Any
 
 import gymnasium as gym
 
-from s1gym import jobs
-from s1gym.runner.agent import AgentDescription, describe
-from s1gym.runner.backends import Player, make_backend, orchestrator
+from s1gym import __version__, jobs
 from s1gym.checks import non_negative_int, positive_int
 from s1gym.core import Policy, S1Env
+from s1gym.errors import RunError
+from s1gym.policies import POLICIES, make_policy
+from s1gym.registration import env_class_or_none, resolve_id
+from s1gym.runner.agent import AgentDescription, describe
+from s1gym.runner.backends import Player, make_backend, orchestrator
 from s1gym.runner.progress import JobProgress
-from s1gym.registration import env_class_or_none
+from s1gym.wrappers import wrap
 
 __all__ = ["JobSpec", "RunError", "evaluate", "make_env", "resolve_task"]
 
 #: Policies whose decisions come from an RNG: seeded per episode from the
 #: episode's seed, so results never depend on which worker played what.
 SEEDED_POLICIES = frozenset({"random"})
-
-
-class RunError(RuntimeError):
-    """A job cannot start (bad task, policy, options, folder); the message says how to fix it."""
 
 
 # --------------------------------------------------------------------------
@@ -50,8 +49,6 @@ class RunError(RuntimeError):
 
 def resolve_task(task: str) -> str:
     """A gym id for ``task``: s1gym's short names, or any registered / ``module:id`` env id."""
-    from s1gym.registration import resolve_id
-
     if ":" in task and not task.startswith("s1gym:"):
         return task  # gym.make imports the module before looking the id up
     try:
@@ -113,8 +110,6 @@ class JobSpec:
             options["seed"] = int(options.get("seed", 0)) + episode_seed
         policy = _base_policy(self.policy, options)
         if self.wrappers:
-            from s1gym.wrappers import wrap
-
             try:
                 policy = wrap(policy, list(self.wrappers), **dict(self.wrapper_options))
             except (TypeError, ValueError) as exc:
@@ -157,8 +152,6 @@ def _base_policy(policy: Any, options: Mapping[str, Any]) -> Policy:
         if not callable(factory) or _is_policy(factory):
             return factory
         return _construct(policy, factory, options)
-    from s1gym.policies import POLICIES, make_policy
-
     if policy.lower() not in POLICIES:
         raise RunError(f"unknown policy {policy!r}; choose one of: {', '.join(POLICIES)} or give module:factory")
     return _construct(policy, lambda **kw: make_policy(policy, **kw), options, POLICIES[policy.lower()])
@@ -318,8 +311,6 @@ def _job_spec(
 
 
 def _version() -> str:
-    from s1gym import __version__
-
     return __version__
 
 

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from s1gym.errors import RunError
 from s1gym.reporting.table import print_rows, table_rows
 
 __all__ = ["main", "parse_key_values", "table_rows"]
@@ -301,8 +302,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[:1])
     args = parser.parse_args(argv)
-    from s1gym.runner.spec import RunError
-
     try:
         return COMMANDS[args.command](args)
     except (RunError, FileNotFoundError, ValueError) as exc:

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from s1gym.runner.spec import make_env, resolve_task
+
 __all__ = ["play"]
 
 HELP = "Type a move's number (or its exact text); 'q' quits."
@@ -23,8 +25,6 @@ def play(
     stdout: TextIO | None = None,
 ) -> dict[str, Any]:
     """Play one game from ``stdin``; returns ``{score, won, lost, steps, quit}``."""
-    from s1gym.runner.spec import make_env, resolve_task
-
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     env = make_env(resolve_task(task), options or {})

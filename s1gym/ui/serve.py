@@ -80,6 +80,7 @@ from typing import Any
 import numpy as np
 
 from s1gym.core import BasePolicy, Candidate, Situation
+from s1gym.errors import S1GymError
 
 __all__ = ["Limits", "PortError", "S1Server", "add_arguments", "make_server", "run"]
 
@@ -119,7 +120,7 @@ class Limits:
             raise ValueError(f"s1 serve: timeout must be a number of seconds > 0, got {self.timeout!r}")
 
 
-class RequestError(Exception):
+class RequestError(S1GymError):
     """An HTTP error response: status and JSON body."""
 
     def __init__(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
@@ -631,7 +632,7 @@ def make_server(
     return server
 
 
-class PortError(OSError):
+class PortError(S1GymError, OSError):
     """The server cannot listen where it was asked; the message names the address and the fix."""
 
     def __init__(self, host: str, port: int, error: OSError) -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from s1gym import jobs
+from s1gym.errors import S1GymError
 from s1gym.runner.agent import AgentDescription
 from s1gym.reporting.replay.views import Position, episode_positions, episode_views, view_kind
 
@@ -57,7 +58,7 @@ AUTO_SECONDS = 20.0
 STEPS_PER_SECOND = 4.0
 
 
-class ReplayError(ValueError):
+class ReplayError(S1GymError, ValueError):
     """A replay cannot be made as asked (not a trial, unfinished, no such seed); the message says how."""
 
 

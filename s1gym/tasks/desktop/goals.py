@@ -18,6 +18,8 @@ from math import isqrt
 
 import numpy as np
 
+from s1gym.errors import S1GymError
+
 __all__ = ["Goal", "GoalError", "evaluate", "generate", "glyphs", "parse", "plan", "same_value"]
 
 #: The button that types each glyph (mate-calc's accessible names).
@@ -40,7 +42,7 @@ GLYPH_OF = {b: g for g, b in BUTTON_OF.items()}
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 
 
-class GoalError(ValueError):
+class GoalError(S1GymError, ValueError):
     """A goal this task cannot read (or whose value it cannot compute exactly)."""
 
 
