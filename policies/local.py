@@ -94,7 +94,9 @@ from typing import Any
 import numpy as np
 
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
-from s1gym.policies.common import GOAL_OPENERS, STOPWORDS, require_candidates
+from s1gym.datasets import packaged
+from s1gym.estimates import GOAL_OPENERS, STOPWORDS
+from s1gym.policies.common import require_candidates
 from s1gym.policies.lexical import PairModel
 from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
 
@@ -189,8 +191,6 @@ def task_model(task: str) -> PairModel | None:
     name = TASK_MODELS.get(task)
     if name is None:
         return None
-    from s1gym.datasets import packaged
-
     return PairModel.load(packaged(name))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -12,6 +12,7 @@ from gymnasium import spaces
 from s1gym.checks import positive_int
 from s1gym.core.game import BASE_CHARSET, Progress, TooManyCandidatesError, copy_generator, text_atoms
 from s1gym.core.situation import Candidate, Privileged, Situation
+from s1gym.estimates import load_progress
 
 __all__ = ["S1Env"]
 
@@ -66,7 +67,7 @@ class S1Env(gym.Env[str, np.int64]):
       bookkeeping and RNG already copied) its own copy of every mutable part
       of the game state.
     - optional: ``_extra_info()``, ``state_key()``, ``expert_action()``,
-      ``rule_action()``, ``summarize_episodes()``.
+      ``rule_action()``, ``summarize_episodes()``, ``progress_estimate()``.
 
     Engines without a cheap copy (a JVM, a browser) build on
     :class:`s1gym.engines.base.EngineEnv`, which implements ``_new_game``,
@@ -90,6 +91,9 @@ class S1Env(gym.Env[str, np.int64]):
     option_help: ClassVar[Mapping[str, str]] = {}
     #: Longest observation the Text space accepts.
     max_observation_length: ClassVar[int] = 100_000
+    #: The data file (in s1gym/data) holding this task's learned progress estimate (see
+    #: :meth:`progress_estimate` and :mod:`s1gym.estimates`); ``None``: the task ships none.
+    progress_model: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -216,6 +220,13 @@ class S1Env(gym.Env[str, np.int64]):
             out = {k: v for k, v in out.items() if k in cls.option_help}
         out.update(options)
         return out
+
+    @classmethod
+    def progress_estimate(cls) -> Callable[[Situation], float] | None:
+        """The task's learned estimate of the moves left to a win from a situation (what
+        ``Search(heuristic="progress")`` uses), or ``None`` when the task ships none. The default loads
+        :attr:`progress_model`; :mod:`s1gym.estimates` says how a task ships one."""
+        return None if cls.progress_model is None else load_progress(cls.progress_model)
 
     @classmethod
     def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

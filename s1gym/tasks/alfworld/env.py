@@ -392,6 +392,9 @@ class ALFWorldEnv(EngineEnv):
     """ALFWorld (text): household tasks in a room of receptacles, on alfworld's own engine and data."""
 
     task_name: ClassVar[str] = "ALFWorld"
+    #: The learned progress estimate (moves left) Search's heuristic="progress" uses; fitted with Local's pair
+    #: model by bench/alfworld_local.py, in the same file.
+    progress_model = "local_alfworld.json"
     #: Candidate cap N: at most 72 admissible commands were seen along all 140 valid_seen walkthroughs and in
     #: random walks on the largest kitchen (bench/alfworld.py --caps); 100 leaves headroom.
     default_max_candidates: ClassVar[int] = 100
