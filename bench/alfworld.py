@@ -140,9 +140,9 @@ def alfworld_restores() -> int:
 
 
 def bench_caps(opts: dict) -> None:
-    from s1gym.tasks.alfworld.env import _import_engine
+    from s1gym.tasks.alfworld.engine import import_engine
 
-    _import_engine()  # the raw engine with s1gym's parse caches (same outputs, see bench_costs): faster
+    import_engine()  # the raw engine with s1gym's parse caches (same outputs, see bench_costs): faster
     games = find_games(opts["data_dir"], opts["split"]) if opts else gym.make("s1/ALFWorld-v0").games
     top = []
     for g in games:

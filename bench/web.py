@@ -29,7 +29,8 @@ import gymnasium as gym
 import s1gym
 from s1gym.engines import browser
 from s1gym.engines.base import pool_stats
-from s1gym.tasks.web.env import WEB_TASKS, WebEngine, WebGame
+from s1gym.tasks.web.engine import WebEngine, WebGame
+from s1gym.tasks.web.env import WEB_TASKS
 from s1gym.tasks.web.expert import SOLVERS
 
 SUBSET = ["click-button", "enter-text", "choose-list", "use-autocomplete", "social-media", "book-flight"]
@@ -114,7 +115,7 @@ def caps(seeds: int) -> None:
 # ------------------------------------------------------------------ overheads
 def bare_login(page, seed: str) -> None:
     """login-user as a bare Playwright script: load, seed, start, type both fields, click, read the reward."""
-    from s1gym.tasks.web.env import task_url
+    from s1gym.tasks.web.engine import task_url
 
     page.goto(task_url("login-user"))
     utterance = page.evaluate(

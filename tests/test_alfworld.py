@@ -191,7 +191,7 @@ def test_fork_restores_the_state_without_replay(env):
 
 
 def test_close_engines_unloads_the_pool_and_envs_recover():
-    from s1gym.tasks.alfworld.env import close_engines
+    from s1gym.tasks.alfworld.engine import close_engines
     from s1gym.engines.base import pool_stats
 
     e = gym.make("s1/ALFWorld-v0")

@@ -17,7 +17,8 @@ import s1gym
 from s1gym.core import TooManyCandidatesError
 from s1gym.engines import browser
 from s1gym.tasks.web import expert as web_expert
-from s1gym.tasks.web.env import NO_TIME_LIMIT_MS, WEB_TASKS, MiniWoBEnv
+from s1gym.tasks.web.engine import NO_TIME_LIMIT_MS
+from s1gym.tasks.web.env import WEB_TASKS, MiniWoBEnv
 
 
 @pytest.fixture(autouse=True)

@@ -13,12 +13,16 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from s1gym.tasks.alfworld.env import ALFWorldEnv
 
-__all__ = ["HIDDEN_MOVES_MAX", "HandcodedTracker", "planner_action", "rule_action"]
+__all__ = ["HIDDEN_MOVES_MAX", "ExpertView", "HandcodedTracker", "planner_action", "rule_action"]
+
+#: The planner's plan from the state after ``moves``: (moves, plan).
+PlanCache = tuple[tuple[str, ...], tuple[str, ...]]
 
 #: Hidden (hygiene-dropped) moves the expert may ask for in a row before Rule gives up on it.
 HIDDEN_MOVES_MAX = 8
@@ -61,19 +65,31 @@ class HandcodedTracker:
             self.notes = {**self.notes, note: self.notes.get(note, 0) + 1}
 
 
-def planner_action(env: ALFWorldEnv) -> str:
-    """The next move of Fast Downward's plan from ``env``'s state (planned once while followed)."""
+@dataclass(frozen=True)
+class ExpertView:
+    """What the experts read beyond an env's public state (``env.expert_view()``; privileged)."""
+
+    #: the handcoded expert, told every move (``expert="handcoded"``)
+    tracker: HandcodedTracker | None
+    #: the planner's plan from the state after some moves (``expert="planner"``)
+    plan: PlanCache | None
+
+
+def planner_action(env: ALFWorldEnv) -> tuple[str, PlanCache]:
+    """The next move of Fast Downward's plan from ``env``'s state (planned once while followed), and the
+    plan for the env to keep."""
     moves = env.game_state.moves
-    cached = env._plan_cache
+    cached = env.expert_view().plan
     if cached is None or cached[0] != moves:
         engine = env.engine()
         plan = engine.pddl._pddl_state.replan(engine.pddl._entity_infos)
-        env._plan_cache = cached = (moves, tuple(plan) or ("look",))
-    return cached[1][0]
+        cached = (moves, tuple(plan) or ("look",))
+    return cached[1][0], cached
 
 
-def rule_action(env: ALFWorldEnv) -> str:
-    """The expert's move, also under ``hygiene``.
+def rule_action(env: ALFWorldEnv) -> tuple[str, HandcodedTracker | None]:
+    """The expert's move, also under ``hygiene``, and the expert state for the env to adopt (``None``:
+    keep its own).
 
     The handcoded expert asks for ``look`` / ``examine`` now and then, which
     hygiene keeps off the candidates. Those moves only inform the player, so
@@ -82,19 +98,17 @@ def rule_action(env: ALFWorldEnv) -> str:
     """
     move = env.expert_action()
     if not env.hygiene or env.expert != "handcoded" or move in env.candidates:
-        return move
-    probe = env.fork()
-    probe.hygiene = False
-    probe._refresh()
+        return move, None
+    probe = env.fork_showing_every_move()
     try:
         for _ in range(HIDDEN_MOVES_MAX):
             if probe.game_over or move not in probe.candidates:
                 break
             probe.step_move(move)
-            move = probe._tracker.next
+            tracker = probe.expert_view().tracker
+            move = tracker.next
             if move in env.candidates:
-                env._tracker = probe._tracker
-                return move
+                return move, tracker
     finally:
         probe.close()
-    return move
+    return move, None

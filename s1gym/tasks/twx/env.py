@@ -42,8 +42,9 @@ import orjson
 
 from s1gym.core import Progress
 from s1gym.engines import jvm as _jvm
+from s1gym.engines.base import EngineEnv
 from s1gym.tasks.twx import expert as twx_expert
-from s1gym.engines.base import Engine, EngineEnv
+from s1gym.tasks.twx.engine import GameGenerator, TWXEngine, game_generator, get_jvm
 
 __all__ = [
     "ArithmeticEnv",
@@ -62,91 +63,6 @@ FOLDS = ("train", "dev", "test")
 #: Game objects per (game, params) alive at once; more envs replay their games on demand.
 ENGINE_CAPACITY = 256
 shutdown_jvm = _jvm.shutdown_jvm
-
-
-def _jar() -> tuple[str, str]:
-    from textworld_express.constants import BASEPATH, JAR_PATH
-
-    return JAR_PATH, BASEPATH
-
-
-def get_jvm() -> _jvm.JVM:
-    return _jvm.get_jvm(*_jar())
-
-
-# --------------------------------------------------------------------------
-# Game generators and game objects in the shared JVM
-# --------------------------------------------------------------------------
-
-
-class _Generator:
-    """One loaded TWX game generator per JVM and ``(game, params)``: the fold seeds, gold paths, maps."""
-
-    def __init__(self, jvm: _jvm.JVM, game: str, params: str) -> None:
-        self.jvm = jvm
-        self.template = jvm.jvm.textworldexpress.runtime.PythonInterface()
-        msg = self.template.load(game, params)
-        if msg:
-            raise ValueError(f"TextWorldExpress rejected {game} with {params!r}: {msg}")
-        self.generator = self.template.gameGenerator()
-        self.fold_seeds: dict[str, list[int]] = {}
-        self.gold: dict[tuple[int, str], tuple[str, ...]] = {}
-        #: Per game, the room graph the CookingWorld planner explored (the map never changes).
-        self.rooms: dict[tuple[int, str], dict[str, dict[str, str]]] = {}
-        for fold, getter in (("train", "getSeedsTrain"), ("dev", "getSeedsDev"), ("test", "getSeedsTest")):
-            text = str(getattr(self.template, getter)().toString())  # one py4j call, not one per element
-            self.fold_seeds[fold] = [int(x) for x in text.strip("[]").split(",") if x.strip()]
-
-    def new_game_object(self) -> Any:
-        pi = self.jvm.jvm.textworldexpress.runtime.PythonInterface()
-        getattr(pi, "gameGenerator_$eq")(self.generator)  # share the loaded generator (Scala setter)
-        return pi
-
-    def gold_path(self, seed: int, fold: str) -> tuple[str, ...]:
-        key = (seed, fold)
-        if key not in self.gold:
-            with self.jvm.lock:
-                self.template.generateNewGame(seed, fold, True)
-                self.gold[key] = tuple(str(a) for a in self.template.getGoldActionSequence())
-        return self.gold[key]
-
-
-def _generator(game: str, params: str) -> _Generator:
-    jvm = get_jvm()
-    key = ("twx-generator", game, params)
-    gen = jvm.cache.get(key)
-    if gen is None:
-        with jvm.lock:
-            gen = jvm.cache.get(key)
-            if gen is None:
-                gen = jvm.cache[key] = _Generator(jvm, game, params)
-    return gen
-
-
-class _TWXEngine(Engine):
-    """One Scala game object sharing its generator; replays with TWX's plain (non-JSON) calls."""
-
-    def __init__(self, gen: _Generator) -> None:
-        self.gen = gen
-        self.pi = gen.new_game_object()
-
-    def new_game(self, game: tuple[int, str]) -> tuple[str, str]:
-        """The game's first state (JSON) and its task description."""
-        seed, fold = game
-        raw = self.pi.generateNewGameJSON(seed, fold, False)
-        return raw, str(self.pi.getTaskDescription()).strip()
-
-    def step(self, move: str) -> str:
-        return self.pi.stepJSON(move)
-
-    def replay(self, game: tuple[int, str], moves: tuple[str, ...]) -> None:
-        seed, fold = game
-        self.pi.generateNewGame(seed, fold, False)
-        for move in moves:
-            self.pi.step(move)
-
-    def alive(self) -> bool:
-        return self.gen.jvm is _jvm.current_jvm()
 
 
 # --------------------------------------------------------------------------
@@ -238,7 +154,7 @@ class TWXEnv(EngineEnv):
         self._param_str = ",".join(f"{k}={v}" for k, v in values.items())
         self._jvm_ref: _jvm.JVM | None = get_jvm()
         self._jvm_ref.retain()
-        self._gen = _generator(self.game, self._param_str)
+        self._gen = game_generator(self.game, self._param_str)
         if self.exclusive:
             self.engine_capacity = 1
         self._seed = -1
@@ -263,17 +179,17 @@ class TWXEnv(EngineEnv):
             cls.option_help = {**{p.option: p.help for p in cls.params}, **TWXEnv._common_help}
 
     # ----------------------------------------------------------- engine
-    def _generator(self) -> _Generator:
+    def _generator(self) -> GameGenerator:
         """This env's generator in the live JVM (a new one after a JVM restart)."""
         if self._gen.jvm is not _jvm.current_jvm():
-            self._gen = _generator(self.game, self._param_str)
+            self._gen = game_generator(self.game, self._param_str)
         return self._gen
 
     def _pool_key(self) -> Hashable:
         return ("twx", self._generator())
 
-    def _open_engine(self) -> _TWXEngine:
-        return _TWXEngine(self._generator())
+    def _open_engine(self) -> TWXEngine:
+        return TWXEngine(self._generator())
 
     @property
     def moves(self) -> tuple[str, ...]:
@@ -401,7 +317,12 @@ class TWXEnv(EngineEnv):
         """The next move of a winning plan from the current state (privileged; never in observations):
         the gold path's next move while on it, else the game's planner (:mod:`s1gym.tasks.twx.expert`)."""
         self._require_started()
-        return twx_expert.expert_action(self)
+        move, self._plan = twx_expert.expert_action(self)
+        return move
+
+    def expert_view(self) -> twx_expert.ExpertView:
+        """What the experts read beyond the public state (privileged; never in observations)."""
+        return twx_expert.ExpertView(self._seed, self._r.get("look", ""), self._plan, self._generator().rooms)
 
     # ---------------------------------------------------------- closing
     def close(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -19,7 +20,25 @@ import orjson
 if TYPE_CHECKING:
     from s1gym.tasks.twx.env import TWXEnv
 
-__all__ = ["PLANNERS", "expert_action", "plan_cookingworld"]
+__all__ = ["PLANNERS", "ExpertView", "expert_action", "plan_cookingworld"]
+
+#: A plan being followed: (moves played when it was made, the plan).
+Plan = tuple[int, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class ExpertView:
+    """What the experts read beyond an env's public state (``env.expert_view()``; privileged: for
+    ``expert_action`` and ``Rule`` only, never in observations)."""
+
+    #: the TWX game seed being played
+    seed: int
+    #: TWX's ``look`` text of this state
+    look: str
+    #: the plan the expert follows off the gold path (the env keeps what :func:`expert_action` returns)
+    plan: Plan | None
+    #: per (seed, fold), the room graph explored once per game (the generator's cache, shared by envs)
+    rooms: dict[tuple[int, str], dict[str, dict[str, str]]]
 
 _ROOM_RE = re.compile(r"You are in the ([^.]+)\.")
 _DIRECTIONS = ("north", "south", "east", "west")
@@ -30,22 +49,24 @@ _CUT_FLAGS = {"chopped": "isChopped", "sliced": "isSliced", "diced": "isDiced"}
 _COOK_FLAGS = {"fried": "isFried", "roasted": "isRoasted", "grilled": "isGrilled"}
 
 
-def expert_action(env: TWXEnv) -> str:
-    """The next move of a winning plan from ``env``'s state."""
+def expert_action(env: TWXEnv) -> tuple[str, Plan | None]:
+    """The next move of a winning plan from ``env``'s state, and the plan for the env to keep (what
+    ``env.expert_view().plan`` gives the next call)."""
     if not env.candidates:
         raise RuntimeError(f"{env.task_name}: the game is over; there is no expert move")
+    view = env.expert_view()
     gold = env.gold_path()
     moves = env.moves
     n = len(moves)
     if moves == gold[:n] and n < len(gold) and gold[n] in env.candidates:
-        return gold[n]
-    if env._plan is not None:
-        start, plan = env._plan
+        return gold[n], view.plan
+    if view.plan is not None:
+        start, plan = view.plan
         k = n - start
         if 0 <= k < len(plan) and moves[start:] == plan[:k]:
-            move = _next_in_plan(env, plan, k, start)
+            move, plan = _next_in_plan(env, view, plan, k)
             if move is not None:
-                return move
+                return move, (start, plan)
     planner = PLANNERS.get(env.game)
     if planner is None:
         raise RuntimeError(
@@ -53,27 +74,27 @@ def expert_action(env: TWXEnv) -> str:
             "Use another policy than Rule from off-path states."
         )
     plan = planner(env)
-    env._plan = (n, plan)
-    move = _next_in_plan(env, plan, 0, n) if plan else None
+    move, plan = _next_in_plan(env, view, plan, 0) if plan else (None, plan)
     if move is None:
         raise RuntimeError(
-            f"{env.task_name}: the expert found no winning plan from this state (game seed {env._seed}, "
+            f"{env.task_name}: the expert found no winning plan from this state (game seed {view.seed}, "
             f"moves so far {list(moves)})"
         )
-    return move
+    return move, (n, plan)
 
 
-def _next_in_plan(env: TWXEnv, plan: tuple[str, ...], k: int, start: int) -> str | None:
+def _next_in_plan(env: TWXEnv, view: ExpertView, plan: tuple[str, ...], k: int) -> tuple[str | None, tuple[str, ...]]:
+    """The plan's move ``k`` if it is on offer (a closed door on the way is opened first: the plan then
+    holds that move too), and the plan."""
     move = plan[k]
     if move.startswith("move "):  # a closed door on the way ("move" is listed anyway): open it first
         direction = move.removeprefix("move ")
         door = "open door to " + direction
         if door in env.candidates and re.search(
-            rf"To the {direction} you see a closed [^.]*door", env._r["look"], re.IGNORECASE
+            rf"To the {direction} you see a closed [^.]*door", view.look, re.IGNORECASE
         ):
-            env._plan = (start, plan[:k] + (door,) + plan[k:])
-            return door
-    return move if move in env.candidates else None
+            return door, plan[:k] + (door,) + plan[k:]
+    return (move if move in env.candidates else None), plan
 
 
 # --------------------------------------------------------------------------
@@ -147,8 +168,9 @@ def plan_cookingworld(env: TWXEnv) -> tuple[str, ...]:
 
 def room_graph(env: TWXEnv) -> dict[str, dict[str, str]]:
     """room -> {direction: neighbour}, explored once per game with forks (the map never changes)."""
-    cache = env._generator().rooms
-    key = (env._seed, env.fold)
+    view = env.expert_view()
+    cache = view.rooms
+    key = (view.seed, env.fold)
     graph = cache.get(key)
     if graph is not None:
         return graph
@@ -179,7 +201,7 @@ def room_graph(env: TWXEnv) -> dict[str, dict[str, str]]:
 
 
 def _room_of(env: TWXEnv) -> str:
-    m = _ROOM_RE.search(env._r["look"])
+    m = _ROOM_RE.search(env.expert_view().look)
     return m.group(1) if m else ""
 
 

@@ -29,8 +29,8 @@ class View:
 
     def __init__(self, env: MiniWoBEnv) -> None:
         self.fields = dict(env.fields)
-        self.utterance = env._answer.utterance
-        self.page = env._answer.page
+        self.utterance = env.instruction
+        self.page = env.page_text
         self.moves = list(env.candidates)
         self.played = [m for m, _ in env.history]
 
