@@ -231,6 +231,7 @@ class Search(Wrapper):
         run = _SearchRun(self, situation, key, budget, cap)
         try:
             decision, plan = run.result(run.run(), diverged)
+            decision = dataclasses.replace(decision, planning_s=decision.info["elapsed_s"])
         finally:
             run.close()
         self._plan = plan

@@ -58,9 +58,12 @@ class Decision:
 
     ``give_up`` says the policy will not try further this episode (Search's
     episode budget is spent, Rethink's stalls ran out): the runner ends the
-    episode unsolved instead of playing ``action``. Every wrapper forwards its
-    inner decision's ``give_up``. ``info`` is free-form diagnostics (plans,
-    search statistics); no signal travels there.
+    episode unsolved instead of playing ``action``. ``planning_s`` is the time
+    the policy spent planning for this decision (Search's own search; ``None``
+    when it did not plan, e.g. it followed a plan made before): the runner
+    records it per tick and the job summary averages it. Every wrapper
+    forwards its inner decision's ``give_up`` and ``planning_s``. ``info`` is
+    free-form diagnostics (plans, search statistics); no signal travels there.
     """
 
     probabilities: np.ndarray
@@ -68,6 +71,7 @@ class Decision:
     usage: Usage = Usage()
     info: Mapping[str, Any] = field(default_factory=dict)
     give_up: bool = False
+    planning_s: float | None = None
 
     def __post_init__(self) -> None:
         p = np.asarray(self.probabilities, dtype=np.float64)

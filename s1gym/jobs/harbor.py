@@ -163,7 +163,7 @@ def trial_files(
         "agent": dict(agent),
         "job_id": job_id,
     }
-    searches = [t["info"]["elapsed_s"] for t in ticks if isinstance(t.get("info", {}).get("elapsed_s"), float)]
+    searches = [t["planning_s"] for t in ticks if isinstance(t.get("planning_s"), float)]
     metadata = {
         "n_calls": int(usage.get("calls", 0)),
         "n_steps": int(episode.get("steps", len(ticks))),

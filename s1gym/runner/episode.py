@@ -44,7 +44,8 @@ def play_episode(env: S1Env, policy: Policy, seed: int, *, frames: bool = False)
 
     Every tick holds the observation, candidates, probabilities, chosen move,
     latency, usage and the decision's info, ``clock_s`` (seconds of play since
-    the reset when the decision was asked) and, once stepped, the move's
+    the reset when the decision was asked), ``planning_s`` when the decision
+    planned (:attr:`Decision.planning_s`) and, once stepped, the move's
     ``feedback``. The record ends with the ``final_observation`` and the total
     ``clock_s``. A decision that gives up ends the episode there, unsolved.
 
@@ -98,6 +99,8 @@ def play_episode(env: S1Env, policy: Policy, seed: int, *, frames: bool = False)
                 "reward": None,  # filled after the step; stays None if the step raises
                 "score": None,
             }
+            if decision.planning_s is not None:
+                tick["planning_s"] = float(decision.planning_s)
             if frame is not None:
                 tick["frame"] = frame
             ticks.append(tick)
