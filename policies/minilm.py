@@ -67,7 +67,7 @@ log = logging.getLogger("s1gym.policies.minilm")
 
 #: Padded tokens a forward pass takes at most (bounds activation memory: ~50 MB at 256 tokens).
 BATCH_TOKENS = 4096
-#: A forward pass's fixed cost in tokens' worth of compute (measured: 2-5 ms, about 16 tokens).
+#: A forward pass's fixed cost in tokens' worth of compute (measured: docs/benchmarks.md).
 CALL_COST = 16
 #: Texts this short are never cut by :func:`head` (the scan costs more than it saves).
 HEAD_CHARS = 4096

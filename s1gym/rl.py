@@ -87,8 +87,8 @@ class HashedBagOfWords:
     into ``dim`` buckets; a row holds ``log(1 + count)`` per bucket, scaled to
     unit length. That is scikit-learn's ``HashingVectorizer`` with
     ``alternate_sign=False`` and ``sublinear_tf``-style counts, written out
-    because its per-call overhead (about 0.5 ms) is a hundred env steps of
-    2048; this one caches the bucket of every token it has seen. ``ids``
+    because its per-call overhead is that of a hundred env steps of 2048
+    (docs/benchmarks.md, "Figures behind the code"); this one caches the bucket of every token it has seen. ``ids``
     gives the sparse form (bucket ids and weights), what an ``nn.EmbeddingBag``
     takes.
     """

@@ -1,14 +1,14 @@
 """One JVM per process, shared by every TextWorldExpress env and fork.
 
 TextWorldExpress's own ``TextWorldExpressEnv`` launches a JVM per env (and
-``clone()`` launches another one and replays, about 1.3 s). Here one py4j
+``clone()`` launches another one and replays: docs/benchmarks.md). Here one py4j
 gateway per process hosts any number of game objects (Scala
 ``PythonInterface`` instances), so making an env or a fork never starts a JVM.
 
 Lifetime: envs :meth:`JVM.retain` / :meth:`JVM.release` it (a reference
-count). When the count drops to zero the JVM stays up and warm (restarting
-costs about 0.5 s of class loading and JIT warm-up, and tests and runners make
-envs one after another); it is shut down at interpreter exit (``atexit``; the
+count). When the count drops to zero the JVM stays up and warm (a restart
+pays class loading and JIT warm-up again, and tests and runners make envs one
+after another); it is shut down at interpreter exit (:mod:`s1gym.engines.lifecycle`; the
 launcher's ``die_on_exit`` also kills it if Python dies) or explicitly with
 :func:`shutdown_jvm`. A process that forks (``os.fork``/multiprocessing)
 gets its own JVM on first use in the child: the parent's sockets are not

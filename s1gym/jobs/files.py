@@ -113,8 +113,8 @@ def atomic_write_json(path: Path | str, data: Any, *, indent: int | None = 2, fs
 
     ``os.replace`` is atomic on POSIX and Windows within one file system, so a
     reader (or a resumed run after SIGKILL) sees the old file or the new one.
-    That covers killed runs without ``fsync`` (5-10 ms a file here, more than a
-    whole Blackjack hand); pass ``fsync=True`` to also survive power loss.
+    That covers killed runs without ``fsync`` (which costs more per file than a
+    whole Blackjack hand: docs/benchmarks.md); pass ``fsync=True`` to also survive power loss.
     ``indent=None`` writes compact JSON with the C encoder (episode logs).
     """
     atomic_write_bytes(path, (_dumps(data, indent) + "\n").encode("utf-8"), fsync=fsync)

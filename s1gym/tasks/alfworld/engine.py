@@ -128,7 +128,7 @@ def _copy_context(context: dict) -> dict:
 
     The derivation only adds keys to those dicts; the entity infos and
     variables in them are read, never changed, so copying the dicts is enough
-    (about 40 % of a step was spent deep-copying them). bench/alfworld.py checks
+    (a large share of a step was spent deep-copying them: docs/benchmarks.md). bench/alfworld.py checks
     that feedback and admissible commands stay identical to the raw engine's.
     """
     return {

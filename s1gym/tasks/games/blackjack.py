@@ -39,8 +39,8 @@ lost (``won=False, lost=False``, ``info["game_over"]=True``, score 0.5).
 Seeding: every hand is dealt from a ``numpy.random.RandomState`` over a PCG64
 bit generator seeded with the reset seed (``reset()`` without a seed draws one
 from ``env.np_random``). RLCard's own envs seed an MT19937 state through a
-SHA-512 hash; PCG64 is used here because its state copies in about 10 µs
-against about 130 µs for MT19937's. RLCard's code calls the same
+SHA-512 hash; PCG64 is used here because its state copies an order of magnitude
+faster than MT19937's (docs/benchmarks.md, "Figures behind the code"). RLCard's code calls the same
 ``RandomState`` methods on it; ``choice(n)`` is answered by ``randint(n)``,
 which draws exactly the same numbers (numpy's ``choice`` calls it) in half the
 time. ``fork()`` copies only the mutable game state
@@ -158,7 +158,7 @@ class _DealingRandomState(np.random.RandomState):
     """RLCard's dealer RNG: a RandomState whose ``choice(n)`` skips ``choice``'s argument handling.
 
     ``RandomState.choice(n)`` returns ``randint(0, n)`` for an int ``n``
-    (same draws, same type); calling ``randint`` directly saves about 3 µs a card.
+    (same draws, same type); calling ``randint`` directly saves its argument handling on every card.
     """
 
     def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:

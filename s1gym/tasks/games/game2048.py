@@ -42,8 +42,8 @@ same moves. The spawn draws a cell index below the number of empty cells
 ints, so nothing else needs copying, and the Gymnasium generator
 (``env.np_random``, only used to seed a seedless reset) is shared
 copy-on-access: a fork or its parent copies it the first time it reads it.
-That keeps ``fork()`` at about 2 µs (the base class copies the generator
-eagerly, about 15 µs).
+That keeps ``fork()`` several times cheaper than the base class's, which copies
+the generator eagerly (docs/benchmarks.md, "Figures behind the code").
 
 ``reset(options={"board": [[2, 0, 0, 2], ...]})`` starts from a given board
 (tile values, 0 for empty; no tiles are added).
@@ -107,7 +107,7 @@ class _Tables(NamedTuple):
 
 @cache
 def _tables() -> _Tables:
-    """Every 16-bit row's result of each move, vectorised with numpy (about 50 ms, once)."""
+    """Every 16-bit row's result of each move, vectorised with numpy (computed once per process)."""
     rows = np.arange(1 << 16, dtype=np.int64)
     cells = (rows[:, None] >> (4 * np.arange(4))) & 0xF
     out = np.zeros_like(cells)
@@ -387,7 +387,7 @@ class Game2048Env(S1Env):
         """An independent env in this state: every game attribute is an immutable int or tuple.
 
         The Gymnasium generator is shared until either env reads ``np_random``
-        (copy-on-access), which keeps a fork at about 2 µs.
+        (copy-on-access), which keeps a fork cheap (docs/benchmarks.md).
         """
         self._require_started()
         clone = object.__new__(type(self))

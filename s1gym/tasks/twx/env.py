@@ -2,10 +2,10 @@
 
 Engine: the Scala simulator shipped in ``textworld-express`` (1.1.0), reached
 through py4j. Unlike ``textworld_express.TextWorldExpressEnv`` (one JVM per env,
-``clone()`` = new JVM + replay, about 1.3 s), every env and fork of a process
+``clone()`` = new JVM + replay; docs/benchmarks.md), every env and fork of a process
 shares one JVM (:mod:`s1gym.engines.jvm`) and owns its own Scala
 ``PythonInterface`` game object in it. The game generator of each
-``(game, params)`` is loaded once per JVM (about 25 ms) and shared.
+``(game, params)`` is loaded once per JVM and shared.
 
 Games and seeds. ``reset(seed=s)`` plays TWX game ``s mod 1000`` of the chosen
 fold (TWX seeds 0-999 are train, 10000-10999 dev, 20000-20999 test), so a seed
@@ -347,8 +347,7 @@ _SIZES: dict[str, dict[str, int]] = {
     "medium": {"num_locations": 3, "num_ingredients": 2, "num_distractors": 5},
     "large": {"num_locations": 6, "num_ingredients": 3, "num_distractors": 5},
 }
-#: Candidate caps N per size; measured maxima (200 games a size, gold paths and item-hoarding random
-#: walks): small 80, medium 120, large 134, 11 rooms/5 ingredients/10 distractors 148.
+#: Candidate caps N per size, with headroom over the most candidates measured (docs/benchmarks.md, "Figures behind the code").
 _SIZE_CAPS = {"small": 128, "medium": 192, "large": 256}
 _CUSTOM_CAP = 256
 
@@ -400,7 +399,7 @@ class CoinCollectorEnv(TWXEnv):
 
     task_name = "CoinCollector"
     game = "coin"
-    default_max_candidates = 32  # measured max 16
+    default_max_candidates = 32  # over the measured maximum (docs/benchmarks.md)
     params = (
         _Param("num_locations", "numLocations", 1, 11, 11, "rooms (1-11)"),
         _Param("num_distractors", "numDistractorItems", 0, 10, 0, "distractor items (0-10)"),
@@ -414,7 +413,7 @@ class TWCEnv(TWXEnv):
 
     task_name = "TWC"
     game = "twc"
-    default_max_candidates = 96  # measured max 46
+    default_max_candidates = 96  # over the measured maximum (docs/benchmarks.md)
     params = (
         _Param("num_locations", "numLocations", 1, 3, 3, "rooms (1-3)"),
         _Param("num_items", "numItemsToPutAway", 1, 4, 4, "items to put away (1-4)"),
@@ -428,7 +427,7 @@ class MapReaderEnv(TWXEnv):
 
     task_name = "MapReader"
     game = "mapreader"
-    default_max_candidates = 64  # measured max 28
+    default_max_candidates = 64  # over the measured maximum (docs/benchmarks.md)
     params = (
         _Param("num_locations", "numLocations", 2, 30, 15, "rooms (2-30)"),
         _Param("max_distance", "maxDistanceApart", 1, 8, 4, "most rooms between coin and box (1-8)"),
@@ -443,7 +442,7 @@ class ArithmeticEnv(TWXEnv):
 
     task_name = "Arithmetic"
     game = "arithmetic"
-    default_max_candidates = 96  # measured max 59
+    default_max_candidates = 96  # over the measured maximum (docs/benchmarks.md)
 
 
 class SortingEnv(TWXEnv):
@@ -452,7 +451,7 @@ class SortingEnv(TWXEnv):
     task_name = "Sorting"
     game = "sorting"
     exclusive = True
-    default_max_candidates = 64  # measured max 42
+    default_max_candidates = 64  # over the measured maximum (docs/benchmarks.md)
 
 
 class SimonSaysEnv(TWXEnv):
@@ -487,4 +486,4 @@ class PeckingOrderEnv(TWXEnv):
 
     task_name = "PeckingOrder"
     game = "peckingorder"
-    default_max_candidates = 48  # measured max 31
+    default_max_candidates = 48  # over the measured maximum (docs/benchmarks.md)
