@@ -335,6 +335,9 @@ def browser(headless: bool = True) -> Browser:
             current = None
         if current is None:
             current = _BROWSERS[key] = Browser(playwright_driver(), bool(headless))
+        if current.linger is not None:  # it was about to close, and is used again: keep it
+            current.linger.cancel()
+            current.linger = None
         return current
 
 
