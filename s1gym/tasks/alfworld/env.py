@@ -119,8 +119,8 @@ class ALFWorldEnv(EngineEnv):
     #: The learned progress estimate (moves left) Search's heuristic="progress" uses; fitted with Local's pair
     #: model by bench/alfworld_local.py, in the same file.
     progress_model = "local_alfworld.json"
-    #: Candidate cap N: at most 72 admissible commands were seen along all 140 valid_seen walkthroughs and in
-    #: random walks on the largest kitchen (bench/alfworld.py --caps); 100 leaves headroom.
+    #: Candidate cap N, with headroom over the most admissible commands seen along the valid_seen walkthroughs
+    #: and random walks (bench/alfworld.py --caps; docs/benchmarks.md, "Figures behind the code").
     default_max_candidates: ClassVar[int] = 100
     default_max_steps: ClassVar[int] = 50
     stall_patience: ClassVar[int | None] = 8
