@@ -1,4 +1,4 @@
-"""CookingWorld and the other TextWorldExpress (TWX) games as s1gym envs.
+"""The TextWorldExpress base env (TWXEnv): CookingWorld and the other TWX games (:mod:`.games`) on it.
 
 Engine: the Scala simulator shipped in ``textworld-express`` (1.1.0), reached
 through py4j. Unlike ``textworld_express.TextWorldExpressEnv`` (one JVM per env,
@@ -46,18 +46,7 @@ from s1gym.engines.base import EngineEnv
 from s1gym.tasks.twx import expert as twx_expert
 from s1gym.tasks.twx.engine import GameGenerator, TWXEngine, game_generator, get_jvm
 
-__all__ = [
-    "ArithmeticEnv",
-    "CoinCollectorEnv",
-    "CookingWorldEnv",
-    "MapReaderEnv",
-    "PeckingOrderEnv",
-    "SimonSaysEnv",
-    "SortingEnv",
-    "TWCEnv",
-    "TWXEnv",
-    "shutdown_jvm",
-]
+__all__ = ["Param", "TWXEnv", "doors", "inventory_limit", "shutdown_jvm"]
 
 FOLDS = ("train", "dev", "test")
 #: Game objects per (game, params) alive at once; more envs replay their games on demand.
@@ -71,7 +60,7 @@ shutdown_jvm = _jvm.shutdown_jvm
 
 
 @dataclass(frozen=True)
-class _Param:
+class Param:
     """A TWX game parameter exposed as a gym.make option."""
 
     option: str
@@ -94,12 +83,12 @@ class _Param:
         return int(raw)
 
 
-def _doors(default: int = 0) -> _Param:
-    return _Param("include_doors", "includeDoors", 0, 1, default, "rooms are joined by doors to open", True)
+def doors(default: int = 0) -> Param:
+    return Param("include_doors", "includeDoors", 0, 1, default, "rooms are joined by doors to open", True)
 
 
-def _inventory_limit(default: int = 0) -> _Param:
-    return _Param(
+def inventory_limit(default: int = 0) -> Param:
+    return Param(
         "limit_inventory_size", "limitInventorySize", 0, 1, default, "the inventory holds a few items only", True
     )
 
@@ -115,7 +104,7 @@ class TWXEnv(EngineEnv):
     #: TWX's game name (``cookingworld``, ``coin``, ...).
     game: ClassVar[str] = ""
     #: The game's parameters exposed as options.
-    params: ClassVar[tuple[_Param, ...]] = ()
+    params: ClassVar[tuple[Param, ...]] = ()
     #: SimonSays: the feedback (Simon's order) is part of the state.
     feedback_in_state: ClassVar[bool] = False
     #: Games of which only one live game may exist per JVM (TWX Sorting: two live games change each
@@ -351,158 +340,3 @@ class TWXEnv(EngineEnv):
             self.close()
         except Exception:
             pass
-
-
-# --------------------------------------------------------------------------
-# CookingWorld
-# --------------------------------------------------------------------------
-
-_SIZES: dict[str, dict[str, int]] = {
-    "small": {"num_locations": 1, "num_ingredients": 1, "num_distractors": 2},
-    "medium": {"num_locations": 3, "num_ingredients": 2, "num_distractors": 5},
-    "large": {"num_locations": 6, "num_ingredients": 3, "num_distractors": 5},
-}
-#: Candidate caps N per size, with headroom over the most candidates measured (docs/benchmarks.md, "Figures behind the code").
-_SIZE_CAPS = {"small": 128, "medium": 192, "large": 256}
-_CUSTOM_CAP = 256
-
-
-class CookingWorldEnv(TWXEnv):
-    """TWX CookingWorld: find the recipe's ingredients, cut and cook them, prepare and eat the meal."""
-
-    task_name = "CookingWorld"
-    game = "cookingworld"
-    remembered_moves = ("read cookbook",)
-    default_max_candidates = _SIZE_CAPS["medium"]
-    default_max_steps = 100
-    params = (
-        _Param("num_locations", "numLocations", 1, 11, 3, "rooms (1-11)"),
-        _Param("num_ingredients", "numIngredients", 1, 5, 2, "recipe ingredients (1-5)"),
-        _Param("num_distractors", "numDistractorItems", 0, 10, 5, "distractor items (0-10)"),
-        _doors(0),
-        _inventory_limit(0),
-    )
-    option_help = {
-        "size": "small (1 room, 1 ingredient, 2 distractors), medium (3, 2, 5; default) or large (6, 3, 5); no doors",
-        **{p.option: p.help for p in params},
-        **TWXEnv._common_help,
-    }
-
-    @classmethod
-    def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
-        size = options.get("size", "medium")
-        return super().resolve_options({"size": size, **_SIZES.get(size, {}), **options})
-
-    def __init__(self, *, size: str = "medium", max_candidates: int | None = None, **options: Any) -> None:
-        if size not in _SIZES:
-            raise ValueError(f"CookingWorld: size must be one of {list(_SIZES)}, got {size!r}")
-        explicit = {k for k in ("num_locations", "num_ingredients", "num_distractors") if k in options}
-        options = {**_SIZES[size], **options}
-        if max_candidates is None:
-            max_candidates = _CUSTOM_CAP if explicit or options.get("include_doors") else _SIZE_CAPS[size]
-        self.size = size
-        super().__init__(max_candidates=max_candidates, **options)
-
-
-# --------------------------------------------------------------------------
-# The other TWX games
-# --------------------------------------------------------------------------
-
-
-class CoinCollectorEnv(TWXEnv):
-    """TWX Coin Collector: explore the house and take the coin."""
-
-    task_name = "CoinCollector"
-    game = "coin"
-    default_max_candidates = 32  # over the measured maximum (docs/benchmarks.md)
-    params = (
-        _Param("num_locations", "numLocations", 1, 11, 11, "rooms (1-11)"),
-        _Param("num_distractors", "numDistractorItems", 0, 10, 0, "distractor items (0-10)"),
-        _doors(1),
-        _inventory_limit(1),
-    )
-
-
-class TWCEnv(TWXEnv):
-    """TWX TextWorld Commonsense: put the misplaced items where they belong."""
-
-    task_name = "TWC"
-    game = "twc"
-    default_max_candidates = 96  # over the measured maximum (docs/benchmarks.md)
-    params = (
-        _Param("num_locations", "numLocations", 1, 3, 3, "rooms (1-3)"),
-        _Param("num_items", "numItemsToPutAway", 1, 4, 4, "items to put away (1-4)"),
-        _doors(0),
-        _inventory_limit(0),
-    )
-
-
-class MapReaderEnv(TWXEnv):
-    """TWX Map Reader: read the map, fetch the coin, bring it to the box."""
-
-    task_name = "MapReader"
-    game = "mapreader"
-    remembered_moves = ("read map",)
-    default_max_candidates = 64  # over the measured maximum (docs/benchmarks.md)
-    params = (
-        _Param("num_locations", "numLocations", 2, 30, 15, "rooms (2-30)"),
-        _Param("max_distance", "maxDistanceApart", 1, 8, 4, "most rooms between coin and box (1-8)"),
-        _Param("max_distractors", "maxDistractorItemsPerLocation", 0, 3, 3, "most distractor items a room (0-3)"),
-        _doors(0),
-        _inventory_limit(0),
-    )
-
-
-class ArithmeticEnv(TWXEnv):
-    """TWX Arithmetic: solve the math problem, put the item with that quantity in the box."""
-
-    task_name = "Arithmetic"
-    game = "arithmetic"
-    remembered_moves = ("read math problem",)
-    default_max_candidates = 96  # over the measured maximum (docs/benchmarks.md)
-
-
-class SortingEnv(TWXEnv):
-    """TWX Sorting: put the items in the box from the smallest quantity up."""
-
-    task_name = "Sorting"
-    game = "sorting"
-    exclusive = True
-    default_max_candidates = 64  # over the measured maximum (docs/benchmarks.md)
-
-
-class SimonSaysEnv(TWXEnv):
-    """TWX Simon Says: do exactly what Simon says."""
-
-    task_name = "SimonSays"
-    game = "simonsays"
-    feedback_in_state = True
-    stall_patience = None
-    params = (
-        _Param("game_length", "gameLength", 1, 1000, 5, "orders in a game (1-1000)"),
-        _Param("num_distractors", "numDistractors", 0, 5, 3, "distractor moves (0-5)"),
-    )
-    option_help = {
-        **{p.option: p.help for p in params},
-        **TWXEnv._common_help,
-        "max_candidates": "the candidate cap N; default game_length + num_distractors + 8",
-    }
-
-    def __init__(self, *, max_candidates: int | None = None, max_steps: int | None = None, **options: Any) -> None:
-        length = options.get("game_length", 5)
-        distractors = options.get("num_distractors", 3)
-        if max_candidates is None and isinstance(length, int) and isinstance(distractors, int):
-            max_candidates = max(16, length + distractors + 8)  # TWX lists every order and distractor
-        if max_steps is None and isinstance(length, int):
-            max_steps = max(100, 2 * length)
-        super().__init__(max_candidates=max_candidates, max_steps=max_steps, **options)
-
-
-class PeckingOrderEnv(TWXEnv):
-    """TWX Pecking Order: read the instructions book and follow it, again and again."""
-
-    task_name = "PeckingOrder"
-    game = "peckingorder"
-    remembered_moves = ("read instructions book",)
-    remember_latest = True
-    default_max_candidates = 48  # over the measured maximum (docs/benchmarks.md)
