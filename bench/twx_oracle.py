@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from s1gym.tasks import twx_expert
-from s1gym.tasks.twx import TWXEnv
+from s1gym.tasks.twx import expert as twx_expert
+from s1gym.tasks.twx.env import TWXEnv
 
 _ROOM = re.compile(r"You are in the ([^.]+)\.")
 
@@ -112,9 +112,7 @@ def _cooking(env: TWXEnv) -> set[str]:
         plan = twx_expert.plan_cookingworld(env)
     except (KeyError, RuntimeError):  # an ingredient was eaten or thrown away: no winning plan is left
         return set()
-    saved = env._plan
-    move = twx_expert._next_in_plan(env, plan, 0, len(env.moves)) if plan else None
-    env._plan = saved
+    move = twx_expert._next_in_plan(env, env.expert_view(), plan, 0)[0] if plan else None
     if move is None:
         return set()
     good = {move}

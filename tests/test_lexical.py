@@ -102,7 +102,7 @@ def test_cross_validation_folds_keep_a_task_folder_together_and_cover_every_game
     spec = importlib.util.spec_from_file_location("alfworld_local", BENCH)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    from s1gym.tasks.alfworld import TASK_TYPES, find_games, task_type_of
+    from s1gym.tasks.alfworld.env import TASK_TYPES, find_games, task_type_of
 
     games = find_games(str(SHARED / "alfworld"), "valid_seen")
     parts = bench.folds(games)
