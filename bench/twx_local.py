@@ -23,11 +23,11 @@ oracle's moves left to the win where the rest of the game was the oracle's (the 
 States go to ``$S1GYM_TWX_STATES`` (default ``~/.cache/s1gym/twx_states``), one gzipped JSON-lines file per
 game and kind; nothing collected is part of the repository.
 
-Fit. A conditional-logit model over the feature names of :mod:`s1gym.policies.twx_features`, by the
+Fit. A conditional-logit model over the feature names of :mod:`s1gym.reading.twx_tokens`, by the
 likelihood of the *set* of good moves (the log of their summed probability): first the features a plain
 decision shows, on all candidates; then the lookahead features alone (the rest fixed) on the candidates
 Lookahead keeps. L2 fixed in advance: :data:`L2`. The progress estimate is a ridge regression
-(:data:`L2_PROGRESS`) of the oracle's moves left on :func:`s1gym.policies.twx_model.progress_tokens`.
+(:data:`L2_PROGRESS`) of the oracle's moves left on :func:`s1gym.reading.twx_tokens.progress_tokens`.
 """
 
 from __future__ import annotations
@@ -106,10 +106,9 @@ def _record(env, good: set[str], lookahead, meta: dict) -> dict:
 def collect_game(job: tuple[str, str, int, str, str | None]) -> tuple[str, int, float]:
     """Play one game of one kind and write its labelled states."""
     task, setting, seed, kind, model_path = job
-    from twx_oracle import good_moves
-
     from s1gym.policies import Local, Uniform
     from s1gym.wrappers import Lookahead
+    from twx_oracle import good_moves
 
     out = STATES / task / f"{setting}-{seed:04d}-{kind}.jsonl.gz"
     if out.exists():
@@ -289,7 +288,7 @@ class Design:
 
 
 def build(task: str, records: list[dict]) -> tuple[list, list, list, list]:
-    from s1gym.policies.twx_features import candidate_tokens
+    from s1gym.reading.twx_tokens import candidate_tokens
 
     plain_rows, plain_good, ahead_rows, ahead_good = [], [], [], []
     for r in records:
@@ -327,7 +326,7 @@ def fit_model(task: str, records: list[dict], name: str):
 
 
 def fit_progress(task: str, records: list[dict]) -> dict[str, float]:
-    from s1gym.policies.twx_model import progress_tokens
+    from s1gym.reading.twx_tokens import progress_tokens
 
     rows, ys = [], []
     for r in records:
@@ -389,7 +388,7 @@ def build_policy(arm: str, model_path: str | None):
 
 def play_game(job: tuple[str, str, int, str, str, str | None]) -> dict:
     task, setting, seed, fold, arm, model_path = job
-    from s1gym.episode import play_episode
+    from s1gym.runner.episode import play_episode
 
     t0 = time.process_time()
     env = make_env(task, setting, seed, fold)

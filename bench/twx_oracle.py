@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from s1gym.reading.twx_view import CUTS, frontier_moves, parse_move, read_view
 from s1gym.tasks.twx import expert as twx_expert
 from s1gym.tasks.twx.env import TWXEnv
 
@@ -117,8 +118,6 @@ def _cooking(env: TWXEnv) -> set[str]:
         return set()
     good = {move}
     # equally good: other needed ingredients to take here, other required cuts (planner order is arbitrary)
-    from s1gym.policies.twx_features import _CUTS, frontier_moves, parse_move, read_view
-
     view = read_view(env.situation())
     missing = set(view.missing())
     pending = set(view.pending())
@@ -138,7 +137,7 @@ def _cooking(env: TWXEnv) -> set[str]:
         m = parse_move(c)
         if first.verb == "take" and first.obj in missing and m.verb == "take" and m.obj in missing:
             good.add(c)
-        if first.verb in _CUTS and m.verb in _CUTS and (m.obj, m.verb) in pending and view.held("knife"):
+        if first.verb in CUTS and m.verb in CUTS and (m.obj, m.verb) in pending and view.held("knife"):
             good.add(c)
     return good
 
@@ -160,8 +159,6 @@ def _coin(env: TWXEnv) -> set[str]:
     exit not taken yet (the privileged path to the coin would teach the model to guess where it lies)."""
     if "take coin" in env.candidates:
         return {"take coin"}
-    from s1gym.policies.twx_features import frontier_moves, read_view
-
     explore = frontier_moves(read_view(env.situation()), env.candidates)
     if explore:
         return explore
@@ -220,8 +217,6 @@ def _twc(env: TWXEnv) -> set[str]:
         return good
     here = _room(env)
     graph = twx_expert.room_graph(env)
-    from s1gym.policies.twx_features import frontier_moves, read_view
-
     view = read_view(env.situation())
     goals = []
     for o in held:

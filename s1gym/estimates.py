@@ -5,12 +5,14 @@ The estimate belongs to the task, not to a decision model, so any task can ship 
 through the task. How a task ships one (this is the one place it is described):
 
 1. **Fit it** on what a player sees. :class:`TokenProgress` is the shipped form: a linear model of the moves
-   left on the situation's tokens (:func:`context_tokens`: the goal's words, what is held, where the
-   player is, the verbs played, whether a goal word was seen), ``max(0, w["*"] + sum of the weights of the
-   tokens present)``. ``bench/alfworld_local.py`` fits ALFWorld's by ridge regression of the moves left
-   along expert games.
-2. **Store it** as the ``"progress"`` object (token -> weight) of a JSON file in ``s1gym/data`` (the file
-   may hold other things too: ALFWorld's also holds Local's pair model).
+   left on the situation's tokens (:data:`TOKENS`: ALFWorld's :func:`context_tokens` -- the goal's words,
+   what is held, where the player is, the verbs played, whether a goal word was seen -- or the
+   TextWorldExpress games' ``progress_tokens``), ``max(0, w["*"] + sum of the weights of the tokens
+   present)``. ``bench/alfworld_local.py`` and ``bench/twx_local.py`` fit them by ridge regression of the
+   moves left along expert games.
+2. **Store it** as the ``"progress"`` object (token -> weight) of a JSON file in ``s1gym/data``, with
+   ``"progress_tokens"`` naming its tokens when they are not ALFWorld's (the file may hold other things too:
+   Local's model of the task).
 3. **Name it on the env class**: ``progress_model = "local_alfworld.json"``. The default
    :meth:`S1Env.progress_estimate <s1gym.core.S1Env.progress_estimate>` loads it once per process and
    returns it. A task whose estimate is something else overrides ``progress_estimate()`` (a classmethod)
@@ -30,6 +32,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from s1gym.datasets import packaged
+from s1gym.reading.twx_tokens import progress_tokens as twx_progress_tokens
 
 if TYPE_CHECKING:
     from s1gym.core.situation import Situation
@@ -114,18 +117,30 @@ def context_tokens(situation: Situation, goal: frozenset[str] | None = None) -> 
     return out
 
 
+#: How a progress estimate reads a situation, by the name its data file gives (``"progress_tokens"``; default
+#: ``alfworld``): ALFWorld's :func:`context_tokens`, or the TextWorldExpress games' tokens
+#: (:func:`s1gym.reading.twx_tokens.progress_tokens`: what is held, missing, still to cut or cook, the map walked).
+TOKENS = {"alfworld": context_tokens, "twx": twx_progress_tokens}
+
+
 @dataclass(frozen=True)
 class TokenProgress:
     """A learned estimate of the moves left: a weight per situation token (see the module docstring)."""
 
     weights: Mapping[str, float] = field(default_factory=dict)
+    #: which of :data:`TOKENS` reads the situation
+    tokens: str = "alfworld"
+
+    def __post_init__(self) -> None:
+        if self.tokens not in TOKENS:
+            raise ValueError(f"unknown progress tokens {self.tokens!r}; known: {sorted(TOKENS)}")
 
     def __call__(self, situation: Situation) -> float:
         """Predicted moves left (>= 0) from the situation's tokens; 0 without weights."""
         w = self.weights
         if not w:
             return 0.0
-        tokens = context_tokens(situation)
+        tokens = TOKENS[self.tokens](situation)
         return max(0.0, w.get("*", 0.0) + sum(w.get(t, 0.0) for t in tokens if t != "*"))
 
 
@@ -135,4 +150,4 @@ def load_progress(name: str) -> TokenProgress:
     data = json.loads(packaged(name).read_text())
     if not data.get("progress"):
         raise ValueError(f"s1gym/data/{name} holds no progress estimate (no \"progress\" weights)")
-    return TokenProgress(dict(data["progress"]))
+    return TokenProgress(dict(data["progress"]), data.get("progress_tokens", "alfworld"))

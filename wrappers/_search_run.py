@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 #: ``SearchConfig(heuristic=PROGRESS)``: the task's learned progress estimate.
 PROGRESS = "progress"
+#: ``SearchConfig(heuristic=AUTO)`` (the default): the task's learned progress estimate where it ships one,
+#: else ``h_scale * (1 - score)``.
+AUTO = "auto"
 
 
 def log_priority(priority: str, g: int, log_pi: float, h: float) -> float:
@@ -151,10 +154,13 @@ class _SearchRun:
         self.usages: list[Usage] = []
         self.trace: list[str] = []
         root_env = search.fork(situation)
-        #: ``config.heuristic`` as a function (``"progress"``: the task's own estimate, looked up once)
+        #: ``config.heuristic`` as a function (``"progress"``/``"auto"``: the task's own estimate, looked up once;
+        #: ``None``: ``h_scale * (1 - score)``)
         self.heuristic = self.config.heuristic
         if self.heuristic == PROGRESS:
             self.heuristic = _task_estimate(root_env, situation.task)
+        elif self.heuristic == AUTO:
+            self.heuristic = root_env.progress_estimate()
         self.root = _Node(root_env, 0, 0.0, self.h(root_env, situation.score), situation.score, key)
         self.seen: dict[str, int] = {key: 0}
         #: facts made true so far in this search, per score (BFWS's novelty partitioned by the heuristic:

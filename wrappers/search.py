@@ -3,7 +3,9 @@
 A node is a plan (a move sequence from the current state) and the forked env
 it leads to. Its cost ``g`` is the plan length, ``π`` the product of the inner
 policy's probabilities along it (each mixed with ``epsilon`` of flat odds), and
-``h`` a heuristic, by default ``h_scale * (1 - score)``. Nodes are expanded in
+``h`` a heuristic: by default the task's learned estimate of the moves left where
+the task ships one (ALFWorld, the TextWorldExpress games), else
+``h_scale * (1 - score)``. Nodes are expanded in
 order of one of three priorities, all computed in log space (π of a 40-move
 plan underflows a float):
 
@@ -75,9 +77,9 @@ from s1gym.checks import fraction, non_negative_float, positive_float, positive_
 from s1gym.core import Decision, Policy, Situation, Usage
 
 from ._base import Wrapper, situation_key
-from ._search_run import PROGRESS, _Plan, _SearchRun, log_priority
+from ._search_run import AUTO, PROGRESS, _Plan, _SearchRun, log_priority
 
-__all__ = ["DEFAULT_PRIORITY", "PRIORITIES", "PROGRESS", "Search", "SearchConfig", "log_priority"]
+__all__ = ["AUTO", "DEFAULT_PRIORITY", "PRIORITIES", "PROGRESS", "Search", "SearchConfig", "log_priority"]
 
 PRIORITIES = ("levin", "phs_h", "phs*")
 DEFAULT_PRIORITY = "phs_h"
@@ -94,11 +96,13 @@ class SearchConfig:
     epsilon: float = 0.1
     """Share of flat odds mixed into the inner policy's probabilities (so no move has π = 0)."""
     h_scale: float = 10.0
-    """The default heuristic is ``h_scale * (1 - score)``."""
-    heuristic: Callable[[Situation], float] | str | None = None
-    """``heuristic(situation) -> h >= 0`` replaces the default; ``"progress"`` is the task's learned
-    estimate of the moves left (``env.progress_estimate()``, see :mod:`s1gym.estimates`; ALFWorld ships
-    one), the form a command line or a job config can name."""
+    """Without a learned estimate the heuristic is ``h_scale * (1 - score)``."""
+    heuristic: Callable[[Situation], float] | str | None = AUTO
+    """``"auto"`` (default): the task's learned estimate of the moves left where the task ships one
+    (``env.progress_estimate()``, see :mod:`s1gym.estimates`: ALFWorld and the TextWorldExpress games),
+    else ``h_scale * (1 - score)``; ``"progress"``: the task's estimate, an error where it has none;
+    ``None``: always ``h_scale * (1 - score)``; or any ``heuristic(situation) -> h >= 0``. Where a task
+    ships an estimate, Search with it was measured better than with the score alone (docs/benchmarks.md)."""
     max_expansions: int | None = None
     """Stop a search after this many expansions (``None``: no limit)."""
     max_seconds: float | None = None
@@ -144,9 +148,10 @@ class SearchConfig:
         fraction("epsilon (share of flat odds mixed into the policy)", self.epsilon)
         non_negative_float("h_scale", self.h_scale)
         non_negative_float("novelty", self.novelty)
-        if self.heuristic is not None and not callable(self.heuristic) and self.heuristic != PROGRESS:
+        if self.heuristic is not None and not callable(self.heuristic) and self.heuristic not in (PROGRESS, AUTO):
             raise ValueError(f"heuristic must be a callable(situation) -> float, {PROGRESS!r} for the task's "
-                             f"learned progress estimate, or None for h_scale * (1 - score); got {self.heuristic!r}")
+                             f"learned progress estimate, {AUTO!r} for that estimate where the task ships one, or "
+                             f"None for h_scale * (1 - score); got {self.heuristic!r}")
         positive_int("max_expansions", self.max_expansions, optional=True)
         positive_float("max_seconds", self.max_seconds, optional=True)
         positive_int("batch_size", self.batch_size)
