@@ -391,6 +391,7 @@ def play_game(job: tuple[str, str, int, str, str, str | None]) -> dict:
     from s1gym.runner.episode import play_episode
 
     t0 = time.process_time()
+    wall = time.perf_counter()
     env = make_env(task, setting, seed, fold)
     policy = build_policy(arm, model_path)
     policy.reset()
@@ -399,7 +400,8 @@ def play_game(job: tuple[str, str, int, str, str, str | None]) -> dict:
     calls = out["usage"].calls
     return {"task": task, "setting": setting, "seed": seed, "fold": fold, "arm": arm,
             "won": bool(out.get("won")), "score": float(out.get("score", 0.0)), "steps": out.get("steps"),
-            "calls": calls, "cpu_s": round(time.process_time() - t0, 2)}
+            "calls": calls, "cpu_s": round(time.process_time() - t0, 2),
+            "wall_s": round(time.perf_counter() - wall, 2)}
 
 
 def cmd_play(args) -> None:
@@ -419,6 +421,55 @@ def cmd_play(args) -> None:
         print(f"{args.task} {args.setting} {args.fold} {arm}: won {len(won)}/{len(rs)}, "
               f"score {np.mean([r['score'] for r in rs]):.3f}, median calls (won) {med}, "
               f"cpu {np.mean([r['cpu_s'] for r in rs]):.1f} s/game", flush=True)
+
+
+#: The protocol's held-out games (bench/twx_protocol.md): (task, setting, seeds).
+HELD_OUT = [("CookingWorld", s, range(700, 750)) for s in ("small", "medium", "large", "hard")] + [
+    (t, "default", range(700, 730))
+    for t in ("CoinCollector", "MapReader", "TWC", "Arithmetic", "Sorting", "SimonSays", "PeckingOrder")]
+#: The protocol's arms, cheapest first (so a run cut short still has whole tables for them).
+ARMS = ("random", "local", "lookahead", "search-local", "search-uniform")
+HELD_OUT_FILE = Path(__file__).resolve().parents[1] / "docs" / "data" / "twx_heldout.jsonl"
+
+
+def cmd_heldout(args) -> None:
+    """Play the protocol's held-out games with the shipped models (resumable: games already in the file are
+    not played again)."""
+    path = Path(args.json)
+    done = set()
+    if path.exists():
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            done.add((r["task"], r["setting"], r["seed"], r["arm"]))
+    arms = args.arms.split(",")
+    tasks = set(args.tasks.split(",")) if args.tasks else None
+    jobs = [(task, setting, seed, "test", arm, None) for arm in arms for task, setting, seeds in HELD_OUT
+            for seed in seeds if (tasks is None or task in tasks) and (task, setting, seed, arm) not in done]
+    print(f"{len(jobs)} games to play ({len(done)} in {path} already)", flush=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as out:
+        for i, r in enumerate(pool_map(play_game, jobs, args.workers)):
+            out.write(json.dumps(r) + "\n")
+            out.flush()
+            if i % 25 == 0:
+                print(f"{i + 1}/{len(jobs)} played", flush=True)
+
+
+def cmd_report(args) -> None:
+    """Markdown tables of a results file: per game and setting, each arm's wins, score, calls and CPU."""
+    rows: dict[tuple[str, str], dict[str, list[dict]]] = {}
+    for line in Path(args.json).read_text().splitlines():
+        r = json.loads(line)
+        rows.setdefault((r["task"], r["setting"]), {}).setdefault(r["arm"], []).append(r)
+    print("| game | setting | arm | won | mean score | median calls (won) | mean wall s |")
+    print("|---|---|---|---|---|---|---|")
+    for (task, setting), by_arm in rows.items():
+        for arm in sorted(by_arm, key=lambda a: ARMS.index(a) if a in ARMS else 99):
+            rs = by_arm[arm]
+            won = sorted(r["calls"] for r in rs if r["won"])
+            med = won[len(won) // 2] if won else "–"
+            print(f"| {task} | {setting} | {arm} | {len(won)}/{len(rs)} | {np.mean([r['score'] for r in rs]):.3f} | "
+                  f"{med} | {np.mean([r.get('wall_s', 0) for r in rs]):.1f} |")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -447,8 +498,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--first", type=int, default=0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--json")
+    h = sub.add_parser("heldout")
+    h.add_argument("--arms", default=",".join(ARMS))
+    h.add_argument("--tasks")
+    h.add_argument("--workers", type=int, default=2)
+    h.add_argument("--json", default=str(HELD_OUT_FILE))
+    r = sub.add_parser("report")
+    r.add_argument("--json", default=str(HELD_OUT_FILE))
     args = ap.parse_args(argv)
-    {"collect": cmd_collect, "fit": cmd_fit, "play": cmd_play}[args.cmd](args)
+    {"collect": cmd_collect, "fit": cmd_fit, "play": cmd_play, "heldout": cmd_heldout, "report": cmd_report}[args.cmd](args)
 
 
 if __name__ == "__main__":

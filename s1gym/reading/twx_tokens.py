@@ -42,6 +42,8 @@ from s1gym.reading.twx_view import (
 
 __all__ = ["candidate_tokens", "context_tokens", "progress_tokens"]
 
+_CLOSED = re.compile(r"([\w -]+?) that is closed")
+
 
 class _Game:
     """Per-situation facts that several moves' tokens read (computed once per situation)."""
@@ -242,6 +244,8 @@ def _lookahead_tokens(candidate: Candidate, view: View, game: _Game) -> list[str
     r = ROOM.search(first) or ROOM.search(outcome)
     if r and r.group(1) != view.room:
         out.append("out:newroom" if r.group(1) not in view.visited else "out:oldroom")
+        if any("door" not in c for c in _CLOSED.findall(outcome)):
+            out.append("out:room_closed")  # the room it leads to has a container still closed
     seen = {fb.strip() for _, fb in view.history}
     if first.strip() and first.strip() in seen:
         out.append("out:seen")
