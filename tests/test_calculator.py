@@ -249,6 +249,57 @@ def test_no_process_or_file_outlives_closing(own_pool):
         assert not root.exists()
 
 
+def _processes() -> dict[int, tuple[int, int]]:
+    """pid -> (parent pid, process group) of every live (non-zombie) process, from /proc."""
+    out = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                stat = Path(entry.path, "stat").read_text()
+            except OSError:
+                continue
+            state, ppid, pgrp = stat[stat.rindex(")") + 2 :].split()[:3]
+            if state != "Z":
+                out[int(entry.name)] = (int(ppid), int(pgrp))
+    return out
+
+
+def _descendants(pid: int) -> set[int]:
+    """The live processes started, directly or not, by ``pid`` (by parent links, not by name)."""
+    children: dict[int, list[int]] = {}
+    for child, (parent, _) in _processes().items():
+        children.setdefault(parent, []).append(child)
+    out, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in out:
+                out.add(child)
+                todo.append(child)
+    return out
+
+
+@desktop
+def test_closing_the_env_and_its_forks_ends_every_process_they_started(own_pool):
+    """Counted by ancestry: what this process started since, and the process groups those lead (a
+    process whose parent died is re-parented away from us but stays in its group)."""
+    before = _descendants(os.getpid())
+    env = make(goal="compute 12 times 7")
+    env.reset(seed=0)
+    env.step_move("1")
+    forks = [env.fork(), env.fork()]
+    for fork in forks:
+        fork.step_move("2")  # each fork takes a desktop of its own
+    started = _descendants(os.getpid()) - before
+    processes = _processes()
+    groups = {processes[pid][1] for pid in started if pid in processes}
+    assert len(groups) == 3 and len(started) >= 3 * 4  # a guard, Xvfb, a bus, the app (and AT-SPI) each
+    env.close()
+    for fork in forks:
+        fork.close()
+    left = (_descendants(os.getpid()) - before) | {pid for pid, (_, g) in _processes().items() if g in groups}
+    assert left == set(), f"{len(left)} processes outlived close(): {sorted(left)}"
+
+
 def _win(env: CalculatorEnv) -> None:
     while not env.done:
         env.step_move(env.rule_action())

@@ -385,6 +385,7 @@ class CalculatorEnv(EngineEnv):
     default_max_candidates = len(SLOTS)
     default_max_steps = 30
     engine_capacity = 8
+    close_engines_with_last_env = True  # a desktop per engine: closing the env and its forks ends them
     option_help: ClassVar[Mapping[str, str]] = {
         "goal": "what to compute, e.g. 'compute 12 times 7' (default: a goal drawn for each reset seed)",
         "expect": "the value the display must show after '=' (default: computed from the goal)",
