@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from s1gym.checks import non_negative_int
 from s1gym.table import print_rows, table_rows
 
 __all__ = ["main", "parse_key_values", "table_rows"]
@@ -79,6 +80,14 @@ def _wrappers(text: str) -> list[str]:
                 f"{name!r}: unknown wrapper; choose from {', '.join(WRAPPERS)} (comma-separated, outermost first)"
             )
     return names
+
+
+def _seed(text: str) -> int:
+    """A seed: a whole number >= 0 (an argparse ``type``)."""
+    try:
+        return non_negative_int("seed", int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a seed is a whole number >= 0") from None
 
 
 class UsageError(ValueError):
@@ -170,7 +179,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play a task yourself in the terminal")
     play.add_argument("task")
-    play.add_argument("--seed", "-s", type=int, default=0)
+    play.add_argument("--seed", "-s", type=_seed, default=0)
     play.add_argument("--option", "-o", action="append", type=_key_value, metavar="KEY=VALUE", help="task option")
 
     serve = sub.add_parser("serve", help="a local System One server (the TypeSafe wire format)")

@@ -42,6 +42,7 @@ def exit_code(*argv: str) -> int:
         (["run", TASK, "-p", "uniform", "-n", "0"], r"episodes must be a positive integer"),
         (["play", TASK, "-o", "seed"], r"argument --option/-o: 'seed': expected KEY=VALUE"),
         (["play", "NoSuchTask"], r"unknown task"),
+        (["play", TASK, "--seed", "-1"], r"argument --seed/-s: '-1': a seed is a whole number >= 0"),
         (["table", "OUT/missing"], r"no such folder"),
         (["replay", "OUT/missing"], r"no such file or folder"),
         (["replay"], r"pass one or two trials"),
