@@ -65,7 +65,7 @@ def random_player(seed: int = 0) -> Callable:
 def play(agent, seeds: Sequence[int]) -> dict[str, np.ndarray]:
     """Largest tile and score of each game (greedy play for a model)."""
     finals = play_episodes(TaskFeatures(gym.make("s1/2048-v0")), agent, seeds)
-    return {"max_tile": np.array([i["max_tile"] for i in finals], float), "score": np.array([i["score"] for i in finals])}
+    return {key: np.array([i[key] for i in finals], dtype=float) for key in ("max_tile", "score")}
 
 
 def interval(values: np.ndarray, digits: int) -> str:
@@ -84,8 +84,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, np.ndarray]]:
     wall, cpu = time.perf_counter(), time.process_time()
     model = make_model().learn(args.steps)
     print(f"trained {args.steps:,} steps in {time.process_time() - cpu:.0f} CPU-s ({time.perf_counter() - wall:.0f} s wall)")
-    results = {"MaskablePPO": play(model, seeds), "random": play(random_player(0), seeds), "fixed order": play(rule, seeds)}
-    print(f"{len(seeds)} unseen games (seeds {seeds[0]:,}-{seeds[-1]:,}); mean largest tile and score [95 % bootstrap interval]:")
+    results = {"MaskablePPO": model, "random": random_player(0), "fixed order": rule}
+    results = {name: play(agent, seeds) for name, agent in results.items()}
+    print(f"{len(seeds)} unseen games (seeds {seeds[0]:,}-{seeds[-1]:,}); "
+          "mean largest tile and score [95 % bootstrap interval]:")
     for name, r in results.items():
         print(f"  {name:<12} largest tile {interval(r['max_tile'], 0):<18} score {interval(r['score'], 3)}")
     ppo = results["MaskablePPO"]

@@ -25,7 +25,14 @@ if TYPE_CHECKING:
     from s1gym.runner import JobSpec
 
 __all__ = [
-    "Backend", "Player", "ProcessBackend", "RayBackend", "SerialBackend", "connect_ray", "disconnect_ray", "make_backend",
+    "Backend",
+    "Player",
+    "ProcessBackend",
+    "RayBackend",
+    "SerialBackend",
+    "connect_ray",
+    "disconnect_ray",
+    "make_backend",
 ]
 
 

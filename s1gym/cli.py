@@ -118,7 +118,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         "--policy", "-p", required=True, type=_policy, help="jev, chat, local, uniform, random, rule or module:factory"
     )
     run.add_argument(
-        "--wrap", "-w", type=_wrappers, default=[], help="wrappers, outermost first: e.g. search,lookahead (also rethink)"
+        "--wrap", "-w", type=_wrappers, default=[],
+        help="wrappers, outermost first: e.g. search,lookahead (also rethink)",
     )
     run.add_argument("--budget", type=int, help="wrapper budget (Search: inner-policy calls per decision)")
     run.add_argument("--episodes", "-n", type=int, default=10, help="episodes to play (default 10)")

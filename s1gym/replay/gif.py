@@ -154,7 +154,9 @@ def page_gif(
 
     images = []
     _open_fitted(page, page_path)
-    plan = page.evaluate("([n, hold, most]) => window.replay.schedule(n, hold, most)", [max_frames, hold_ms, MAX_FRAME_MS])
+    plan = page.evaluate(
+        "([n, hold, most]) => window.replay.schedule(n, hold, most)", [max_frames, hold_ms, MAX_FRAME_MS]
+    )
     for position, _ms in plan:
         page.evaluate("p => window.replay.show(p)", position)
         images.append(Image.open(io.BytesIO(page.screenshot(type="png", animations="disabled", caret="hide"))))
