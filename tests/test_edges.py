@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from s1gym.cli import main
+from s1gym.ui.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK = "test_runner:tinytest/Counter-v0"
