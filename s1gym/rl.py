@@ -14,6 +14,11 @@ spaces that Stable-Baselines3 and sb3-contrib accept):
 - :class:`TaskFeatures`: a task's structured state where it has one (the 2048
   board, the Blackjack hand): small ``Box`` features that learn far faster
   than text.
+- :class:`MergeReward`: a training reward for 2048 that PPO can learn from (the
+  env's own reward moves only when the largest tile doubles), and
+  :class:`TrainingSeeds`: training games from a known seed sequence, so the
+  games an agent is scored on are known to be new to it
+  (``examples/maskable_ppo_2048.py`` uses both).
 
 Each wrapper has ``action_masks()`` (what sb3-contrib's ``MaskablePPO``
 calls), so ``MaskablePPO("MlpPolicy", TaskFeatures(gym.make("s1/2048-v0")))``
@@ -53,9 +58,11 @@ from s1gym.core import S1Env
 __all__ = [
     "EncodeText",
     "HashedBagOfWords",
+    "MergeReward",
     "MiniLMEmbedding",
     "TaskFeatures",
     "TextEncoder",
+    "TrainingSeeds",
     "make_encoder",
     "play_episodes",
     "task_features",
@@ -169,12 +176,18 @@ def make_encoder(encoder: str | TextEncoder) -> TextEncoder:
 
 
 # --------------------------------------------------------------------------- wrappers
-class _MaskedObservationWrapper(gym.ObservationWrapper):
-    """An observation wrapper that keeps the task's mask reachable as ``env.action_masks()``."""
+class _KeepsMask:
+    """A wrapper that keeps the task's mask reachable as ``env.action_masks()``."""
+
+    env: gym.Env
 
     def action_masks(self) -> np.ndarray:
         """The task's action mask (int8, all ones once the game is over): what MaskablePPO reads."""
         return self.env.get_wrapper_attr("action_masks")()
+
+
+class _MaskedObservationWrapper(_KeepsMask, gym.ObservationWrapper):
+    """An observation wrapper that keeps the task's mask reachable as ``env.action_masks()``."""
 
 
 class EncodeText(_MaskedObservationWrapper, gym.utils.RecordConstructorArgs):
@@ -283,6 +296,53 @@ def task_features(task: str) -> _Features:
             f"Encode its text instead: EncodeText(env, 'hash')"
         )
     return _TASK_FEATURES[task]
+
+
+class MergeReward(_KeepsMask, gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """2048's training reward for RL: each merge's log2 value, and a penalty when the game is lost.
+
+    The env's reward (the contract's change of score, ``log2(largest tile) / 11``) moves only when the
+    largest tile doubles, a handful of times a game, and says nothing about the moves between: PPO
+    trained on it for 100k steps plays worse than random (docs/benchmarks.md). This wrapper gives
+    instead, per move, ``log2(1 + points) / 11`` (``info["points"]``: the values of the tiles the move
+    made by merging; 0 when it merged nothing), about ``k / 11`` for a merge into ``2**k``, and
+    ``-loss_penalty`` on the move that loses the game. Merges keep the board open, so a policy that
+    earns them survives longer and builds larger tiles. The env is untouched: its own reward is in
+    ``info["task_reward"]``, and ``info["score"]``, ``info["max_tile"]`` are what to report.
+    """
+
+    def __init__(self, env: gym.Env, loss_penalty: float = 1.0) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, loss_penalty=loss_penalty)
+        super().__init__(env)
+        if env.unwrapped.task_name != "2048":
+            raise ValueError(f"MergeReward shapes 2048's reward (its info['points']); got {env.unwrapped.task_name}")
+        self.loss_penalty = float(loss_penalty)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        points = 0 if info["invalid_action"] else int(info["points"])
+        shaped = np.log2(1 + points) / 11 - (self.loss_penalty if info["lost"] else 0.0)
+        return observation, float(shaped), terminated, truncated, {**info, "task_reward": reward}
+
+
+class TrainingSeeds(_KeepsMask, gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Each ``reset()`` without a seed starts game ``start``, then ``start + step``, ``start + 2 * step``...
+
+    With ``n`` envs in a vector env, env ``i`` as ``TrainingSeeds(env, i, n)`` trains on seeds
+    ``0, 1, 2, ...`` between them, so a training run's games are known, and seeds from ``10**6`` up are
+    unseen games for any run shorter than a million games. A reset with a seed plays that seed.
+    """
+
+    def __init__(self, env: gym.Env, start: int = 0, step: int = 1) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, start=start, step=step)
+        super().__init__(env)
+        self.next_seed = int(start)
+        self.step_size = positive_int("step", step)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        if seed is None:
+            seed, self.next_seed = self.next_seed, self.next_seed + self.step_size
+        return self.env.reset(seed=seed, options=options)
 
 
 def _require_discrete(env: gym.Env) -> None:

@@ -20,21 +20,32 @@ for tool in cmake g++ make; do command -v "$tool" >/dev/null || need_apt+=("$too
 command -v Xvfb >/dev/null || need_apt+=(xvfb)
 command -v mate-calc >/dev/null || need_apt+=(mate-calc)
 [ -x /usr/libexec/at-spi-bus-launcher ] || need_apt+=(at-spi2-core)
+# apt's, dpkg's and pip's full output goes to the log (made before the venv, which comes after apt); the
+# terminal gets one line per step, and on a failure the log's last lines, so nothing is lost
+LOG=.venv/setup.log
+mkdir -p .venv
+: >"$LOG"
+show_log_tail() {
+    echo "setup: $1 failed; the last lines of $LOG:" >&2
+    grep -v "WARNING: Location" "$LOG" | tail -40 >&2
+}
 apt_install() {
     # Other installs may hold apt's locks (another checkout's setup on the same machine): wait, then retry.
     local try
     for try in 1 2 3 4 5; do
-        if apt-get -o DPkg::Lock::Timeout=300 update -qq \
-            && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq "$@"; then
+        if apt-get -o DPkg::Lock::Timeout=300 update -qq >>"$LOG" 2>&1 \
+            && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq "$@" >>"$LOG" 2>&1; then
             return 0
         fi
+        [ "$try" -lt 5 ] || break
         echo "setup: apt-get failed (try $try of 5; another apt may hold its lock); retrying in 20 s" >&2
         sleep 20
     done
-    return 1
+    show_log_tail "'apt-get install $*' (5 tries)"
+    exit 1
 }
 if [ ${#need_apt[@]} -gt 0 ]; then
-    echo "setup: installing ${need_apt[*]} from Debian"
+    echo "setup: installing ${need_apt[*]} from Debian (apt's output: $LOG)"
     apt_install "${need_apt[@]}"
 fi
 
@@ -42,16 +53,12 @@ PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 . .venv/bin/activate
 export PIP_DISABLE_PIP_VERSION_CHECK=1
-LOG=.venv/setup.log
 pip_install() {
-    # pip's full output goes to the log; on failure its tail is shown, so nothing is lost
     if ! python -m pip install "$@" >>"$LOG" 2>&1; then
-        echo "setup: 'pip install $*' failed; the last lines of $LOG:" >&2
-        grep -v "WARNING: Location" "$LOG" | tail -40 >&2
+        show_log_tail "'pip install $*'"
         exit 1
     fi
 }
-: >"$LOG"
 pip_install --upgrade pip setuptools wheel
 pip_install "torch==2.13.0"
 pip_install -e ".[local,alfworld,ray,rl,web,test,desktop,plot,replay]"

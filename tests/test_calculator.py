@@ -110,6 +110,24 @@ def test_display_values(display, expect, same):
     assert goals.same_value(display, expect) is same
 
 
+@pytest.mark.parametrize(
+    ("expression", "goal", "computes"),
+    [
+        ("240÷8", "divide 240 by 8", True),
+        ("30", "divide 240 by 8", False),  # the answer typed in
+        ("2400÷80", "divide 240 by 8", False),  # the same value from other numbers
+        ("7×12", "compute 12 times 7", True),
+        ("1,234×5", "compute 1234 times 5", True),
+        ("(3+4)×5", "what is (3 + 4) × 5?", True),
+        ("", "compute 12 times 7", False),
+        ("84", goals.Goal("make it 84", "84"), True),  # a goal the task cannot read asks only for the value
+    ],
+)
+def test_a_win_needs_the_goals_computation(expression, goal, computes):
+    goal = goal if isinstance(goal, goals.Goal) else goals.goal_from(goal, None)
+    assert goals.computes(expression, goal) is computes
+
+
 def test_a_machine_without_the_desktop_stack_gets_the_setup_command(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # no Xvfb, no dbus-daemon, no mate-calc on it
     with pytest.raises(DesktopUnavailable, match=r"bash scripts/setup.sh.*mate-calc"):
@@ -144,6 +162,22 @@ def test_rule_computes_12_times_7_on_the_real_window():
         assert pressed == ["1", "2", "multiply", "7", "result"]
         assert terminated and info["won"] and total == 1.0 and info["display"] == "84"
         assert 'edit bar (the display): "84" (bold: a result)' in obs
+    finally:
+        env.close()
+
+
+@desktop
+def test_typing_the_answer_and_equals_is_not_a_win():
+    env = make(goal="divide 240 by 8")
+    try:
+        env.reset(seed=9301)
+        for move in ("3", "0", "result"):
+            _, reward, terminated, _, info = env.step_move(move)
+        assert env.view.display == "30" and env.view.is_result and env.view.expression == "30"
+        assert not info["won"] and not terminated and reward == 0.0 and info["score"] == 0.0
+        while not env.done:  # the rule types 240÷8 and wins
+            _, reward, terminated, _, info = env.step_move(env.rule_action())
+        assert info["won"] and terminated and reward == 1.0 and env.view.expression == "240÷8"
     finally:
         env.close()
 
@@ -247,6 +281,57 @@ def test_no_process_or_file_outlives_closing(own_pool):
     for pgid, root in sessions:
         assert group_members(pgid) == [], f"processes left in group {pgid}"
         assert not root.exists()
+
+
+def _processes() -> dict[int, tuple[int, int]]:
+    """pid -> (parent pid, process group) of every live (non-zombie) process, from /proc."""
+    out = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                stat = Path(entry.path, "stat").read_text()
+            except OSError:
+                continue
+            state, ppid, pgrp = stat[stat.rindex(")") + 2 :].split()[:3]
+            if state != "Z":
+                out[int(entry.name)] = (int(ppid), int(pgrp))
+    return out
+
+
+def _descendants(pid: int) -> set[int]:
+    """The live processes started, directly or not, by ``pid`` (by parent links, not by name)."""
+    children: dict[int, list[int]] = {}
+    for child, (parent, _) in _processes().items():
+        children.setdefault(parent, []).append(child)
+    out, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in out:
+                out.add(child)
+                todo.append(child)
+    return out
+
+
+@desktop
+def test_closing_the_env_and_its_forks_ends_every_process_they_started(own_pool):
+    """Counted by ancestry: what this process started since, and the process groups those lead (a
+    process whose parent died is re-parented away from us but stays in its group)."""
+    before = _descendants(os.getpid())
+    env = make(goal="compute 12 times 7")
+    env.reset(seed=0)
+    env.step_move("1")
+    forks = [env.fork(), env.fork()]
+    for fork in forks:
+        fork.step_move("2")  # each fork takes a desktop of its own
+    started = _descendants(os.getpid()) - before
+    processes = _processes()
+    groups = {processes[pid][1] for pid in started if pid in processes}
+    assert len(groups) == 3 and len(started) >= 3 * 4  # a guard, Xvfb, a bus, the app (and AT-SPI) each
+    env.close()
+    for fork in forks:
+        fork.close()
+    left = (_descendants(os.getpid()) - before) | {pid for pid, (_, g) in _processes().items() if g in groups}
+    assert left == set(), f"{len(left)} processes outlived close(): {sorted(left)}"
 
 
 def _win(env: CalculatorEnv) -> None:

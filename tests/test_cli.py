@@ -187,18 +187,6 @@ def test_play_quit(monkeypatch, capsys):
     assert "Game over: quit" in capsys.readouterr().out
 
 
-def test_bad_arguments(tmp_path, capsys):
-    with pytest.raises(SystemExit, match="unknown wrapper"):
-        run_cli("run", TASK, "-p", "test_runner:First", "--wrap", "serch", "--out", str(tmp_path))
-    with pytest.raises(SystemExit, match="key=value"):
-        run_cli("run", TASK, "-p", "test_runner:First", "-o", "size", "--out", str(tmp_path))
-    with pytest.raises(SystemExit):
-        run_cli("run", TASK, "-p", "gpt")  # argparse: unknown policy
-    assert "unknown policy" in capsys.readouterr().err
-    assert run_cli("run", "NoSuchTask", "-p", "random", "--out", str(tmp_path)) == 2
-    assert "unknown task" in capsys.readouterr().err
-
-
 def test_parse_value():
     assert [parse_value(v) for v in ("3", "0.5", "true", "off", "null", "[1, 2]", "small")] == [
         3,

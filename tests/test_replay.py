@@ -364,6 +364,55 @@ def test_gif_of_a_page_has_the_scheduled_frames(made, tmp_path, browser):
     assert sum(durations) == pytest.approx(sum(ms for _, ms in plan), abs=10)
 
 
+def _slow_think(trial, k: int = 3, seconds: float = 14.8):
+    """``trial`` as if its decision ``k`` had taken ``seconds`` (Search thinking), the clocks after it later."""
+    import copy
+
+    trial = copy.deepcopy(trial)
+    ticks = trial.episode["ticks"]
+    extra = seconds - float(ticks[k]["latency_s"])
+    ticks[k]["latency_s"] = seconds
+    for later in [*ticks[k + 1 :], trial.episode.get("final") or {}]:
+        if isinstance(later.get("clock_s"), (int, float)):
+            later["clock_s"] += extra
+    return trial
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
+def test_the_thinking_label_takes_only_the_move_line_and_says_how_long(made, tmp_path, browser):
+    trials = [_slow_think(load_trial(made / "2048-rule" / "2048__7")), load_trial(made / "2048-uniform" / "2048__7")]
+    page = open_page(browser, write_page(trials, tmp_path, mode="time"))
+    start = panel(trials[0])["ticks"][3]["clock"]
+    page.evaluate("t => replay.show(t)", start + 5.0)
+    box = ".panel[data-trial='0'] .decision"
+    assert "thinking" in page.get_attribute(box, "class")
+    label = page.locator(f"{box} .thinking-label")
+    where = label.bounding_box()
+    for other in (".dline", ".bars", ".meta.latency", ".events"):
+        other_box = page.locator(f"{box} {other}").bounding_box()
+        assert other_box is None or not _overlap(where, other_box), other
+    assert where["height"] > 0 and where == page.locator(f"{box} .move-row").bounding_box()
+    assert label.inner_text() == "deciding… 5.00 s of 14.80 s"
+    assert page.errors == []
+
+
+def test_a_long_think_holds_a_gif_frame_at_most_two_seconds(made, tmp_path, browser):
+    from PIL import Image
+
+    trials = [_slow_think(load_trial(made / "2048-rule" / "2048__7")), load_trial(made / "2048-uniform" / "2048__7")]
+    path = write_page(trials, tmp_path, mode="time")
+    page_gif(path, tmp_path / "slow.gif", max_frames=30, width=480, page=open_page(browser, path))
+    with Image.open(tmp_path / "slow.gif") as gif:
+        durations = []
+        for i in range(gif.n_frames):
+            gif.seek(i)
+            durations.append(gif.info["duration"])
+    assert max(durations) <= 2000 and durations[-1] == 2000  # the last frame's hold, as before
+
+
 def test_gif_from_frame_folders(made, tmp_path):
     trial = made / "paint" / "Paint__0" / "agent" / "frames"
     n = len(list(trial.glob("*.png")))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import s1gym  # noqa: F401
-from s1gym.rl import EncodeText, HashedBagOfWords, TaskFeatures, play_episodes
+from s1gym.rl import EncodeText, HashedBagOfWords, MergeReward, TaskFeatures, TrainingSeeds, play_episodes
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -123,6 +124,28 @@ def test_make_vec_with_encoders_stacks_arrays():
     envs.close()
 
 
+def test_merge_reward_pays_each_merge_and_losing_and_keeps_the_task_reward():
+    env = MergeReward(TaskFeatures(gym.make("s1/2048-v0")))
+    env.reset(options={"board": [[2, 2, 4, 4], [8, 0, 0, 8], [0, 0, 0, 0], [0, 0, 0, 0]]})
+    _, reward, _, _, info = env.step(2)  # left: 2+2, 4+4, 8+8 -> 4 + 8 + 16 points
+    assert info["points"] == 28 and reward == pytest.approx(np.log2(29) / 11)
+    assert info["task_reward"] == pytest.approx(np.log2(16) / 11 - np.log2(8) / 11)  # the env's: largest tile doubled
+    stuck = [[0, 32, 512, 128], [512, 16, 256, 512], [8, 32, 128, 8], [64, 128, 256, 512]]  # up: no merge, lost
+    env.reset(seed=0, options={"board": stuck})
+    _, reward, terminated, _, info = env.step(0)
+    assert terminated and info["lost"] and info["points"] == 0 and reward == -1.0 and info["task_reward"] == 0.0
+    with pytest.raises(ValueError, match="2048"):
+        MergeReward(gym.make("s1/Blackjack-v0"))
+
+
+def test_training_seeds_deal_a_known_sequence_of_games():
+    envs = [TrainingSeeds(gym.make("s1/2048-v0"), i, 2) for i in range(2)]
+    boards = [[env.reset()[0] for _ in range(3)] for env in envs]
+    fresh = gym.make("s1/2048-v0")
+    assert boards == [[fresh.reset(seed=s)[0] for s in (0, 2, 4)], [fresh.reset(seed=s)[0] for s in (1, 3, 5)]]
+    assert envs[0].reset(seed=99)[0] == fresh.reset(seed=99)[0] and envs[0].get_wrapper_attr("next_seed") == 6
+
+
 # ------------------------------------------------------------------------------------ learning
 def test_maskable_ppo_learns_blackjack_beyond_random_on_a_tiny_budget():
     """2048 PPO steps (about 2 s): the greedy policy beats random play by a wide margin on unseen hands."""
@@ -156,8 +179,11 @@ def test_blackjack_example_runs():
 
 
 def test_2048_example_runs():
-    out = run_example("maskable_ppo_2048.py", "--steps", "256", "--games", "1")
+    out = run_example("maskable_ppo_2048.py", "--steps", "2048", "--games", "3")
     assert "fixed order" in out and "mean largest tile" in out
+    assert "3 unseen games (seeds 1,000,000-1,000,002)" in out and "trained 2,048 steps in" in out
+    for line in ("PPO - random", "PPO - fixed order"):  # how far from random play and from the rule, same games
+        assert re.search(line + r" +largest tile -?\d+ \[-?\d+, -?\d+\] +score -?\d\.\d{3} \[", out), out
 
 
 def test_drrn_example_trains_and_evaluates_on_test_games():

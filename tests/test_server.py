@@ -317,7 +317,7 @@ def test_a_busy_port_is_one_line_naming_the_port_and_the_fix(server):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     (line,) = done.stderr.strip().splitlines()
-    assert line.startswith("s1 serve: port ") and str(port) in line and "--port" in line and f"pid {os.getpid()}" in line
+    assert line.startswith("s1 serve: error: port ") and str(port) in line and "--port" in line and f"pid {os.getpid()}" in line
 
 
 def test_serve_help_documents_the_limits():

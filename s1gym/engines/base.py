@@ -43,7 +43,11 @@ smallest complete example):
 the engine at the env's state for code that must read more than ``step``
 returns (an expert reading TWX's object tree). ``close()`` gives the engine
 back to the pool; :func:`close_pools` closes every engine (at interpreter exit
-too: :mod:`s1gym.engines.lifecycle`).
+too: :mod:`s1gym.engines.lifecycle`). A task whose engines hold processes that
+nothing else ends (a desktop) sets ``close_engines_with_last_env``: its pool
+closes, ending those processes, when the last env that used it (the env made by
+``gym.make`` or any of its forks) is closed; until then the envs and forks share
+the engines.
 """
 
 from __future__ import annotations
@@ -241,6 +245,8 @@ class EnginePool:
 
 _POOLS: dict[Hashable, EnginePool] = {}
 _POOLS_LOCK = threading.Lock()
+#: Pool key -> the envs using it that are not closed (only for ``close_engines_with_last_env`` tasks).
+_USERS: dict[Hashable, weakref.WeakSet[EngineEnv]] = {}
 
 
 #: A forked child's copies of its parent's pools, kept referenced for the child's whole life: dropping
@@ -257,6 +263,7 @@ def _forget_inherited_pools() -> None:
     _POOLS_LOCK = threading.Lock()
     _INHERITED_POOLS.append(dict(_POOLS))
     _POOLS.clear()
+    _USERS.clear()
 
 
 lifecycle.at_fork_in_child(_forget_inherited_pools)
@@ -275,10 +282,13 @@ def pool_for(key: Hashable, open_engine: Callable[[], Engine], capacity: int) ->
 
 
 def close_pools(predicate: Callable[[Hashable], bool] | None = None) -> None:
-    """Close the pools whose key satisfies ``predicate`` (all by default)."""
+    """Close the pools whose key satisfies ``predicate`` (all by default). Envs that used them count as
+    users again (``close_engines_with_last_env``) once they use a pool of that key again."""
     with _POOLS_LOCK:
         keys = [k for k in _POOLS if predicate is None or predicate(k)]
         pools = [_POOLS.pop(k) for k in keys]
+        for key in keys:
+            _USERS.pop(key, None)
     for pool in pools:
         pool.close()
 
@@ -314,6 +324,9 @@ class EngineEnv(S1Env):
 
     #: Most engines of this kind alive at once in a process (per pool key).
     engine_capacity: ClassVar[int] = 8
+    #: Close the pool (every engine of this key) when the last env using it closes: for engines holding
+    #: processes nothing else would end before the interpreter exits (a desktop session).
+    close_engines_with_last_env: ClassVar[bool] = False
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -337,7 +350,11 @@ class EngineEnv(S1Env):
 
     # --------------------------------------------------------------- engines
     def _pool(self) -> EnginePool:
-        return pool_for(self._pool_key(), self._open_engine, self.engine_capacity)
+        key = self._pool_key()
+        if self.close_engines_with_last_env:
+            with _POOLS_LOCK:
+                _USERS.setdefault(key, weakref.WeakSet()).add(self)
+        return pool_for(key, self._open_engine, self.engine_capacity)
 
     @property
     def game_state(self) -> GameState:
@@ -415,9 +432,19 @@ class EngineEnv(S1Env):
                 state.snapshot = state.engine.snapshot()  # the fork may take this engine: keep a way back
 
     def close(self) -> None:
-        """Give this env's engine back to its pool (the env can still be used: it restores on demand)."""
+        """Give this env's engine back to its pool (the env can still be used: it restores on demand);
+        with ``close_engines_with_last_env``, close the pool when no other env uses it."""
         state = getattr(self, "_game_state", None)
         if state is not None and state.owned_by(self) and state.pool is not None:
             if state.pool.holds(state.engine, state):
                 state.pool.release(state.engine)
+        if self.close_engines_with_last_env:
+            key = self._pool_key()
+            with _POOLS_LOCK:
+                users = _USERS.get(key)
+                if users is not None:
+                    users.discard(self)
+                last = not users
+            if last:
+                close_pools(lambda k: k == key)
         super().close()

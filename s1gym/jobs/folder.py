@@ -15,7 +15,9 @@ from s1gym.jobs.files import atomic_write_bytes, atomic_write_json, now_iso, rea
 from s1gym.jobs.harbor import eval_key, job_result, new_id, seed_of, trial_name
 from s1gym.jobs.summary import summarize_trials
 
-__all__ = ["JobFolder", "JobFolderError", "find_jobs", "is_job_dir", "iter_job_trials", "load_trials"]
+__all__ = [
+    "JobFolder", "JobFolderError", "check_job_name", "find_jobs", "is_job_dir", "iter_job_trials", "load_trials",
+]
 
 
 def default_job_name() -> str:
@@ -58,6 +60,10 @@ def find_jobs(roots: Iterable[Path | str]) -> list[Path]:
         if not root.exists():
             raise FileNotFoundError(
                 f"{root}: no such folder; pass a job folder or a folder of jobs (e.g. ./jobs)"
+            )
+        if not root.is_dir():
+            raise NotADirectoryError(
+                f"{root} is a file, not a folder; pass a job folder or a folder of jobs (e.g. ./jobs)"
             )
         if is_job_dir(root):
             found.append(root)
@@ -120,8 +126,10 @@ class JobFolder:
     def open(cls, out: Path, name: str | None, config: Mapping[str, Any], *, resume: bool) -> JobFolder:
         """A new job folder ``out/name`` (default name: the start time), or, with ``resume``, the job of
         that name or the latest job in ``out`` that ran the same task, options, agent and seeds."""
+        if name is not None:
+            check_job_name(name)
+        found = _resumable(out, name, config) if resume else None
         _check_out_dir(out)
-        found = _find_resumable(out, config) if resume and name is None else None
         path = found or (out / name if name else _fresh_job_path(out))
         config = {**config, "job_name": path.name, "jobs_dir": str(out)}
         if resume and path.exists():
@@ -203,6 +211,38 @@ class JobFolder:
             if info:
                 out.setdefault(f"{info['exception_type']}: {info['exception_message']}", []).append(name)
         return out
+
+
+def check_job_name(name: str) -> None:
+    """A job name is one folder name inside the jobs folder: not empty, no path separator, not ``.`` or
+    ``..`` (so ``--job`` never writes outside ``--out``)."""
+    seps = {"/", os.sep, os.altsep} - {None}
+    if not isinstance(name, str) or name in ("", ".", "..") or any(sep in name for sep in seps) or "\0" in name:
+        raise JobFolderError(
+            f"--job {name!r}: a job name is one folder name inside --out (no '/', not '.' or '..', not an "
+            "absolute path), e.g. --job cooking-local; choose the parent folder with --out"
+        )
+
+
+def _resumable(out: Path, name: str | None, config: Mapping[str, Any]) -> Path:
+    """The job ``--resume`` continues, which must exist: the one named, else the latest that ran the same
+    setup."""
+    if name is None:
+        found = _find_resumable(out, config)
+        if found is None:
+            raise JobFolderError(
+                f"--resume: no job in {out} ran this task, options, policy and seeds; drop --resume to start a "
+                "new job, or name the job to continue with --job NAME"
+            )
+        return found
+    if not (out / name).exists():
+        jobs = sorted(d.name for d in out.iterdir() if is_job_dir(d)) if out.is_dir() else []
+        raise JobFolderError(
+            f"--resume: there is no job {name!r} in {out} (its jobs: {', '.join(jobs[:10]) or 'none'}"
+            f"{' ...' if len(jobs) > 10 else ''}); drop --resume to start it, or pass the --out and --job of "
+            "the job to continue"
+        )
+    return out / name
 
 
 def _check_out_dir(out: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import pickle
+import socket
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
@@ -24,7 +25,16 @@ from s1gym.runner.episode import play_episode
 if TYPE_CHECKING:
     from s1gym.runner.spec import JobSpec
 
-__all__ = ["Backend", "Player", "ProcessBackend", "RayBackend", "SerialBackend", "make_backend"]
+__all__ = [
+    "Backend",
+    "Player",
+    "ProcessBackend",
+    "RayBackend",
+    "SerialBackend",
+    "connect_ray",
+    "disconnect_ray",
+    "make_backend",
+]
 
 
 class Backend(Protocol):
@@ -143,24 +153,10 @@ class RayBackend:
     def play(self, seeds: Sequence[int]) -> Iterator[dict[str, Any]]:
         if not seeds:
             return
-        try:
-            import ray
-            from ray.util import ActorPool
-        except ImportError as exc:
-            raise RunError("--ray needs Ray: pip install 's1gym[ray]' (or pip install ray)") from exc
-        started_here = False
-        if not ray.is_initialized():
-            if self.address:
-                ray.init(address=self.address, log_to_driver=False)
-            else:
-                # A local Ray sees this interpreter's import path, so 'module:id' tasks and policies resolve.
-                ray.init(
-                    num_cpus=2,
-                    include_dashboard=False,
-                    log_to_driver=False,
-                    runtime_env={"env_vars": {"PYTHONPATH": ":".join(p for p in sys.path if p)}},
-                )
-            started_here = True
+        started_here = connect_ray(self.address)
+        import ray
+        from ray.util import ActorPool
+
         try:
             n = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
             actor_cls = ray.remote(num_cpus=1)(_RayPlayer)
@@ -168,7 +164,64 @@ class RayBackend:
             yield from ActorPool(actors).map_unordered(lambda a, s: a.play.remote(s), list(seeds))
         finally:
             if started_here:
-                ray.shutdown()
+                disconnect_ray()
+
+
+#: Seconds to wait for a Ray head's port to accept a connection.
+RAY_PROBE_S = 5.0
+RAY_HINT = (
+    "start a head there (`ray start --head --port=PORT` on that machine prints the address to pass), check "
+    "the address and that the port is reachable from here, or pass --ray without an address for a local Ray"
+)
+
+
+def connect_ray(address: str | None) -> bool:
+    """Start a local Ray (``address`` None) or connect to the cluster at ``address``, unless Ray is already
+    initialised; True when this call did (the caller ends it with :func:`disconnect_ray`).
+
+    An address whose head does not answer is a :class:`~s1gym.errors.RunError` naming the address and how
+    to reach a head, within seconds (Ray itself retries for minutes)."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise RunError("--ray needs Ray: pip install 's1gym[ray]' (or pip install ray)") from exc
+    if ray.is_initialized():
+        return False
+    if not address:
+        # A local Ray sees this interpreter's import path, so 'module:id' tasks and policies resolve.
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            runtime_env={"env_vars": {"PYTHONPATH": ":".join(p for p in sys.path if p)}},
+        )
+        return True
+    _probe_ray_head(address)
+    try:
+        ray.init(address=address, log_to_driver=False)
+    except (ConnectionError, TimeoutError) as exc:
+        raise RunError(f"--ray {address}: could not connect to a Ray head there ({exc}); {RAY_HINT}") from None
+    return True
+
+
+def disconnect_ray() -> None:
+    import ray
+
+    ray.shutdown()
+
+
+def _probe_ray_head(address: str) -> None:
+    """A TCP connection to ``HOST:PORT`` (or ``ray://HOST:PORT``) within a few seconds, else a RunError."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        if address in ("auto", "local"):
+            return  # Ray looks for a cluster started on this machine and says when there is none
+        raise RunError(f"--ray {address!r}: give the head's address as HOST:PORT (e.g. 10.0.0.5:6379); {RAY_HINT}")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_PROBE_S).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise RunError(f"--ray {address}: no Ray head answers at {host}:{port} ({reason}); {RAY_HINT}") from None
 
 
 class _RayPlayer:

@@ -31,7 +31,7 @@ from s1gym.errors import RunError
 from s1gym.policies import POLICIES, make_policy
 from s1gym.registration import env_class_or_none, resolve_id
 from s1gym.runner.agent import AgentDescription, describe
-from s1gym.runner.backends import Player, make_backend, orchestrator
+from s1gym.runner.backends import Player, connect_ray, disconnect_ray, make_backend, orchestrator
 from s1gym.runner.progress import JobProgress
 from s1gym.wrappers import wrap
 
@@ -214,10 +214,14 @@ def evaluate(
     ``"random"``...), ``"module:factory"``, or a Policy object (with
     ``workers > 1`` or Ray it must be picklable). ``wrappers`` are applied
     outermost first (``["search", "lookahead"]`` is Search(Lookahead(policy))),
-    ``budget`` goes to them. ``ray=True`` starts a local Ray; a string is a
-    cluster address. ``resume=True`` continues the job named ``job`` (or the
-    latest job in ``out`` with the same task, options, policy and seeds),
-    skipping finished trials; ``retry_errors`` also replays errored ones.
+    ``budget`` goes to them (with no wrapper it is an error, as are
+    ``wrapper_options``). ``ray=True`` starts a local Ray; a string is a
+    cluster address, reached before any folder is written (a head that does
+    not answer is a :class:`RunError`). ``job`` is one folder name inside
+    ``out``. ``resume=True`` continues the job named ``job`` (or the latest job
+    in ``out`` with the same task, options, policy and seeds), which must
+    exist, skipping finished trials; ``retry_errors`` (with ``resume``) also
+    replays errored ones.
     ``progress=True`` shows a live progress bar; a callable gets each trial's
     running totals. ``frames=True`` stores the env's screenshot before every
     decision and at the end (``<trial>/agent/frames/``, for ``s1 replay``) when
@@ -230,6 +234,11 @@ def evaluate(
         workers = positive_int("workers", workers)
     except ValueError as exc:
         raise RunError(str(exc)) from None
+    if retry_errors and not resume:
+        raise RunError(
+            "--retry-errors replays the errored trials of a job being resumed: add --resume "
+            "(with the --job NAME to continue)"
+        )
     spec, (env, built) = _job_spec(task, policy, wrappers, budget, options, policy_options, wrapper_options)
     if frames and not callable(getattr(env, "screenshot", None)):
         warnings.warn(
@@ -248,19 +257,27 @@ def evaluate(
         "seeds": jobs.seed_record(seed, episodes),
         "s1gym": {"version": _version(), "label": spec.label, "frames": spec.frames},
     }
+    connected = False
     try:
+        connected = bool(ray) and connect_ray(ray if isinstance(ray, str) else None)  # before any folder
         folder = jobs.JobFolder.open(Path(out), job, config, resume=resume)
-    except jobs.JobFolderError as exc:
+    except (jobs.JobFolderError, RunError) as exc:
         env.close()
+        if connected:
+            disconnect_ray()
         raise RunError(str(exc)) from None
-    spec = dataclasses.replace(spec, job_dir=str(folder.path), job_id=folder.id)
-    backend = make_backend(spec, workers, ray, env, built)
-    seeds = folder.pending(range(seed, seed + episodes), spec.env_id, retry_errors)
-    label = f"{spec.env_id.removeprefix('s1/')} · {spec.label}"
-    with JobProgress(progress, label, episodes, folder.trials.values()) as bar:
-        for files in backend.play(seeds):
-            folder.write_trial(files)
-            bar.update(files["result"])
+    try:
+        spec = dataclasses.replace(spec, job_dir=str(folder.path), job_id=folder.id)
+        backend = make_backend(spec, workers, ray, env, built)
+        seeds = folder.pending(range(seed, seed + episodes), spec.env_id, retry_errors)
+        label = f"{spec.env_id.removeprefix('s1/')} · {spec.label}"
+        with JobProgress(progress, label, episodes, folder.trials.values()) as bar:
+            for files in backend.play(seeds):
+                folder.write_trial(files)
+                bar.update(files["result"])
+    finally:
+        if connected:
+            disconnect_ray()
     summary = {
         "task": spec.env_id,
         "options": dict(spec.options),
@@ -291,6 +308,12 @@ def _job_spec(
     wrapper_options = dict(wrapper_options or {})
     if budget is not None:
         wrapper_options["budget"] = budget
+    if wrapper_options and not wrappers:
+        given = ", ".join(f"--budget {v}" if k == "budget" else f"--wrap-option {k}" for k, v in wrapper_options.items())
+        raise RunError(
+            f"{given}: wrapper options, but no wrapper was given; add the wrapper that takes them "
+            "(--budget goes to --wrap search) or drop them"
+        )
     spec = JobSpec(
         env_id=resolve_task(task),
         options=dict(options or {}),

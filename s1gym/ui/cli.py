@@ -1,4 +1,9 @@
-"""The ``s1`` command line: run, table, list, play, serve.
+"""The ``s1`` command line: run, table, list, play, serve, replay.
+
+Exit codes, the same for every command: 0 done; 1 ran but failed (every trial errored, no job to show);
+2 a usage error -- what was typed cannot run -- reported as argparse reports its own, one line
+``s1 <command>: error: <what is wrong and how to fix it>`` (argparse adds its usage line for the errors it
+finds while parsing); 130 interrupted.
 
 s1 run CookingWorld --policy local --wrap search --budget 200 --episodes 5 --option size=small
 s1 table jobs/
@@ -16,6 +21,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from s1gym.checks import non_negative_int
 from s1gym.errors import RunError
 from s1gym.reporting.table import print_rows, table_rows
 
@@ -42,26 +48,46 @@ def parse_value(text: str) -> Any:
         return text
 
 
+def _key_value(item: str) -> tuple[str, Any]:
+    """One ``KEY=VALUE`` argument (an argparse ``type``: a bad one is a usage error naming the flag)."""
+    key, sep, value = item.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"{item!r}: expected KEY=VALUE, e.g. size=small")
+    return key.strip().replace("-", "_"), parse_value(value.strip())
+
+
 def parse_key_values(items: Sequence[str] | None, flag: str) -> dict[str, Any]:
+    """``["size=small", "fold=test"]`` -> ``{"size": "small", "fold": "test"}``; a ``ValueError`` naming
+    ``flag`` for an item without ``=``."""
     out: dict[str, Any] = {}
     for item in items or ():
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise SystemExit(f"s1: {flag} {item!r}: expected key=value, e.g. {flag} size=small")
-        out[key.strip().replace("-", "_")] = parse_value(value.strip())
+        try:
+            key, value = _key_value(item)
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError(f"{flag} {exc}") from None
+        out[key] = value
     return out
 
 
-def _wrappers(text: str | None) -> list[str]:
+def _wrappers(text: str) -> list[str]:
+    """``--wrap search,lookahead`` -> the names, outermost first (an argparse ``type``)."""
     from s1gym.wrappers import WRAPPERS
 
-    names = [w.strip().lower() for w in (text or "").split(",") if w.strip()]
+    names = [w.strip().lower() for w in text.split(",") if w.strip()]
     for name in names:
         if name not in WRAPPERS:
-            raise SystemExit(
-                f"s1: --wrap {name!r}: unknown wrapper; choose from {', '.join(WRAPPERS)} (comma-separated)"
+            raise argparse.ArgumentTypeError(
+                f"{name!r}: unknown wrapper; choose from {', '.join(WRAPPERS)} (comma-separated, outermost first)"
             )
     return names
+
+
+def _seed(text: str) -> int:
+    """A seed: a whole number >= 0 (an argparse ``type``)."""
+    try:
+        return non_negative_int("seed", int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a seed is a whole number >= 0") from None
 
 
 def _policy(text: str) -> str:
@@ -88,18 +114,22 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         "--policy", "-p", required=True, type=_policy, help="jev, chat, local, uniform, random, rule or module:factory"
     )
     run.add_argument(
-        "--wrap", "-w", default="", help="wrappers, outermost first: e.g. search,lookahead (also rethink)"
+        "--wrap", "-w", type=_wrappers, default=[],
+        help="wrappers, outermost first: e.g. search,lookahead (also rethink)",
     )
     run.add_argument("--budget", type=int, help="wrapper budget (Search: inner-policy calls per decision)")
     run.add_argument("--episodes", "-n", type=int, default=10, help="episodes to play (default 10)")
     run.add_argument("--seed", "-s", type=int, default=0, help="first seed (default 0)")
-    run.add_argument("--option", "-o", action="append", metavar="KEY=VALUE", help="task option (repeatable)")
     run.add_argument(
-        "--policy-option", action="append", metavar="KEY=VALUE", help="policy option (repeatable)"
+        "--option", "-o", action="append", type=_key_value, metavar="KEY=VALUE", help="task option (repeatable)"
+    )
+    run.add_argument(
+        "--policy-option", action="append", type=_key_value, metavar="KEY=VALUE", help="policy option (repeatable)"
     )
     run.add_argument(
         "--wrap-option",
         action="append",
+        type=_key_value,
         metavar="KEY=VALUE",
         help="wrapper option, e.g. priority=phs_h or epsilon=0.1 (repeatable)",
     )
@@ -146,8 +176,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play a task yourself in the terminal")
     play.add_argument("task")
-    play.add_argument("--seed", "-s", type=int, default=0)
-    play.add_argument("--option", "-o", action="append", metavar="KEY=VALUE")
+    play.add_argument("--seed", "-s", type=_seed, default=0)
+    play.add_argument("--option", "-o", action="append", type=_key_value, metavar="KEY=VALUE", help="task option")
 
     serve = sub.add_parser("serve", help="a local System One server (the TypeSafe wire format)")
     if "serve" in argv:  # import the server only when it is asked for
@@ -159,6 +189,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         from s1gym.reporting.replay import cli as replay_cli
 
         replay_cli.add_arguments(replay)
+    parser.commands = sub.choices  # type: ignore[attr-defined]  # name -> its parser, for its errors
     return parser
 
 
@@ -180,11 +211,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         args.policy,
         episodes=args.episodes,
         seed=args.seed,
-        wrappers=_wrappers(args.wrap),
+        wrappers=args.wrap,
         budget=args.budget,
-        options=parse_key_values(args.option, "--option"),
-        policy_options=parse_key_values(args.policy_option, "--policy-option"),
-        wrapper_options=parse_key_values(args.wrap_option, "--wrap-option"),
+        options=dict(args.option or ()),
+        policy_options=dict(args.policy_option or ()),
+        wrapper_options=dict(args.wrap_option or ()),
         out=args.out,
         job=args.job,
         resume=args.resume,
@@ -243,7 +274,7 @@ def _plot_check(out: str) -> None:
     try:
         plots.check_out_path(out)
     except ModuleNotFoundError as exc:
-        raise SystemExit(f"s1: --plot: {exc}") from None
+        raise RunError(f"--plot: {exc}") from None
 
 
 def _plot(dirs: Sequence[str], out: str) -> None:
@@ -278,7 +309,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     from s1gym.ui.play import play
 
-    play(args.task, seed=args.seed, options=parse_key_values(args.option, "--option"))
+    play(args.task, seed=args.seed, options=dict(args.option or ()))
     return 0
 
 
@@ -294,6 +325,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return replay_cli.run(args)
 
 
+def usage_error(command: str, error: object) -> int:
+    """Report a usage error the way argparse does (``s1 <command>: error: ...``, one line); exit code 2."""
+    print(f"s1 {command}: error: {error}", file=sys.stderr)
+    return 2
+
+
 COMMANDS = {"run": cmd_run, "table": cmd_table, "list": cmd_list, "play": cmd_play, "serve": cmd_serve,
             "replay": cmd_replay}
 
@@ -301,12 +338,13 @@ COMMANDS = {"run": cmd_run, "table": cmd_table, "list": cmd_list, "play": cmd_pl
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[:1])
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # argparse would report them as the top parser's ("s1: error"); they belong to the command
+        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return COMMANDS[args.command](args)
-    except (RunError, FileNotFoundError, ValueError) as exc:
-        print(f"s1 {args.command}: {exc}", file=sys.stderr)
-        return 2
+    except (RunError, FileNotFoundError, NotADirectoryError, ValueError) as exc:
+        return usage_error(args.command, exc)
     except KeyboardInterrupt:
         print(
             f"s1 {args.command}: interrupted (finished trials are saved; rerun with --resume)",

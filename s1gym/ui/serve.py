@@ -54,7 +54,6 @@ import errno
 import logging
 import os
 import socket
-import sys
 import threading
 import time
 from dataclasses import fields
@@ -377,8 +376,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         server = make_server(args.policy, host=args.host, port=args.port, api_key=api_key, limits=limits)
     except PortError as error:
-        print(f"s1 serve: {error}", file=sys.stderr)
-        return 2
+        from s1gym.ui.cli import usage_error
+
+        return usage_error("serve", error)
     print(f"s1 serve: System One API ({server.model_name}) on {server.url}", flush=True)
     print(f"  use it with: export TYPESAFE_BASE_URL={server.url}", flush=True)
     try:

@@ -11,7 +11,10 @@ side by side when given two.
 Bounds: at most ``max_frames`` frames (positions are thinned evenly past it;
 each frame's duration grows to keep the timing) and at most ``width`` pixels
 wide (scaled down, aspect kept). Durations are whole centiseconds (GIF's
-unit), at least 20 ms (browsers slow shorter frames down to 100 ms).
+unit), at least 20 ms (browsers slow shorter frames down to 100 ms). In time
+mode a frame is held at most :data:`MAX_FRAME_MS` (2 s): a policy that thinks
+for 15 s while the other panel plays a hundred moves would otherwise freeze
+the GIF; the frame shows the think's length instead ("deciding… 5.00 s of 14.80 s").
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ DEFAULT_WIDTH = 960
 MIN_FRAME_MS = 20
 #: How long the last frame stays, ms.
 HOLD_MS = 2000
+#: Longest any other frame of a time-mode GIF stays, ms (a long think is shown by its number).
+MAX_FRAME_MS = 2000
 
 
 @contextlib.contextmanager
@@ -146,7 +151,9 @@ def page_gif(
 
     images = []
     _open_fitted(page, page_path)
-    plan = page.evaluate("([n, hold]) => window.replay.schedule(n, hold)", [max_frames, hold_ms])
+    plan = page.evaluate(
+        "([n, hold, most]) => window.replay.schedule(n, hold, most)", [max_frames, hold_ms, MAX_FRAME_MS]
+    )
     for position, _ms in plan:
         page.evaluate("p => window.replay.show(p)", position)
         images.append(Image.open(io.BytesIO(page.screenshot(type="png", animations="disabled", caret="hide"))))

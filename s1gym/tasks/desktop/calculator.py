@@ -7,8 +7,10 @@ env reads the window's accessibility tree and presses its buttons over D-Bus
 
 Episode: a goal (``"compute 12 times 7"``; the ``goal`` option or ``reset(options={"goal": ...})``,
 else drawn for ``reset(seed)`` by :func:`s1gym.tasks.desktop.goals.generate`). The episode is
-won (score 1, terminated) when the display shows the expected value as a result, i.e. after ``=``
-(mate-calc shows a result in bold: the text attributes say so); else it runs to ``max_steps`` (score 0).
+won (score 1, terminated) when ``=`` computed the goal: the expression it evaluated has the goal's
+numbers and operations (:func:`~s1gym.tasks.desktop.goals.computes`; typing the answer and
+pressing ``=`` is not a win) and the display shows the expected value as a result (mate-calc shows a
+result in bold: the text attributes say so); else it runs to ``max_steps`` (score 0).
 
 Observation: the goal and a text view of the window's tree: the display (role *edit bar*) and
 whether it shows a result, the status line (errors such as "Malformed expression"), and the push
@@ -107,12 +109,15 @@ class CalculatorCrashed(DesktopError):
 
 @dataclass(frozen=True)
 class CalcView:
-    """What the window shows: the display text, its bold (result) spans, the status line, the live buttons."""
+    """What the window shows: the display text, its bold (result) spans, the status line, the live buttons;
+    and ``expression``, what the display showed when the last press, ``result``, evaluated it ("" after any
+    other press)."""
 
     display: str
     bold: tuple[tuple[int, int], ...]
     status: str
     sensitive: frozenset[str]
+    expression: str = ""
 
     @property
     def is_result(self) -> bool:
@@ -140,6 +145,7 @@ class CalculatorEngine(Engine):
         self.atspi = None
         self.games = 0  # games started in this app
         self.moves: list[str] = []  # pressed since the game started
+        self.evaluated = ""  # the display that the last press, `result`, evaluated ("" after other presses)
         self.clean = False  # the app's undo history holds only this game's presses
         self.failed = False  # a move failed (the app died, hung or misbehaved): never used again
         try:
@@ -168,7 +174,7 @@ class CalculatorEngine(Engine):
             if found is None:
                 time.sleep(0.02)
         self.window = found
-        self.games, self.moves, self.clean = 0, [], True
+        self.games, self.moves, self.clean, self.evaluated = 0, [], True, ""
         self._await_idle()  # the end of its start-up work
 
     def _find_window(self) -> Window | None:
@@ -254,7 +260,7 @@ class CalculatorEngine(Engine):
             for name, reply in zip(SLOTS, replies[3:-1])
             if {STATE["sensitive"], STATE["showing"]} <= states_of(reply[0])
         )
-        return CalcView(display, tuple(bold), status, sensitive)
+        return CalcView(display, tuple(bold), status, sensitive, self.evaluated)
 
     # ------------------------------------------------------------ pressing
     def press(self, move: str) -> None:
@@ -270,8 +276,10 @@ class CalculatorEngine(Engine):
         if not done:
             raise self._broken(f"{APP} refused to click {move!r} (insensitive or hidden)")
         self.moves.append(move)
+        self.evaluated = ""
         if before is not None:
             self._await_solve(before, baseline)
+            self.evaluated = before.display
         self._await_idle()
 
     def _await_idle(self) -> None:
@@ -319,7 +327,7 @@ class CalculatorEngine(Engine):
             self.clean = False
             if v.display or v.status or v.bold:
                 self._launch()
-        self.moves = []
+        self.moves, self.evaluated = [], ""
         self.games += 1
 
     def restart(self) -> CalcView:
@@ -385,6 +393,7 @@ class CalculatorEnv(EngineEnv):
     default_max_candidates = len(SLOTS)
     default_max_steps = 30
     engine_capacity = 8
+    close_engines_with_last_env = True  # a desktop per engine: closing the env and its forks ends them
     option_help: ClassVar[Mapping[str, str]] = {
         "goal": "what to compute, e.g. 'compute 12 times 7' (default: a goal drawn for each reset seed)",
         "expect": "the value the display must show after '=' (default: computed from the goal)",
@@ -455,7 +464,8 @@ class CalculatorEnv(EngineEnv):
         return "\n".join(lines)
 
     def _progress(self) -> Progress:
-        won = self.view.is_result and goals.same_value(self.view.display, self.goal.expect)
+        v = self.view
+        won = v.is_result and goals.same_value(v.display, self.goal.expect) and goals.computes(v.expression, self.goal)
         return Progress(1.0 if won else 0.0, won=won)
 
     def _extra_info(self) -> dict[str, Any]:

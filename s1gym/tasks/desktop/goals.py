@@ -5,7 +5,8 @@ A goal is English or symbols: ``"compute 12 times 7"``, ``"subtract 19 from 64"`
 turns it into tokens (numbers and ``+ − × ÷ ( ) ² √``), :func:`evaluate` computes it exactly
 (fractions; the usual precedence, which mate-calc follows), :func:`plan` lists the buttons that
 type it and ``result``. :func:`generate` draws goals with exact answers for ``reset(seed)``.
-:func:`same_value` compares what the display shows with the expected answer.
+:func:`same_value` compares what the display shows with the expected answer; :func:`computes` tells
+whether the expression the calculator evaluated is the goal's computation (not the answer typed in).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 
 from s1gym.errors import S1GymError
 
-__all__ = ["Goal", "GoalError", "evaluate", "generate", "glyphs", "parse", "plan", "same_value"]
+__all__ = ["Goal", "GoalError", "computes", "evaluate", "generate", "glyphs", "parse", "plan", "same_value"]
 
 #: The button that types each glyph (mate-calc's accessible names).
 BUTTON_OF = {
@@ -217,6 +218,27 @@ def same_value(display: str, expect: str) -> bool:
     if shown is not None and wanted is not None:
         return shown == wanted
     return display.strip() == expect.strip()
+
+
+def _operation(text: str) -> tuple[list[Fraction], list[str]] | None:
+    """The numbers and the operators (parentheses aside) of an expression or goal, each sorted; ``None``
+    when it does not read as one."""
+    try:
+        tokens = parse(text)
+    except GoalError:
+        return None
+    numbers = sorted(Fraction(t) for t in tokens if t[0].isdigit())
+    return numbers, sorted(t for t in tokens if not t[0].isdigit() and t not in "()")
+
+
+def computes(expression: str, goal: Goal) -> bool:
+    """``expression`` (what the display showed when ``=`` was pressed) is the goal's computation: the
+    goal's numbers and operations, each as often as the goal has them, in any order the value allows
+    (``7×12`` computes "12 times 7"; ``30`` does not compute "divide 240 by 8", nor does ``2400÷80``).
+    A goal this module cannot read (given with ``expect=``) asks only for the value."""
+    wanted = _operation(goal.text)
+    shown = re.sub(r"[,\s\u2009]", "", expression)  # digit group separators, if the display shows them
+    return wanted is None or (bool(shown) and _operation(shown) == wanted)
 
 
 # Goals for reset(seed): two operands, an exact integer answer, one of a few phrasings each.

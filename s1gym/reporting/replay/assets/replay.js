@@ -252,9 +252,12 @@
     line.appendChild(el("span", "tick", `decision ${tk.t + 1} of ${tr.n_ticks} · ${tk.n} candidates`));
     line.appendChild(el("span", "tick", `score ${tk.score == null ? "-" : tk.score.toFixed(3)}` + (tk.reward ? ` (${tk.reward > 0 ? "+" : ""}${tk.reward.toFixed(3)})` : "")));
     box.appendChild(line);
-    box.appendChild(el("div", "thinking-label", `deciding… ${fmtS(Math.max(0, p - tk.clock))}`));
-    const mv = el("div", "chosen-move move", `→ ${tk.move}`);
-    box.appendChild(mv);
+    // While the policy thinks, its running time and the whole think take the chosen move's line (and only
+    // that line): a GIF frame may stand for a long think (schedule caps its hold), the numbers say how long.
+    const row = el("div", "move-row");
+    row.appendChild(el("div", "chosen-move move", `→ ${tk.move}`));
+    row.appendChild(el("div", "thinking-label", `deciding… ${fmtS(Math.max(0, p - tk.clock))} of ${fmtS(tk.lat)}`));
+    box.appendChild(row);
     const bars = el("div", "bars");
     for (const [name, prob, idx] of tk.top) {
       const r = el("div", "bar" + (idx === tk.action ? " chosen" : ""));
@@ -393,10 +396,12 @@
     showSpeed();
   }
 
-  // The frames a GIF shows: [position, milliseconds] pairs, at most maxFrames, the last held longer.
-  function schedule(maxFrames, holdMs) {
+  // The frames a GIF shows: [position, milliseconds] pairs, at most maxFrames, the last held holdMs. In time
+  // mode no other frame is held longer than maxFrameMs: a long think is compressed (its frame shows its length).
+  function schedule(maxFrames, holdMs, maxFrameMs) {
     maxFrames = Math.max(2, maxFrames | 0);
     holdMs = holdMs == null ? 2000 : holdMs;
+    maxFrameMs = maxFrameMs == null ? 2000 : maxFrameMs;
     const out = [];
     if (mode === "step") {
       const L = lastStep();
@@ -416,7 +421,7 @@
         if (kept.length >= maxFrames) kept[kept.length - 1] = T; else kept.push(T);
       }
       for (let k = 0; k < kept.length; k++) {
-        const ms = k + 1 < kept.length ? (1000 * (kept[k + 1] - kept[k])) / speed.time : holdMs;
+        const ms = k + 1 < kept.length ? Math.min(maxFrameMs, (1000 * (kept[k + 1] - kept[k])) / speed.time) : holdMs;
         out.push([kept[k], ms]);
       }
     }
