@@ -410,7 +410,8 @@ def test_a_long_think_holds_a_gif_frame_at_most_two_seconds(made, tmp_path, brow
         for i in range(gif.n_frames):
             gif.seek(i)
             durations.append(gif.info["duration"])
-    assert max(durations) <= 2000 and durations[-1] == 2000  # the last frame's hold, as before
+    # the last frame's hold, as before, give or take the centisecond rounding carried forward
+    assert max(durations) <= 2000 and abs(durations[-1] - 2000) <= 10
 
 
 def test_gif_from_frame_folders(made, tmp_path):
