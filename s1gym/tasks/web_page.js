@@ -1,6 +1,7 @@
 // What a person could do now on a MiniWoB page: one entry per move, in document order.
-// Called by s1gym.tasks.web (WebEngine._read) as page.evaluate(SOURCE, {values}); tags each target
-// element with data-s1-target="<index>" so the engine can act on it through a Playwright locator.
+// Called by s1gym.tasks.web_engine (WebEngine._read) inside page.evaluate with {values}; each move
+// carries its element's path (web_runtime.js's __s1.pathOf), by which the engine acts on it now and
+// when it replays the move on another page in the same state.
 // Names follow the ARIA rules' common cases (aria-label, aria-labelledby, <label>, the text, title,
 // placeholder, alt), with fallbacks a person would use for an unnamed control: the label text just
 // before it, an icon's class name.
@@ -11,7 +12,6 @@
   const TEXT_TYPES = new Set(["text", "password", "search", "email", "number", "tel", "url", "date", "time", ""]);
   const CLICK_ROLES = new Set(["button", "link", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option",
     "checkbox", "radio", "switch", "treeitem"]);
-  for (const el of document.querySelectorAll("[data-s1-target]")) el.removeAttribute("data-s1-target");
 
   // jQuery click handlers, bound directly or delegated to an ancestor with a selector.
   const jq = window.jQuery;
@@ -117,10 +117,8 @@
   const moves = [];
   const seen = new Set();
   const add = (el, kind, verb, role, name, extra) => {
-    const index = moves.length;
-    if (!el.hasAttribute("data-s1-target")) el.setAttribute("data-s1-target", String(index));
     const label = !name ? role || "element" : role ? `${role} "${name}"` : `"${name}"`;
-    moves.push({ kind, target: el.getAttribute("data-s1-target"), text: `${verb} ${label}`, el, ...extra });
+    moves.push({ kind, text: `${verb} ${label}`, el, ...extra });
   };
 
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT, {
@@ -204,14 +202,14 @@
   const active = document.activeElement;
   const focusedField = active && active !== document.body &&
     ((active.tagName === "INPUT" && TEXT_TYPES.has((active.getAttribute("type") || "").toLowerCase())) || active.tagName === "TEXTAREA");
-  if (focusedField && !active.readOnly) moves.push({ kind: "press", target: null, text: "press Enter", value: "Enter" });
+  if (focusedField && !active.readOnly) moves.push({ kind: "press", text: "press Enter", value: "Enter" });
   return {
     utterance: (() => { const u = core.getUtterance(); return typeof u === "string" ? u : u.utterance; })(),
     done: !!WOB_DONE_GLOBAL,
     reward: WOB_RAW_REWARD_GLOBAL,
     reason: WOB_REWARD_REASON === null || WOB_REWARD_REASON === undefined ? "" : String(WOB_REWARD_REASON),
-    moves: moves.map((m) => ({ kind: m.kind, target: m.target, text: m.text, value: m.value === undefined ? null : String(m.value),
-      point: m.point || null,
+    moves: moves.map((m) => ({ kind: m.kind, text: m.text, value: m.value === undefined ? null : String(m.value),
+      path: m.el ? __s1.pathOf(m.el) : null,
       inputType: m.el && m.el.tagName === "INPUT" ? (m.el.getAttribute("type") || "text").toLowerCase() : "" })),
   };
 }

@@ -1,0 +1,205 @@
+// The page side of s1gym's web engine, installed in every MiniWoB document before its own scripts run
+// (Playwright's context.add_init_script). It makes a page a deterministic function of (task, seed, moves):
+//
+// - Math.random is a seeded generator from the first line of the page's own code on (MiniWoB seeds it
+//   again with Math.seedrandom(seed) when an episode starts), so nothing random happens at load either;
+// - the clock is frozen: Date, performance.now, setTimeout/setInterval, requestAnimationFrame and
+//   requestIdleCallback run on a fake clock that moves only when the engine calls __s1.clock.runFor(ms)
+//   (timers fire in time order, ties in creation order). __s1.start() clears every timer and sets the
+//   clock back to the episode's start, so a page that played earlier episodes holds nothing of them
+//   that runs on time;
+// - CSS animations and transitions are off (they run on the compositor's real clock);
+// - __s1.start(seed) starts an episode, __s1.prepare / __s1.hovered / __s1.press carry out a move's
+//   page-side parts (find the element by its path, scroll it into view, find a point of it no other
+//   element covers, wait until the pointer's hover styles have settled), so that a click lands on the
+//   element the move names, every time.
+(() => {
+  if (window.__s1) return;
+  const NativeDate = Date;
+  const native = {
+    setTimeout: window.setTimeout.bind(window),
+    clearTimeout: window.clearTimeout.bind(window),
+  };
+
+  // ------------------------------------------------------------- Math.random until the episode seeds it
+  let state = 0x2545f491;
+  Math.random = function () {
+    // mulberry32
+    state = (state + 0x6d2b79f5) | 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+
+  // ------------------------------------------------------------------------------ the fake clock
+  const clock = { now: Date.UTC(2017, 5, 1, 12), origin: Date.UTC(2017, 5, 1, 12), timers: new Map(), next: 1 };
+  const FRAME_MS = 16;
+  const LIMIT = 200000; // timer callbacks in one runFor: more is a page that never settles
+  const schedule = (fn, delay, args, every, kind) => {
+    const id = clock.next++;
+    const wait = Math.max(0, Number(delay) || 0);
+    clock.timers.set(id, { id, at: clock.now + (every ? Math.max(1, wait) : wait), fn, args, every: every ? Math.max(1, wait) : 0, kind });
+    return id;
+  };
+  const cancel = (id) => { clock.timers.delete(Number(id)); };
+  window.setTimeout = (fn, delay, ...args) => schedule(fn, delay, args, false, "timeout");
+  window.setInterval = (fn, delay, ...args) => schedule(fn, delay, args, true, "interval");
+  window.clearTimeout = cancel;
+  window.clearInterval = cancel;
+  window.requestAnimationFrame = (fn) => schedule(fn, FRAME_MS, null, false, "frame");
+  window.cancelAnimationFrame = cancel;
+  window.requestIdleCallback = (fn) => schedule(fn, 1, null, false, "idle");
+  window.cancelIdleCallback = cancel;
+  const perfNow = () => clock.now - clock.origin;
+  try { Object.defineProperty(performance, "now", { value: perfNow, configurable: true }); } catch (e) { /* keep the native one */ }
+  function FakeDate(...args) {
+    if (!new.target) return new NativeDate(clock.now).toString();
+    return args.length ? new NativeDate(...args) : new NativeDate(clock.now);
+  }
+  FakeDate.prototype = NativeDate.prototype;
+  FakeDate.now = () => clock.now;
+  FakeDate.parse = NativeDate.parse;
+  FakeDate.UTC = NativeDate.UTC;
+  window.Date = FakeDate;
+
+  const fire = (t) => {
+    try {
+      if (t.kind === "frame") t.fn(perfNow());
+      else if (t.kind === "idle") t.fn({ didTimeout: false, timeRemaining: () => 50 });
+      else if (typeof t.fn === "function") t.fn(...(t.args || []));
+      else (0, eval)(String(t.fn));
+    } catch (e) {
+      console.error(e); // as a browser reports an error thrown in a timer, and goes on
+    }
+  };
+  clock.runFor = (ms) => {
+    const end = clock.now + Math.max(0, ms);
+    for (let n = 0; ; n++) {
+      if (n > LIMIT) throw new Error(`the page ran more than ${LIMIT} timer callbacks in ${ms} ms of page time`);
+      let best = null;
+      for (const t of clock.timers.values()) {
+        if (t.at <= end && (best === null || t.at < best.at || (t.at === best.at && t.id < best.id))) best = t;
+      }
+      if (best === null) break;
+      clock.now = Math.max(clock.now, best.at);
+      if (best.every) best.at += best.every;
+      else clock.timers.delete(best.id);
+      fire(best);
+    }
+    clock.now = end;
+    return clock.timers.size;
+  };
+  clock.reset = (epochMs) => {
+    clock.timers.clear();
+    clock.now = epochMs;
+    clock.origin = epochMs;
+  };
+
+  // ---------------------------------------------------------------- no animations on the real clock
+  const STYLE = "*, *::before, *::after { transition: none !important; animation: none !important; caret-color: transparent !important; scroll-behavior: auto !important; }";
+  const addStyle = () => {
+    const style = document.createElement("style");
+    style.id = "s1gym-no-animations";
+    style.textContent = STYLE;
+    (document.head || document.documentElement).appendChild(style);
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", addStyle, { once: true });
+  else addStyle();
+
+  // ----------------------------------------------------------------------------- elements by path
+  // An element's path: its index among its parent's element children, from <html> down. The page is a
+  // function of (task, seed, moves), so the path read at a state finds the same element when the state
+  // is reached again.
+  const pathOf = (el) => {
+    const path = [];
+    while (el && el !== document.documentElement) {
+      const parent = el.parentElement;
+      if (!parent) return null;
+      path.push(Array.prototype.indexOf.call(parent.children, el));
+      el = parent;
+    }
+    return path.reverse();
+  };
+  const locate = (path) => {
+    let el = document.documentElement;
+    for (const i of path || []) {
+      el = el && el.children[i];
+      if (!el) return null;
+    }
+    return el;
+  };
+
+  // A point of the element that hits it (or its descendant, or its label): centre first, then a grid,
+  // as viewport coordinates; null when every point is covered, clipped or outside the viewport.
+  const hits = (el, hit) => !!hit && (hit === el || el.contains(hit) || (el.labels && [...el.labels].some((l) => l.contains(hit))));
+  const pointOf = (el) => {
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0) return null;
+    for (const fy of [0.5, 0.25, 0.75, 0.1, 0.9]) {
+      for (const fx of [0.5, 0.25, 0.75, 0.1, 0.9]) {
+        const x = r.left + r.width * fx, y = r.top + r.height * fy;
+        if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) continue;
+        if (hits(el, document.elementFromPoint(x, y))) return { x: Math.round(x * 100) / 100, y: Math.round(y * 100) / 100 };
+      }
+    }
+    return null;
+  };
+
+  const start = (seed, maxTime, epochMs) => {
+    clock.reset(epochMs);
+    if (document.activeElement && document.activeElement !== document.body && document.activeElement.blur) document.activeElement.blur();
+    window.getSelection && window.getSelection().removeAllRanges();
+    core.EPISODE_MAX_TIME = maxTime;
+    if (core.setDataMode) core.setDataMode("train");
+    Math.seedrandom(seed);
+    core.startEpisodeReal();
+    window.scrollTo(0, 0);
+    for (const id of ["reward-display", "click-canvas", "query", "sync-task-cover"]) {
+      const el = document.getElementById(id);
+      if (el) el.setAttribute("aria-hidden", "true");
+    }
+    const u = core.getUtterance();
+    return typeof u === "string" ? u : u.utterance;
+  };
+
+  // Where to press for a move's element: scrolled into view first when no point of it can be hit
+  // (a suggestion below the fold of its list, a post further down the feed), as a person scrolls.
+  const boxOf = (el) => { const r = el.getBoundingClientRect(); return `${r.left},${r.top},${r.width},${r.height}`; };
+  const prepare = (path) => {
+    const el = locate(path);
+    if (!el) return { error: "the element is gone from the page" };
+    let point = pointOf(el);
+    if (!point) {
+      el.scrollIntoView({ block: "center", inline: "center" });
+      point = pointOf(el);
+    }
+    if (!point) return { error: "no point of the element can be clicked (it is covered or outside the window)" };
+    return { ...point, box: boxOf(el) };
+  };
+
+  // After the pointer moved onto (x, y): resolve once the element under it is the move's element and
+  // its box is the one it had before the pointer came (or, when hover styles change it, once it stopped
+  // changing): an icon swapped on :hover for an image still loading shrinks to nothing for a moment,
+  // and a press then lands on its container. Polled in real time (page time stands still).
+  const hovered = (path, x, y, box, timeoutMs) => new Promise((resolve) => {
+    const el = locate(path);
+    if (!el) { resolve("the element is gone from the page"); return; }
+    const deadline = NativeDate.now() + timeoutMs;
+    let last = box, stable = 1;
+    const poll = () => {
+      const now = boxOf(el);
+      const r = el.getBoundingClientRect();
+      const ok = r.width > 0 && r.height > 0 && hits(el, document.elementFromPoint(x, y)) &&
+        [...el.querySelectorAll("img")].every((i) => i.complete);
+      stable = ok && now === last ? stable + 1 : 0;
+      last = now;
+      if (stable >= 2) { resolve(""); return; }
+      if (NativeDate.now() > deadline) { resolve("the element did not stay under the pointer"); return; }
+      native.setTimeout(poll, 5);
+    };
+    poll();
+  });
+
+  window.__s1 = { clock, start, pathOf, locate, pointOf, prepare, hovered, NativeDate };
+})();
