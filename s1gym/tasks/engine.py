@@ -39,7 +39,11 @@ smallest complete example):
   env's own (copyable) attributes and return the feedback text;
 - the usual ``_legal_moves``, ``_describe``, ``_progress`` from those attributes.
 
-``engine_capacity`` (class attribute) bounds the pool. ``env.engine()`` gives
+``engine_capacity`` (class attribute) bounds the pool. ``answer_cache`` (class attribute, default 0:
+off) lets a task whose engine is a function of its game and moves (the web pages) remember that many
+``(game, moves, move) -> answer`` triples per pool: an env with no engine at its state (a fork) that
+steps a remembered move takes the answer without an engine, and restores an engine only when a move
+nobody played yet needs one (Search steps each child once to judge it and again when it expands it). ``env.engine()`` gives
 the engine at the env's state for code that must read more than ``step``
 returns (an expert reading TWX's object tree). ``close()`` gives the engine
 back to the pool; :func:`close_pools` closes every engine (at interpreter exit
@@ -139,7 +143,9 @@ class EnginePool:
         self._engines: OrderedDict[Engine, weakref.ref[GameState] | None] = OrderedDict()
         self.closed = False
         #: counters for benchmarks and tests
-        self.opened = self.takeovers = self.restores = self.replayed_moves = 0
+        self.opened = self.takeovers = self.restores = self.replayed_moves = self.cache_hits = 0
+        #: (game, moves, move) -> answer, least recently used first (EngineEnv.answer_cache bounds it)
+        self.answers: OrderedDict[tuple[Any, tuple[str, ...], str], Any] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._engines)
@@ -293,6 +299,7 @@ def pool_stats() -> dict[Hashable, dict[str, int]]:
             "takeovers": p.takeovers,
             "restores": p.restores,
             "replayed_moves": p.replayed_moves,
+            "cache_hits": p.cache_hits,
         }
         for key, p in list(_POOLS.items())
     }
@@ -315,6 +322,8 @@ class EngineEnv(S1Env):
 
     #: Most engines of this kind alive at once in a process (per pool key).
     engine_capacity: ClassVar[int] = 8
+    #: Remembered (game, moves, move) -> answer triples per pool (0: none; see the module docstring).
+    answer_cache: ClassVar[int] = 0
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -400,12 +409,29 @@ class EngineEnv(S1Env):
         return self._on_start(raw)
 
     def _play(self, move: str) -> str:
+        pool = self._pool()
+        state = self.game_state
+        key = (state.game, state.moves, move)
+        if self.answer_cache and not (state.owned_by(self) and pool.holds(state.engine, state)):
+            with pool.lock:
+                raw = pool.answers.get(key)
+                if raw is not None:
+                    pool.answers.move_to_end(key)
+                    pool.cache_hits += 1
+            if raw is not None:  # a page played this move from this state before: the same answer
+                self._game_state = GameState(state.game, (*state.moves, move), self)
+                return self._on_step(move, raw)
         engine = self.engine()
         state = self.game_state
         raw = engine.step(move)
         new = GameState(state.game, (*state.moves, move), self)
-        self._pool().bind(engine, new)
+        pool.bind(engine, new)
         self._game_state = new
+        if self.answer_cache:
+            with pool.lock:
+                pool.answers[key] = raw
+                while len(pool.answers) > self.answer_cache:
+                    pool.answers.popitem(last=False)
         return self._on_step(move, raw)
 
     def _fork_into(self, clone: S1Env) -> None:

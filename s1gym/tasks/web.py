@@ -70,15 +70,17 @@ from typing import Any, ClassVar
 from s1gym.core import Progress
 from s1gym.tasks import browser as _browser
 from s1gym.tasks.engine import EngineEnv, EnginePool, close_pools, pool_for
-from s1gym.tasks.web_catalogue import CATALOGUE, WebTask
+from s1gym.tasks.web_catalogue import CATALOGUE, WebTask, offered
 from s1gym.tasks.web_engine import WEB_CHARSET, WebAnswer, WebEngine, WebGame, clean
 
 __all__ = ["ENGINE_CAPACITY", "WEB_TASKS", "FlightsEnv", "MiniWoBEnv", "WebAnswer", "WebEngine", "WebTask"]
 
 #: Pages (engines) alive at once per thread; more envs/forks restore on demand.
 ENGINE_CAPACITY = 6
+#: (state, move) -> answer pairs remembered per thread (a page is a function of its seed and moves).
+ANSWER_CACHE = 4096
 #: The tasks s1gym offers (the catalogue's entries that are not marked unsupported).
-WEB_TASKS: dict[str, WebTask] = {name: t for name, t in CATALOGUE.items() if not t.unsupported}
+WEB_TASKS: dict[str, WebTask] = offered()
 
 
 #: Web envs that gym.make built and that are not closed yet, per pool key (forks are not counted:
@@ -106,6 +108,7 @@ class MiniWoBEnv(EngineEnv):
     default_max_candidates = max(t.max_candidates for t in WEB_TASKS.values())
     default_max_steps = max(t.max_steps for t in WEB_TASKS.values())
     engine_capacity = ENGINE_CAPACITY
+    answer_cache = ANSWER_CACHE
     stall_patience = 4
     option_help: ClassVar[dict[str, str]] = {
         "task": "the MiniWoB++ task (default click-button): " + ", ".join(WEB_TASKS),
@@ -122,9 +125,13 @@ class MiniWoBEnv(EngineEnv):
         max_steps: int | None = None,
         render_mode: str | None = None,
     ) -> None:
-        spec = WEB_TASKS.get(str(task))
+        spec = CATALOGUE.get(str(task))
         if spec is None:
             raise ValueError(f"unknown MiniWoB task {task!r}; the web tasks are: {', '.join(WEB_TASKS)}")
+        if spec.unsupported:
+            raise ValueError(
+                f"MiniWoB task {task!r} is not offered: {spec.unsupported} (`s1 list` shows every task and why)"
+            )
         if not isinstance(headless, bool):
             raise ValueError(f"headless must be true or false, got {headless!r}")
         if not float(step_timeout) > 0:
@@ -144,6 +151,7 @@ class MiniWoBEnv(EngineEnv):
             render_mode=render_mode,
         )
         self.task = spec.name
+        self.web_task = spec
         self.task_name = f"MiniWoB {spec.name}"
         self.headless = headless
         self.step_timeout = float(step_timeout)
@@ -192,7 +200,8 @@ class MiniWoBEnv(EngineEnv):
     def _progress(self) -> Progress:
         a = self._answer
         if not a.done:
-            return Progress(0.0)
+            progress = self.web_task.progress
+            return Progress(progress(a.fields, a.form, a.page) if progress is not None else 0.0)
         # success is the page's full reward (1): click-checkboxes pays r/n for r more right than wrong boxes
         won = a.raw_reward >= 1.0 - 1e-9
         return Progress(max(0.0, min(1.0, a.raw_reward)), won=won, lost=not won)

@@ -59,6 +59,24 @@ VIEWPORT = {"width": 480, "height": 480}
 REST_POINTER = (VIEWPORT["width"] - 1, VIEWPORT["height"] - 1)
 RUNTIME_JS = Path(__file__).with_name("web_runtime.js").read_text()
 READ_JS = Path(__file__).with_name("web_page.js").read_text().strip()
+#: Pointer moves between pressing and releasing in a drag (jQuery UI needs moves to start dragging).
+DRAG_STEPS = 8
+#: Moves carried out in the page (a select list, a scroll, a text selection): no pointer involved.
+PAGE_MOVES = {
+    "select": """([path, value]) => { const el = __s1.locate(path); if (!el) return "the list is gone from the page";
+        el.focus(); el.value = value; el.dispatchEvent(new Event("input", {bubbles: true}));
+        el.dispatchEvent(new Event("change", {bubbles: true})); return ""; }""",
+    "toggle": """([path, value]) => { const el = __s1.locate(path); if (!el) return "the list is gone from the page";
+        const opt = [...el.options].find((o) => o.value === value); el.focus(); opt.selected = !opt.selected;
+        el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true})); return ""; }""",
+    "scroll": """([path, value]) => { const el = __s1.locate(path); if (!el) return "the element is gone from the page";
+        el.scrollTop += (value === "up" ? -1 : 1) * el.clientHeight; el.dispatchEvent(new Event("scroll")); return ""; }""",
+    "highlight": """([path, value]) => __s1.highlight(path, value)""",
+    "fill": """([path, value]) => { const el = __s1.locate(path); el.focus(); el.value = value;
+        el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true})); return ""; }""",
+    "clear": """([path]) => { const el = __s1.locate(path); if (el.value !== "") { el.value = "";
+        el.dispatchEvent(new Event("input", {bubbles: true})); } return ""; }""",
+}
 #: One evaluate after a move: let page time pass, then read the page (the moves, the reward).
 SETTLE_AND_READ = f"(args) => {{ if (args.settle) __s1.clock.runFor(args.settle); return ({READ_JS})(args); }}"
 #: Load every image the page's stylesheets name before the first move (icons swapped on :hover).
@@ -169,6 +187,7 @@ class WebEngine(Engine):
         self.page: Any = None
         self._targets: dict[str, dict[str, Any]] = {}
         self._values: list[str] = []
+        self._opts: dict[str, Any] = {}
         self._task = ""
         self._loaded = ""  # the task the page's document shows
         self._starts = 0  # episodes started in this document
@@ -264,37 +283,29 @@ class WebEngine(Engine):
             "([seed, maxTime, epoch, settle]) => { const u = __s1.start(seed, maxTime, epoch); __s1.clock.runFor(settle); return u; }",
             [game.seed, NO_TIME_LIMIT_MS, EPOCH_MS, SETTLE_MS],
         )
-        self._values = [v for _, v in spec.typed_fields(extract_fields(game.task, utterance))]
+        self._values = spec.typed_values(extract_fields(game.task, utterance), utterance)
+        self._opts = spec.page_options()
 
     def _act(self, spec: dict[str, Any]) -> str:
         """Carry out one move with real input; the error text when it could not be done, else ''."""
         page = self.page
         kind = spec["kind"]
+        if kind == "wait":
+            return ""  # the page's time passes after every move
         if kind == "press":
             page.keyboard.press(spec["value"])
             return ""
-        if kind == "select":
-            return page.evaluate(
-                """([path, value]) => { const el = __s1.locate(path); if (!el) return "the list is gone from the page";
-                   el.focus(); el.value = value; el.dispatchEvent(new Event("input", {bubbles: true}));
-                   el.dispatchEvent(new Event("change", {bubbles: true})); return ""; }""",
-                [spec["path"], spec["value"]],
-            )
+        if kind in PAGE_MOVES:
+            return page.evaluate(PAGE_MOVES[kind], [spec["path"], spec["value"]])
+        if kind == "drag":
+            return self._drag(spec)
         error = self._press(spec["path"])
         if error or kind == "click":
             return error
         if kind == "type":
             if spec.get("inputType") in {"date", "time", "number"}:
-                return page.evaluate(
-                    """([path, value]) => { const el = __s1.locate(path); el.value = value;
-                       el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true})); return ""; }""",
-                    [spec["path"], _iso_date(spec["value"]) if spec.get("inputType") == "date" else spec["value"]],
-                )
-            page.evaluate(
-                """(path) => { const el = __s1.locate(path); if (el.value !== "") { el.value = "";
-                   el.dispatchEvent(new Event("input", {bubbles: true})); } }""",
-                spec["path"],
-            )
+                return page.evaluate(PAGE_MOVES["fill"], [spec["path"], _field_value(spec["inputType"], spec["value"])])
+            page.evaluate(PAGE_MOVES["clear"], [spec["path"], None])
             page.keyboard.type(spec["value"])  # key by key, as a person types (autocomplete listens)
             return ""
         raise RuntimeError(f"unknown move kind {kind!r}")  # pragma: no cover - web_page.js makes only these
@@ -302,8 +313,17 @@ class WebEngine(Engine):
     def _press(self, path: list[int]) -> str:
         """A left click on the element at ``path`` (scrolled into view, at a point nobody covers, once it
         settled under the pointer); the pointer then rests in a blank corner again."""
+        error = self._grab(path)
+        if not error:
+            self.page.mouse.up()
+        self.page.mouse.move(*REST_POINTER)
+        return error
+
+    def _grab(self, path: list[int], corner: bool = False) -> str:
+        """Pointer onto the element at ``path`` (its bottom-right corner with ``corner``: a resize handle)
+        and the button down; the error text when that cannot be done."""
         page = self.page
-        where = page.evaluate("(path) => __s1.prepare(path)", path)
+        where = page.evaluate("([path, corner]) => __s1.prepare(path, corner)", [path, corner])
         if "error" in where:
             return where["error"]
         x, y = where["x"], where["y"]
@@ -313,17 +333,41 @@ class WebEngine(Engine):
         )
         if not error:
             page.mouse.down()
-            page.mouse.up()
-        page.mouse.move(*REST_POINTER)
         return error
 
+    def _drag(self, spec: dict[str, Any]) -> str:
+        """Press on the element, move in steps onto the target element (or by dx, dy), release."""
+        page = self.page
+        error = self._grab(spec["path"], corner=bool(spec.get("corner")))
+        if error:
+            page.mouse.move(*REST_POINTER)
+            return error
+        start = page.evaluate("() => __s1.pointer")
+        if spec.get("to"):
+            where = page.evaluate("([path]) => __s1.prepare(path, false, true)", [spec["to"]])
+            if "error" in where:
+                page.mouse.up()
+                page.mouse.move(*REST_POINTER)
+                return where["error"]
+            x, y = where["x"], where["y"]
+        else:
+            x, y = start["x"] + spec["dx"], start["y"] + spec["dy"]
+        page.mouse.move(x, y, steps=DRAG_STEPS)
+        page.mouse.up()
+        page.mouse.move(*REST_POINTER)
+        return ""
+
     def _read(self, snapshot: bool = True, settle: int = SETTLE_MS) -> WebAnswer:
-        state = self.page.evaluate(SETTLE_AND_READ, {"values": self._values, "settle": settle})
+        state = self.page.evaluate(SETTLE_AND_READ, {"values": self._values, "settle": settle, "opts": self._opts})
         done = bool(state["done"])
         self._targets = {} if done else {m["text"]: m for m in state["moves"]}
         if self._game is not None:
             SPECS.put((self._game, self._moves), self._targets)
         page = "" if done or not snapshot else page_text(self.page.locator("body").aria_snapshot())
+        if page and state["picture"]:
+            page += "\nPicture (shapes, size, centre in pixels from its top-left corner):\n" + "\n".join(
+                f"- {clean(line)}" for line in state["picture"]
+            )
         return WebAnswer(
             utterance=clean(str(state["utterance"])),
             fields=extract_fields(self._task, str(state["utterance"])),
@@ -351,9 +395,13 @@ class WebEngine(Engine):
             _browser.release_browser(self.browser)
 
 
-def _iso_date(value: str) -> str:
-    """``mm/dd/yyyy`` as ``yyyy-mm-dd`` (what a date input takes); other values unchanged."""
+def _field_value(input_type: str, value: str) -> str:
+    """What a date, time or number input takes for a value as an instruction writes it:
+    ``mm/dd/yyyy`` as ``yyyy-mm-dd``, ``7:55PM`` as ``19:55``; other values unchanged."""
+    formats = {"date": ("%m/%d/%Y", "%Y-%m-%d"), "time": ("%I:%M%p", "%H:%M")}.get(input_type)
+    if formats is None:
+        return value
     try:
-        return dt.datetime.strptime(value.strip(), "%m/%d/%Y").date().isoformat()
+        return dt.datetime.strptime(value.strip().replace(" ", "").upper(), formats[0]).strftime(formats[1])
     except ValueError:
         return value

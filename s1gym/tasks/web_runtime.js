@@ -166,17 +166,71 @@
   // Where to press for a move's element: scrolled into view first when no point of it can be hit
   // (a suggestion below the fold of its list, a post further down the feed), as a person scrolls.
   const boxOf = (el) => { const r = el.getBoundingClientRect(); return `${r.left},${r.top},${r.width},${r.height}`; };
-  const prepare = (path) => {
+  // Where to press on the element at ``path``: a point no other element covers (its bottom-right corner
+  // with ``corner``: a resize handle), scrolled into view first when no point of it can be hit (a
+  // suggestion below the fold of its list, a post further down the feed), as a person scrolls.
+  const prepare = (path, corner, noScroll) => {
     const el = locate(path);
     if (!el) return { error: "the element is gone from the page" };
-    let point = pointOf(el);
-    if (!point) {
+    const find = () => {
+      if (!corner) return pointOf(el);
+      const r = el.getBoundingClientRect();
+      const p = { x: Math.round(r.right - 3), y: Math.round(r.bottom - 3) };
+      return hits(el, document.elementFromPoint(p.x, p.y)) ? p : null;
+    };
+    let point = find();
+    if (!point && !noScroll) {
       el.scrollIntoView({ block: "center", inline: "center" });
-      point = pointOf(el);
+      point = find();
     }
     if (!point) return { error: "no point of the element can be clicked (it is covered or outside the window)" };
+    api.pointer = point;
     return { ...point, box: boxOf(el) };
   };
+
+  // Select the element's text (a person drags over it), or the first whole word ``word`` in it.
+  const highlight = (path, word) => {
+    const el = locate(path);
+    if (!el) return "the element is gone from the page";
+    const sel = window.getSelection();
+    const range = document.createRange();
+    if (!word) {
+      range.selectNodeContents(el);
+    } else {
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      const re = new RegExp(`(^|[^\\w'-])(${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})(?![\\w'-])`);
+      let found = false;
+      for (let node = walker.nextNode(); node && !found; node = walker.nextNode()) {
+        const m = re.exec(node.data);
+        if (m) {
+          range.setStart(node, m.index + m[1].length);
+          range.setEnd(node, m.index + m[1].length + word.length);
+          found = true;
+        }
+      }
+      if (!found) return `no word "${word}" in the element`;
+    }
+    sel.removeAllRanges();
+    sel.addRange(range);
+    document.dispatchEvent(new Event("selectionchange"));
+    el.dispatchEvent(new MouseEvent("mouseup", { bubbles: true }));
+    return "";
+  };
+
+  // Copy and paste stay in the page (the browser's clipboard is shared by every page of the browser,
+  // so a fork's paste would depend on what another page copied last).
+  document.addEventListener("keydown", (ev) => {
+    if (!(ev.ctrlKey || ev.metaKey) || !["c", "v", "x"].includes(ev.key.toLowerCase())) return;
+    const field = document.activeElement;
+    const isField = field && (field.tagName === "INPUT" || field.tagName === "TEXTAREA");
+    if (ev.key.toLowerCase() !== "v") {
+      api.clipboard = isField ? field.value.slice(field.selectionStart, field.selectionEnd) : String(window.getSelection());
+      if (ev.key.toLowerCase() === "x" && isField) document.execCommand("delete");
+    } else if (api.clipboard) {
+      document.execCommand("insertText", false, api.clipboard);
+    }
+    ev.preventDefault();
+  }, true);
 
   // After the pointer moved onto (x, y): resolve once the element under it is the move's element and
   // its box is the one it had before the pointer came (or, when hover styles change it, once it stopped
@@ -201,5 +255,6 @@
     poll();
   });
 
-  window.__s1 = { clock, start, pathOf, locate, pointOf, prepare, hovered, NativeDate };
+  const api = { clock, start, pathOf, locate, pointOf, prepare, hovered, highlight, NativeDate, pointer: null, clipboard: "" };
+  window.__s1 = api;
 })();
