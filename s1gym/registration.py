@@ -31,6 +31,15 @@ TASKS: dict[str, str] = {
 }
 
 
+def aliases() -> dict[str, tuple[str, dict[str, str]]]:
+    """Ids that name one task of a family: id -> (the family's id, its options). The MiniWoB++ pages,
+    as BrowserGym's ``browsergym/miniwob.<task>``: ``s1/MiniWoB-<task>-v0`` is ``s1/MiniWoB-v0`` with
+    ``task=<task>``."""
+    from s1gym.tasks.web_catalogue import offered
+
+    return {f"s1/MiniWoB-{name}-v0": ("s1/MiniWoB-v0", {"task": name}) for name in offered()}
+
+
 def register_all() -> None:
     for env_id, entry_point in TASKS.items():
         if env_id in gym.registry:
@@ -41,6 +50,9 @@ def register_all() -> None:
             order_enforce=False,
             disable_env_checker=True,
         )
+    for env_id, (family, kwargs) in aliases().items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=TASKS[family], kwargs=kwargs, order_enforce=False, disable_env_checker=True)
 
 
 def task_ids() -> list[str]:
@@ -80,9 +92,10 @@ def env_class_or_none(env_id: str) -> type | None:
 
 
 def resolve_id(task: str) -> str:
-    """Accept ``s1/CookingWorld-v0``, ``CookingWorld-v0`` or ``CookingWorld`` (any case)."""
+    """Accept ``s1/CookingWorld-v0``, ``CookingWorld-v0`` or ``CookingWorld`` (any case), and the
+    per-task aliases (``MiniWoB-click-button``)."""
     wanted = task.lower().removeprefix("s1gym:").removeprefix("s1/")
-    for env_id in TASKS:
+    for env_id in [*TASKS, *aliases()]:
         short = env_id.removeprefix("s1/")
         if wanted in (short.lower(), short.lower().removesuffix("-v0")):
             return env_id

@@ -24,7 +24,8 @@ an engine of its own and brings it to the state by restoring the snapshot
 (engines with ``can_snapshot``) or by replaying the moves from a new game.
 Snapshot engines are cheap to restore, so a fork may take the owner's engine
 directly (the owner restores the snapshot, taken when the fork was made, if it
-is stepped again). When the pool takes over an engine whose state is still held
+is stepped again); so may a fork of a task with ``forks_take_engines`` (the
+owner replays). When the pool takes over an engine whose state is still held
 by a live env, that env restores it the same way on its next step.
 
 ``EngineEnv`` implements ``_new_game``, ``_play`` and ``_fork_into``; a task
@@ -324,6 +325,10 @@ class EngineEnv(S1Env):
     engine_capacity: ClassVar[int] = 8
     #: Remembered (game, moves, move) -> answer triples per pool (0: none; see the module docstring).
     answer_cache: ClassVar[int] = 0
+    #: A fork stepped first takes the engine of the env that owns its state, which replays its moves when
+    #: it steps again (Search forks each node once per move and never steps the node itself: the first
+    #: child costs no replay); False: the fork replays on an engine of its own.
+    forks_take_engines: ClassVar[bool] = False
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -367,8 +372,8 @@ class EngineEnv(S1Env):
             if not state.owned_by(self):
                 # Another env owns this state: work on a copy of it that this env owns.
                 mine = GameState(state.game, state.moves, self, state.snapshot)
-                if engine is not None and engine.can_snapshot and state.snapshot is not None:
-                    pool.bind(engine, mine)  # cheap to give back: the owner restores the snapshot
+                if engine is not None and (self.forks_take_engines or (engine.can_snapshot and state.snapshot is not None)):
+                    pool.bind(engine, mine)  # the owner restores the snapshot or replays when it needs one again
                 else:
                     engine = None
                 self._game_state = state = mine

@@ -109,6 +109,7 @@ class MiniWoBEnv(EngineEnv):
     default_max_steps = max(t.max_steps for t in WEB_TASKS.values())
     engine_capacity = ENGINE_CAPACITY
     answer_cache = ANSWER_CACHE
+    forks_take_engines = True
     stall_patience = 4
     option_help: ClassVar[dict[str, str]] = {
         "task": "the MiniWoB++ task (default click-button): " + ", ".join(WEB_TASKS),
@@ -226,6 +227,23 @@ class MiniWoBEnv(EngineEnv):
         if self.task not in web_expert.EXACT:
             raise NotImplementedError(f"{self.task_name}: no exact expert (the rule baseline is rule_action())")
         return web_expert.rule_move(self)
+
+    @classmethod
+    def list_tasks(cls) -> tuple[str, list[str], list[tuple[str, ...]]]:
+        """Every page of the miniwob package, offered or not and why (``s1 list`` prints it)."""
+        from s1gym.tasks import web_expert
+        from s1gym.tasks.web_catalogue import FLIGHTWOB
+
+        rows = [
+            (t.name, str(t.max_candidates), str(t.max_steps), "yes" if t.name in web_expert.SOLVERS else "-", t.about)
+            if not t.unsupported
+            else (t.name, "-", "-", "-", f"[dim]not offered: {t.unsupported}[/dim]")
+            for t in CATALOGUE.values()
+        ]
+        rows += [(name, "-", "-", "-", f"[dim]not offered: {why}[/dim]") for name, why in FLIGHTWOB.items()]
+        title = (f"MiniWoB++ tasks: {len(WEB_TASKS)} of the miniwob package's {len(CATALOGUE)} pages offered "
+                 "(s1/MiniWoB-v0 with task=<task>, or s1/MiniWoB-<task>-v0)")
+        return title, ["task", "N", "steps", "rule", "about"], rows
 
     # ------------------------------------------------------------------ more
     def screenshot(self) -> bytes:

@@ -16,6 +16,8 @@ items, date picker days, elements with click handlers or a pointer cursor, the s
 picture), select each option of a list, type each of the task's values into each text field, press
 Enter in a focused field. On top of that a task may add (the fields of :class:`WebTask`):
 
+- ``dates``: the instruction's dates offered as ``pick date "<mm/dd/yyyy>" in textbox`` in a jQuery UI
+  date picker (a person opens it, pages to the month and clicks the day: one move, real clicks);
 - ``typed``: which of the instruction's fields are typed (MiniWoB's field extractors; default none,
   so a click task does not offer "type 'No' into textbox"); ``derived``: values the instruction
   names in another form (``enter-text-2``'s upper case, ``terminal``'s commands);
@@ -55,6 +57,8 @@ class WebTask:
     #: an episode restarted in the page's document is the same page as on a fresh load (else: reload)
     restarts: bool = True
     typed: tuple[str, ...] = ()
+    #: the instruction's date fields offered as "pick date" moves in a jQuery UI date picker
+    dates: tuple[str, ...] = ()
     derived: Callable[[Fields, str], list[str]] | None = None
     #: web_page.js options: page values, numbers, keys, drags, scroll, highlight, wait
     page: tuple[dict[str, Any], ...] = ()
@@ -65,6 +69,11 @@ class WebTask:
     scroll: str = ""
     highlight: dict[str, Any] = field(default_factory=dict)
     wait: bool = False
+    #: the text fields typed values go into (a CSS selector; default every text field)
+    type_into: str = ""
+    #: type every key with its keydown/keyup (a terminal reads keydown); default: the text arrives as
+    #: typed text does (input events, as Playwright's and BrowserGym's fill), its last key as a key press
+    key_by_key: bool = False
     #: the score before the page's reward: progress(fields, form values, page text) in [0, 1)
     progress: Callable[[Fields, Sequence[tuple[str, str]], str], float] | None = None
 
@@ -75,9 +84,11 @@ class WebTask:
             values += self.derived(fields, utterance)
         return list(dict.fromkeys(v for v in values if v))
 
-    def page_options(self) -> dict[str, Any]:
-        """The options ``web_page.js`` reads."""
+    def page_options(self, fields: Fields = ()) -> dict[str, Any]:
+        """The options ``web_page.js`` reads (``fields``: the instruction's, for the dates to pick)."""
         opts: dict[str, Any] = {}
+        if self.dates:
+            opts["dates"] = [v for k, v in fields if k in self.dates]
         if self.page:
             opts["pageValues"] = list(self.page)
         if self.numbers:
@@ -94,6 +105,8 @@ class WebTask:
             opts["highlight"] = dict(self.highlight)
         if self.wait:
             opts["wait"] = True
+        if self.type_into:
+            opts["typeInto"] = self.type_into
         return opts
 
 
@@ -151,9 +164,9 @@ _ENTRIES: list[WebTask] = [
     WebTask("bisect-angle", "draw a line that bisects an angle",
             unsupported=_CONTINUOUS.format(what="the angle between a line the mouse draws and the bisector")),
     WebTask("book-flight", "book the cheapest/shortest flight: autocomplete, date picker, results", 48, 30,
-            typed=("from", "to"), progress=_flight_progress),
+            typed=("from", "to"), dates=("date",), progress=_flight_progress),
     WebTask("book-flight-nodelay", "book-flight without the autocomplete delay", 48, 30,
-            typed=("from", "to"), progress=_flight_progress),
+            typed=("from", "to"), dates=("date",), progress=_flight_progress),
     WebTask("button-delay", "click ONE, wait 3 seconds, click TWO", 4, 10, wait=True),
     WebTask("buy-ticket", "buy the cheapest/shortest ticket", 8, 4),
     WebTask("chase-circle", "keep the mouse inside a moving circle",
@@ -216,9 +229,11 @@ _ENTRIES: list[WebTask] = [
     WebTask("drag-items-grid", "drag a grid item to the named position", 96, 6,
             drags=({"from": "#sortable li", "to": "#sortable li"},)),
     WebTask("drag-shapes", "drag the named shapes into a box and submit", 32, 12,
-            drags=({"from": "svg > *:not(rect#box):not(.box)", "to": "svg rect", "directions": []},)),
+            drags=({"from": "#area_svg rect:not(#shape-container), #area_svg circle, #area_svg polygon",
+                    "to": "#area_svg #shape-container"},)),
     WebTask("drag-shapes-2", "drag shapes into the left or right box and submit", 32, 16,
-            drags=({"from": "svg > *:not(rect)", "to": "svg rect", "directions": []},)),
+            drags=({"from": "#area_svg rect:not([id=shape-container]), #area_svg circle, #area_svg polygon",
+                    "to": "#area_svg [id=shape-container]"},)),
     WebTask("drag-single-shape", "drag a shape in the named direction and submit", 8, 6,
             drags=({"from": "svg > *", "directions": ["up", "down", "left", "right"], "by": 30},)),
     WebTask("drag-sort-numbers", "sort a list of numbers by dragging and submit", 48, 20,
@@ -248,7 +263,7 @@ _ENTRIES: list[WebTask] = [
     WebTask("find-midpoint", "click the midpoint between two points",
             unsupported=_CONTINUOUS.format(what="the pixel distance between the click and the midpoint")),
     WebTask("find-word", "type the n-th word of a paragraph and submit", 48, 6,
-            page=({"selector": "#area p", "words": True},)),
+            page=({"selector": "#area p", "words": True},), type_into="input"),
     WebTask("focus-text", "focus the text field", 4, 4),
     WebTask("focus-text-2", "focus the named text field", 12, 4),
     WebTask("form-sequence", "set a slider, check a box, submit", 24, 30,
@@ -280,11 +295,12 @@ _ENTRIES: list[WebTask] = [
     WebTask("read-table", "type the value of a table row and submit", 24, 6, page=({"selector": "#area td"},)),
     WebTask("read-table-2", "type two values of a table and submit", 48, 8, page=({"selector": "#area td"},)),
     WebTask("resize-textarea", "resize a textarea by its corner and submit", 16, 10,
-            drags=({"from": "#area textarea", "directions": ["up", "down", "left", "right"], "by": 20, "corner": True},)),
+            drags=({"from": "#area .ui-resizable-se", "label": "the textarea's corner",
+                    "directions": ["up", "down", "left", "right"], "by": 20},)),
     WebTask("right-angle", "add a point that makes a right angle",
             unsupported=_CONTINUOUS.format(what="the angle a clicked point makes with two others")),
     WebTask("scroll-text", "type the last word of a scrolling text and submit", 128, 6,
-            page=({"selector": "#area textarea", "words": True},)),
+            page=({"selector": "#area textarea", "words": True},), type_into="input"),
     WebTask("scroll-text-2", "scroll a textarea to its top or bottom and submit", 8, 12, scroll="#area textarea"),
     WebTask("search-engine", "search, page through results, click the n-th", 32, 12, typed=("query",)),
     WebTask("sign-agreement", "scroll an agreement to its end, type a name, answer", 16, 20, typed=("name",),
@@ -296,7 +312,7 @@ _ENTRIES: list[WebTask] = [
     WebTask("social-media-all", "click an action on every post of a user, submit", 96, 20),
     WebTask("social-media-some", "click an action on n posts of a user, submit", 96, 20),
     WebTask("stock-market", "buy when the price falls below a bound", 4, 12, wait=True),
-    WebTask("terminal", "delete a file through a shell: ls, then rm", 48, 10, derived=_terminal,
+    WebTask("terminal", "delete a file through a shell: ls, then rm", 48, 10, derived=_terminal, key_by_key=True,
             page=({"selector": ".terminal-output", "words": True, "prefix": "rm ", "strip": False},)),
     WebTask("text-editor", "give a word a style in a rich-text editor and submit", 48, 10,
             highlight={"selector": "#editor .ql-editor", "words": True, "whole": True}),

@@ -77,18 +77,43 @@ PAGE_MOVES = {
     "clear": """([path]) => { const el = __s1.locate(path); if (el.value !== "") { el.value = "";
         el.dispatchEvent(new Event("input", {bubbles: true})); } return ""; }""",
 }
+#: Months a date pick may page through.
+MAX_PICKER_PAGES = 36
+#: The next click of a date pick: the day when the open jQuery UI date picker shows the date's month,
+#: else its previous/next month button.
+PICKER_STEP = """(value) => {
+  const [m, d, y] = value.split("/").map(Number);
+  const picker = [...document.querySelectorAll(".ui-datepicker")].find((p) => p.offsetParent !== null);
+  if (!picker) return { error: "no date picker is open" };
+  const shown = picker.querySelector("td[data-month]");
+  const month = shown ? Number(shown.dataset.month) + 1 : 0, year = shown ? Number(shown.dataset.year) : 0;
+  if (month === m && year === y) {
+    const cell = [...picker.querySelectorAll("td[data-month] a")].find((a) => Number(a.textContent) === d);
+    return cell ? { path: __s1.pathOf(cell), day: true } : { error: `no day ${d} can be picked in the date picker` };
+  }
+  const nav = picker.querySelector(year * 12 + month > y * 12 + m ? ".ui-datepicker-prev" : ".ui-datepicker-next");
+  if (!nav || nav.classList.contains("ui-state-disabled")) return { error: `the date picker cannot show ${value}` };
+  return { path: __s1.pathOf(nav), day: false };
+}"""
 #: One evaluate after a move: let page time pass, then read the page (the moves, the reward).
 SETTLE_AND_READ = f"(args) => {{ if (args.settle) __s1.clock.runFor(args.settle); return ({READ_JS})(args); }}"
-#: Load every image the page's stylesheets name before the first move (icons swapped on :hover).
-PRELOAD_IMAGES = """async () => {
+#: Load every image the page's stylesheets name before the first move, and say whether a :hover rule
+#: changes the layout (an icon swapped for an image, a size): only then must a press wait, pointer on
+#: the element, until what is under the pointer settled.
+PREPARE_DOCUMENT = """async () => {
   const urls = new Set();
+  let hoverLayout = false;
+  const LAYOUT = /(^|;)\\s*(content|width|height|display|visibility|position|top|left|right|bottom|margin[a-z-]*|padding[a-z-]*|font-size|border(-[a-z]+)?-width)\\s*:/;
   for (const sheet of document.styleSheets) {
     let rules = [];
     try { rules = sheet.cssRules; } catch (e) { continue; }
-    for (const rule of rules) for (const m of rule.cssText.matchAll(/url\\(["']?([^"')]+)["']?\\)/g)) urls.add(new URL(m[1], sheet.href || document.baseURI).href);
+    for (const rule of rules) {
+      for (const m of rule.cssText.matchAll(/url\\(["']?([^"')]+)["']?\\)/g)) urls.add(new URL(m[1], sheet.href || document.baseURI).href);
+      if (rule.selectorText && rule.selectorText.includes(":hover") && LAYOUT.test(rule.style.cssText)) hoverLayout = true;
+    }
   }
   window.__s1.images = await Promise.all([...urls].filter((u) => !u.startsWith("data:")).map((u) => { const img = new Image(); img.src = u; return img.decode().then(() => img, () => null); }));
-  return urls.size;
+  return hoverLayout;
 }"""
 
 #: What the observation may contain: printable characters of the Basic Multilingual Plane up to
@@ -188,6 +213,8 @@ class WebEngine(Engine):
         self._targets: dict[str, dict[str, Any]] = {}
         self._values: list[str] = []
         self._opts: dict[str, Any] = {}
+        self._hover_layout = True  # until the document says otherwise
+        self._key_by_key = False
         self._task = ""
         self._loaded = ""  # the task the page's document shows
         self._starts = 0  # episodes started in this document
@@ -271,7 +298,7 @@ class WebEngine(Engine):
         spec = CATALOGUE[game.task]
         if self._loaded != game.task or not spec.restarts or self._starts >= RELOAD_EVERY:
             self.page.goto(task_url(game.task), wait_until="load")
-            self.page.evaluate(PRELOAD_IMAGES)
+            self._hover_layout = bool(self.page.evaluate(PREPARE_DOCUMENT))
             self._loaded, self._starts = game.task, 0
             self.loads += 1
         else:
@@ -284,7 +311,8 @@ class WebEngine(Engine):
             [game.seed, NO_TIME_LIMIT_MS, EPOCH_MS, SETTLE_MS],
         )
         self._values = spec.typed_values(extract_fields(game.task, utterance), utterance)
-        self._opts = spec.page_options()
+        self._opts = spec.page_options(extract_fields(game.task, utterance))
+        self._key_by_key = spec.key_by_key
 
     def _act(self, spec: dict[str, Any]) -> str:
         """Carry out one move with real input; the error text when it could not be done, else ''."""
@@ -299,6 +327,8 @@ class WebEngine(Engine):
             return page.evaluate(PAGE_MOVES[kind], [spec["path"], spec["value"]])
         if kind == "drag":
             return self._drag(spec)
+        if kind == "pickdate":
+            return self._pick_date(spec)
         error = self._press(spec["path"])
         if error or kind == "click":
             return error
@@ -306,45 +336,77 @@ class WebEngine(Engine):
             if spec.get("inputType") in {"date", "time", "number"}:
                 return page.evaluate(PAGE_MOVES["fill"], [spec["path"], _field_value(spec["inputType"], spec["value"])])
             page.evaluate(PAGE_MOVES["clear"], [spec["path"], None])
-            page.keyboard.type(spec["value"])  # key by key, as a person types (autocomplete listens)
+            value = spec["value"]
+            if self._key_by_key:
+                page.keyboard.type(value)  # every key's events (a terminal that reads keydown)
+            else:  # the text arrives as typed text does (input events), its last key with every key event
+                if len(value) > 1:
+                    page.keyboard.insert_text(value[:-1])
+                page.keyboard.type(value[-1:])
             return ""
         raise RuntimeError(f"unknown move kind {kind!r}")  # pragma: no cover - web_page.js makes only these
 
     def _press(self, path: list[int]) -> str:
-        """A left click on the element at ``path`` (scrolled into view, at a point nobody covers, once it
-        settled under the pointer); the pointer then rests in a blank corner again."""
-        error = self._grab(path)
-        if not error:
-            self.page.mouse.up()
-        self.page.mouse.move(*REST_POINTER)
-        return error
+        """A left click on the element at ``path`` (scrolled into view, at a point nobody covers).
 
-    def _grab(self, path: list[int], corner: bool = False) -> str:
-        """Pointer onto the element at ``path`` (its bottom-right corner with ``corner``: a resize handle)
-        and the button down; the error text when that cannot be done."""
+        On a page where :hover changes the layout, the press waits until what is under the pointer
+        settled, and the pointer then rests in a blank corner (no hover state carries over to the next
+        move); elsewhere it is one click and the pointer stays where it clicked, as a person's does."""
+        if self._hover_layout:
+            error = self._grab(path)
+            if not error:
+                self.page.mouse.up()
+            self.page.mouse.move(*REST_POINTER)
+            return error
+        where = self.page.evaluate("(path) => __s1.prepare(path, false)", path)
+        if "error" in where:
+            return where["error"]
+        self.page.mouse.click(where["x"], where["y"])
+        return ""
+
+    def _grab(self, path: list[int]) -> str:
+        """Pointer onto the element at ``path`` and the button down; the error text when that cannot be done."""
         page = self.page
-        where = page.evaluate("([path, corner]) => __s1.prepare(path, corner)", [path, corner])
+        where = page.evaluate("(path) => __s1.prepare(path, false)", path)
         if "error" in where:
             return where["error"]
         x, y = where["x"], where["y"]
         page.mouse.move(x, y)
-        error = page.evaluate(
-            "([path, x, y, box, ms]) => __s1.hovered(path, x, y, box, ms)", [path, x, y, where["box"], HOVER_TIMEOUT_MS]
-        )
-        if not error:
-            page.mouse.down()
-        return error
+        if self._hover_layout:
+            error = page.evaluate(
+                "([path, x, y, box, ms]) => __s1.hovered(path, x, y, box, ms)", [path, x, y, where["box"], HOVER_TIMEOUT_MS]
+            )
+            if error:
+                return error
+        page.mouse.down()
+        return ""
+
+    def _pick_date(self, spec: dict[str, Any]) -> str:
+        """Pick a date in a jQuery UI date picker as a person does: open it, page month by month to the
+        date's month, click the day (each click followed by page time passing, as between moves)."""
+        error = self._press(spec["path"])
+        for _ in range(MAX_PICKER_PAGES):
+            if error:
+                return error
+            self.page.evaluate("(ms) => __s1.clock.runFor(ms)", SETTLE_MS)
+            where = self.page.evaluate(PICKER_STEP, spec["value"])
+            if "error" in where:
+                return where["error"]
+            error = self._press(where["path"])
+            if where["day"]:
+                return error
+        return f"the date picker did not reach {spec['value']} within {MAX_PICKER_PAGES} months"
 
     def _drag(self, spec: dict[str, Any]) -> str:
         """Press on the element, move in steps onto the target element (or by dx, dy), release."""
         page = self.page
-        error = self._grab(spec["path"], corner=bool(spec.get("corner")))
+        error = self._grab(spec["path"])
         if error:
             page.mouse.move(*REST_POINTER)
             return error
         start = page.evaluate("() => __s1.pointer")
         if spec.get("to"):
-            where = page.evaluate("([path]) => __s1.prepare(path, false, true)", [spec["to"]])
+            where = page.evaluate("(path) => __s1.prepare(path, true)", spec["to"])
             if "error" in where:
                 page.mouse.up()
                 page.mouse.move(*REST_POINTER)

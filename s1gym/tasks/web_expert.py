@@ -267,6 +267,9 @@ def _book_flight(v: View) -> str:
         return _need(v.type_into(value, box), f"type {value!r} into {box}")
     want = dt.datetime.strptime(date, "%m/%d/%Y").date()
     if not re.search(rf"textbox[^\n]*: {re.escape(date)}", v.page):
+        pick = next((m for m in v.moves if m.startswith(f'pick date "{date}"')), None)
+        if pick is not None:
+            return pick
         shown = re.search(r"(January|February|March|April|May|June|July|August|September|October|November|December)\s*\n?[^\n]*?(\d{4})", v.page)
         if shown is None:  # the date picker is closed: open it
             return _need(next((m for m in v.moves if m.startswith("click textbox") and "From:" not in m and "To:" not in m), None), "open the date picker")
@@ -293,18 +296,25 @@ def _choose_flight(v: View, criterion: str) -> str:
 
 SOLVERS: dict[str, Callable[[View], str]] = {
     "book-flight": _book_flight,
+    "book-flight-nodelay": _book_flight,
     "choose-list": _choose_list,
     "click-button": _click_button,
     "click-button-sequence": _click_button_sequence,
     "click-checkboxes": _click_checkboxes,
+    "click-checkboxes-large": _click_checkboxes,
+    "click-checkboxes-transfer": _click_checkboxes,
     "click-dialog": _click_dialog,
     "click-dialog-2": _click_dialog_2,
     "click-link": _click_link,
     "click-option": _click_option,
     "click-tab": _click_tab,
     "click-tab-2": _click_tab_2,
+    "click-tab-2-easy": _click_tab_2,
+    "click-tab-2-hard": _click_tab_2,
+    "click-tab-2-medium": _click_tab_2,
     "click-test": _click_test,
     "click-test-2": _click_test_2,
+    "click-test-transfer": _click_test_2,
     "enter-date": _enter_text,
     "enter-password": _enter_password,
     "enter-text": _enter_text,
@@ -315,7 +325,16 @@ SOLVERS: dict[str, Callable[[View], str]] = {
     "login-user-popup": _login_user,
     "social-media": _social_media,
     "use-autocomplete": _use_autocomplete,
+    "use-autocomplete-nodelay": _use_autocomplete,
 }
+
+def _more_solvers() -> None:
+    from s1gym.tasks.web_rules import SOLVERS as more
+
+    SOLVERS.update(more)
+
+
+_more_solvers()
 
 #: Tasks whose script wins every instance (checked over seeds by tests/test_web.py).
 EXACT: frozenset[str] = frozenset(SOLVERS)

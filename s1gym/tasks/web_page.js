@@ -40,7 +40,7 @@
   }
   const hasHandler = (el) => {
     if (direct.has(el) || typeof el.onclick === "function" || typeof el.onmousedown === "function") return true;
-    if (el.__onclick || el.__onmousedown || el.__onmouseup) return true; // d3 v3
+    if (Object.keys(el).some((k) => /^__on(click|mouseup|dblclick|mousedown$)/.test(k))) return true; // d3 v3 (not its drag)
     for (const [root, selector] of delegated) {
       try {
         if (root !== el && root.contains(el) && el.matches(selector)) return true;
@@ -66,7 +66,7 @@
     if (el.labels && [...el.labels].some((l) => l.contains(centre))) return true;
     return !!__s1.pointOf(el);
   };
-  const enabled = (el) => !el.disabled && !el.closest("[aria-disabled=true], fieldset[disabled]");
+  const enabled = (el) => !el.disabled && !el.closest("[aria-disabled=true], fieldset[disabled], .ui-state-disabled");
   // a whole menu, list, tab strip or dialog is where its items are, not a thing a person clicks
   const CONTAINER_ROLES = new Set(["menu", "menubar", "listbox", "tablist", "dialog", "tree", "list", "grid", "radiogroup"]);
 
@@ -144,7 +144,8 @@
   const shapeLabel = (el) => {
     if (el.tagName.toLowerCase() === "text") return cut(norm(el.textContent), 30);
     const fill = el.getAttribute("fill");
-    if (fill && /^[a-z]+$/i.test(fill)) return fill.toLowerCase();
+    if (fill && fill !== "none" && /^[a-z]+$/i.test(fill)) return fill.toLowerCase();
+    if (fill === "none" && el.getAttribute("stroke") && /^[a-z]+$/i.test(el.getAttribute("stroke"))) return el.getAttribute("stroke").toLowerCase();
     return colourName(getComputedStyle(el).fill) || colourName(getComputedStyle(el).stroke);
   };
   const shapeWhere = (el) => {
@@ -155,20 +156,27 @@
   };
   const picture = [];
   const svgShapes = [];
+  const shapeText = new Map(); // element -> "<kind> "<label>" at (x,y)"
   for (const svg of document.querySelectorAll("svg")) {
     if (svg.closest("#reward-display, #query") || !visible(svg) || svg.ownerSVGElement) continue;
     const clickable = hasHandler(svg) || !!svg.closest("[onclick]");
+    const frame = svg.getBoundingClientRect();
     for (const el of svg.querySelectorAll("*")) {
       if (!SHAPES.has(el.tagName.toLowerCase()) || !visible(el)) continue;
       const box = el.getBoundingClientRect();
       if (Math.max(box.width, box.height) < 4) continue; // a speck (a pie menu folded into its centre)
+      const cx = box.left + box.width / 2, cy = box.top + box.height / 2;
+      if (cx < frame.left || cy < frame.top || cx > frame.right || cy > frame.bottom) continue; // outside the picture
       if (el.tagName.toLowerCase() !== "text" && (getComputedStyle(el).fill === "none" && !el.getAttribute("stroke"))) continue;
       const w = shapeWhere(el);
-      const text = `${shapeKind(el)} "${shapeLabel(el)}" ${w.size}px at (${w.x},${w.y})`;
-      picture.push(text);
+      const label = el.tagName.toLowerCase() === "text" && el.getAttribute("fill") && el.getAttribute("fill") !== "black"
+        ? ` fill ${el.getAttribute("fill")}` : "";
+      picture.push(`${shapeKind(el)} "${shapeLabel(el)}" ${w.size}px at (${w.x},${w.y})${label}`);
+      const text = `${shapeKind(el)} "${shapeLabel(el)}" at (${w.x},${w.y})`;
+      shapeText.set(el, text);
       let handled = clickable;
       for (let a = el; a && a !== svg && !handled; a = a.parentElement) handled = hasHandler(a) || getComputedStyle(a).cursor === "pointer";
-      if (handled) svgShapes.push([el, text]);
+      if (handled && __s1.pointOf(el)) svgShapes.push([el, text]);
     }
   }
 
@@ -205,7 +213,7 @@
     svgByFirst.get(svg).push([el, text]);
   }
   const addShapes = (svg) => {
-    for (const [el, text] of svgByFirst.get(svg) || []) moves.push({ kind: "click", text: `click ${text.replace(/ \d+px at /, " at ")}`, el });
+    for (const [el, text] of svgByFirst.get(svg) || []) moves.push({ kind: "click", text: `click ${text}`, el });
     svgByFirst.delete(svg);
   };
   for (let el = walker.nextNode(); el; el = walker.nextNode()) {
@@ -221,7 +229,10 @@
       const role = tag === "TEXTAREA" ? "textarea" : "textbox";
       seen.add(el);
       add(el, "click", "click", role, name, {}); // focus it (opens a date picker, a suggestion list)
-      if (el.readOnly || el.isContentEditable) continue;
+      if (el.classList.contains("hasDatepicker")) {
+        for (const d of opts.dates || []) add(el, "pickdate", "pick date", role, name, { value: d, pre: `pick date "${d}" in ` });
+      }
+      if (el.readOnly || el.isContentEditable || (opts.typeInto && !el.matches(opts.typeInto))) continue;
       for (const v of typed) add(el, "type", "type", role, name, { value: v, pre: `type "${v}" into ` });
       continue;
     }
@@ -259,7 +270,9 @@
 
   // moves a task's formulation adds: drag one element onto another or by a step in a direction,
   // scroll, highlight text, press a key, let time pass
-  const named = (el) => {
+  const named = (el, label) => {
+    if (label) return label;
+    if (shapeText.has(el)) return shapeText.get(el);
     const m = moves.find((x) => x.el === el && x.kind === "click");
     if (m) return m.text.replace(/^click /, "");
     const r = roleOf(el), n = nameOf(el);
@@ -270,11 +283,11 @@
     const sources = [...document.querySelectorAll(d.from)].filter(visible);
     const targets = d.to ? [...document.querySelectorAll(d.to)].filter(visible) : [];
     for (const s of sources) {
-      for (const t of targets) if (t !== s && !s.contains(t)) dragMoves.push({ kind: "drag", text: `drag ${named(s)} onto ${named(t)}`, el: s, to: t });
+      for (const t of targets) if (t !== s && !s.contains(t)) dragMoves.push({ kind: "drag", text: `drag ${named(s, d.label)} onto ${named(t)}`, el: s, to: t });
       for (const dir of d.directions || []) {
         const step = d.by || 30;
         const [dx, dy] = { up: [0, -step], down: [0, step], left: [-step, 0], right: [step, 0] }[dir];
-        dragMoves.push({ kind: "drag", text: `drag ${named(s)} ${dir}`, el: s, dx, dy, corner: !!d.corner });
+        dragMoves.push({ kind: "drag", text: `drag ${named(s, d.label)} ${dir}`, el: s, dx, dy });
       }
     }
   }
@@ -302,6 +315,7 @@
   for (const m of moves) {
     if (m.kind === "select" || m.kind === "toggle") m.text = `select "${cut(m.optionText, 60)}" in list "${m.listName}"`;
     if (m.kind === "type") m.text = m.pre + m.text.slice("type ".length);
+    if (m.kind === "pickdate") m.text = m.pre + m.text.slice("pick date ".length);
   }
   // the same text twice: say where (the nearest ancestor's text that tells them apart), then number them
   const groups = new Map();
@@ -351,7 +365,6 @@
     reason: WOB_REWARD_REASON === null || WOB_REWARD_REASON === undefined ? "" : String(WOB_REWARD_REASON),
     moves: moves.map((m) => ({ kind: m.kind, text: m.text, value: m.value === undefined ? null : String(m.value),
       path: m.el ? __s1.pathOf(m.el) : null, to: m.to ? __s1.pathOf(m.to) : null, dx: m.dx || 0, dy: m.dy || 0,
-      corner: !!m.corner,
       inputType: m.el && m.el.tagName === "INPUT" ? (m.el.getAttribute("type") || "text").toLowerCase() : "" })),
     form,
     picture,

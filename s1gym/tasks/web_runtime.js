@@ -166,18 +166,13 @@
   // Where to press for a move's element: scrolled into view first when no point of it can be hit
   // (a suggestion below the fold of its list, a post further down the feed), as a person scrolls.
   const boxOf = (el) => { const r = el.getBoundingClientRect(); return `${r.left},${r.top},${r.width},${r.height}`; };
-  // Where to press on the element at ``path``: a point no other element covers (its bottom-right corner
-  // with ``corner``: a resize handle), scrolled into view first when no point of it can be hit (a
-  // suggestion below the fold of its list, a post further down the feed), as a person scrolls.
-  const prepare = (path, corner, noScroll) => {
+  // Where to press on the element at ``path``: a point no other element covers, scrolled into view
+  // first when no point of it can be hit (a suggestion below the fold of its list, a post further down
+  // the feed), as a person scrolls (not with ``noScroll``: the end of a drag).
+  const prepare = (path, noScroll) => {
     const el = locate(path);
     if (!el) return { error: "the element is gone from the page" };
-    const find = () => {
-      if (!corner) return pointOf(el);
-      const r = el.getBoundingClientRect();
-      const p = { x: Math.round(r.right - 3), y: Math.round(r.bottom - 3) };
-      return hits(el, document.elementFromPoint(p.x, p.y)) ? p : null;
-    };
+    const find = () => pointOf(el);
     let point = find();
     if (!point && !noScroll) {
       el.scrollIntoView({ block: "center", inline: "center" });
