@@ -24,7 +24,8 @@ Enter in a focused field. On top of that a task may add (the fields of :class:`W
 - ``page``: page values a person types after reading them (a table's cells, a paragraph's words),
   ``numbers``: a range of numbers to type (an arithmetic answer), both bounded;
 - ``keys`` (offered in a focused field) and ``any_keys`` (always): keys to press (a slider's arrows);
-- ``drags``: drag elements onto others or a step in a direction; ``scroll``: scroll an element by
+- ``drags``: drag elements onto others or a step in a direction; ``hover``: point at an element
+  (the pointer stays there: a menu opens under it); ``scroll``: scroll an element by
   its height; ``highlight``: select a paragraph's text or one word of it; ``wait``: let a second pass.
 
 N (``max_candidates``) is the task's stated cap: the most candidates met over seeded random and rule
@@ -69,6 +70,10 @@ class WebTask:
     scroll: str = ""
     highlight: dict[str, Any] = field(default_factory=dict)
     wait: bool = False
+    #: page time (ms) let pass after each move (default 1 s: animations and delays finish within it)
+    settle_ms: int = 1000
+    #: elements offered as "point at" moves: the pointer moves onto them and stays (a CSS selector)
+    hover: str = ""
     #: the text fields typed values go into (a CSS selector; default every text field)
     type_into: str = ""
     #: type every key with its keydown/keyup (a terminal reads keydown); default: the text arrives as
@@ -107,6 +112,8 @@ class WebTask:
             opts["wait"] = True
         if self.type_into:
             opts["typeInto"] = self.type_into
+        if self.hover:
+            opts["hover"] = self.hover
         return opts
 
 
@@ -192,11 +199,13 @@ _ENTRIES: list[WebTask] = [
     WebTask("click-dialog", "close the dialog", 8, 4),
     WebTask("click-dialog-2", "click the named button of a dialog", 8, 4),
     WebTask("click-link", "click the named link", 32, 6),
-    WebTask("click-menu", "open nested menu items to the named one", 24, 8),
-    WebTask("click-menu-2", "open the menu and click the named item", 24, 6),
+    WebTask("click-menu", "point at nested menu items to open them, click the named one", 24, 8,
+            hover="#menu li:has(> ul) > div"),
+    WebTask("click-menu-2", "open the menu, point at submenus, click the named item", 24, 8,
+            hover="#menu li:has(> ul) > div"),
     WebTask("click-option", "choose the named radio option and submit", 16, 6),
-    WebTask("click-pie", "open a pie menu and click the named item", 24, 6),
-    WebTask("click-pie-nodelay", "click-pie without the animation", 24, 6),
+    WebTask("click-pie", "open a pie menu and click the named item", 24, 6, restarts=False),
+    WebTask("click-pie-nodelay", "click-pie without the animation", 24, 6, restarts=False),
     WebTask("click-scroll-list", "select the named items of a scrolling list and submit", 48, 10),
     WebTask("click-shades", "select every shade of the named colour and submit", 16, 16),
     WebTask("click-shape", "click the described shape", 40, 4),
@@ -274,7 +283,8 @@ _ENTRIES: list[WebTask] = [
     WebTask("generate-number", "generate numbers until one fits, submit", 8, 20),
     WebTask("grid-coordinate", "click the named coordinate of a grid", 32, 4),
     WebTask("guess-number", "guess a number from higher/lower feedback", 16, 20, numbers=(0, 9)),
-    WebTask("highlight-text", "select a paragraph's text and submit", 8, 4, highlight={"selector": "#area p, #area span", "whole": True}),
+    WebTask("highlight-text", "select a paragraph's text and submit", 8, 4,
+            highlight={"selector": "#area #randomText, #area p", "whole": True}),
     WebTask("highlight-text-2", "select the n-th paragraph's text and submit", 8, 4,
             highlight={"selector": "#area p", "whole": True}),
     WebTask("hot-cold", "find a hidden spot by hot/cold hover feedback",
@@ -306,12 +316,13 @@ _ENTRIES: list[WebTask] = [
     WebTask("sign-agreement", "scroll an agreement to its end, type a name, answer", 16, 20, typed=("name",),
             scroll="#area textarea"),
     WebTask("simon-says", "repeat the order in which buttons light up", 8, 20, wait=True),
-    WebTask("simple-algebra", "solve for x and type the answer", 112, 6, numbers=(0, 99)),
+    WebTask("simple-algebra", "solve for x and type the answer", 216, 6, numbers=(-99, 108)),
     WebTask("simple-arithmetic", "compute a sum, difference or product and type it", 104, 6, numbers=(-9, 81)),
     WebTask("social-media", "click an action on a user's post", 64, 6),
     WebTask("social-media-all", "click an action on every post of a user, submit", 96, 20),
     WebTask("social-media-some", "click an action on n posts of a user, submit", 96, 20),
-    WebTask("stock-market", "buy when the price falls below a bound", 4, 12, wait=True),
+    WebTask("stock-market", "buy when the price falls below a bound (a move lets 0.1 s pass: a price tick)", 4, 100,
+            wait=True, settle_ms=100),
     WebTask("terminal", "delete a file through a shell: ls, then rm", 48, 10, derived=_terminal, key_by_key=True,
             page=({"selector": ".terminal-output", "words": True, "prefix": "rm ", "strip": False},)),
     WebTask("text-editor", "give a word a style in a rich-text editor and submit", 48, 10,

@@ -4,7 +4,7 @@ A page is a function of (task, seed, moves). Three things make it so:
 
 - **no real time, no free randomness**: ``web_runtime.js`` runs before the page's own scripts and puts
   the page on a fake clock (``Date``, ``performance.now``, timers, animation frames) that moves only
-  when the engine lets :data:`SETTLE_MS` of page time pass after a move, and seeds ``Math.random``
+  when the engine lets :data:`SETTLE_MS` of page time pass after a move (a task may say otherwise), and seeds ``Math.random``
   (MiniWoB seeds it again with ``Math.seedrandom(seed)`` at the episode's start); CSS animations are off;
 - **clicks land where the move says**: a move's element is found by its path in the document (read at
   the state the move was listed in), scrolled into view when no point of it is visible, pressed at a
@@ -70,7 +70,9 @@ PAGE_MOVES = {
         const opt = [...el.options].find((o) => o.value === value); el.focus(); opt.selected = !opt.selected;
         el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true})); return ""; }""",
     "scroll": """([path, value]) => { const el = __s1.locate(path); if (!el) return "the element is gone from the page";
-        el.scrollTop += (value === "up" ? -1 : 1) * el.clientHeight; el.dispatchEvent(new Event("scroll")); return ""; }""",
+        const max = el.scrollHeight - el.clientHeight;
+        el.scrollTop = {up: el.scrollTop - el.clientHeight, down: el.scrollTop + el.clientHeight, top: 0, bottom: max}[value];
+        el.dispatchEvent(new Event("scroll")); return ""; }""",
     "highlight": """([path, value]) => __s1.highlight(path, value)""",
     "fill": """([path, value]) => { const el = __s1.locate(path); el.focus(); el.value = value;
         el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true})); return ""; }""",
@@ -116,10 +118,11 @@ PREPARE_DOCUMENT = """async () => {
   return hoverLayout;
 }"""
 
-#: What the observation may contain: printable characters of the Basic Multilingual Plane up to
-#: the CJK blocks (pages print accents, middle dots, arrows); anything else becomes "?".
+#: What the observation may contain: the printable characters of the Basic Multilingual Plane (pages
+#: print accents, middle dots, arrows; unicode-test's buttons are Chinese, Japanese, Korean...);
+#: anything else becomes "?".
 WEB_CHARSET: frozenset[str] = frozenset(BASE_CHARSET) | frozenset(
-    c for c in map(chr, range(0xA0, 0x3000)) if c.isprintable() and unicodedata.category(c)[0] != "C"
+    c for c in map(chr, range(0xA0, 0x10000)) if c.isprintable() and unicodedata.category(c)[0] != "C"
 )
 
 
@@ -215,6 +218,7 @@ class WebEngine(Engine):
         self._opts: dict[str, Any] = {}
         self._hover_layout = True  # until the document says otherwise
         self._key_by_key = False
+        self._settle = SETTLE_MS
         self._task = ""
         self._loaded = ""  # the task the page's document shows
         self._starts = 0  # episodes started in this document
@@ -281,8 +285,8 @@ class WebEngine(Engine):
                         )
                 self._act(spec)
                 self._moves = moves[: i + 1]
-                self.page.evaluate("(ms) => __s1.clock.runFor(ms)", SETTLE_MS) if i + 1 < len(moves) else None
-            self._read(snapshot=False, settle=SETTLE_MS if moves else 0)
+                self.page.evaluate("(ms) => __s1.clock.runFor(ms)", self._settle) if i + 1 < len(moves) else None
+            self._read(snapshot=False, settle=self._settle if moves else 0)
 
     # ------------------------------------------------------------ internals
     def _open_page(self) -> None:
@@ -308,11 +312,12 @@ class WebEngine(Engine):
         self.page.mouse.move(*REST_POINTER)
         utterance = self.page.evaluate(
             "([seed, maxTime, epoch, settle]) => { const u = __s1.start(seed, maxTime, epoch); __s1.clock.runFor(settle); return u; }",
-            [game.seed, NO_TIME_LIMIT_MS, EPOCH_MS, SETTLE_MS],
+            [game.seed, NO_TIME_LIMIT_MS, EPOCH_MS, spec.settle_ms],
         )
         self._values = spec.typed_values(extract_fields(game.task, utterance), utterance)
         self._opts = spec.page_options(extract_fields(game.task, utterance))
         self._key_by_key = spec.key_by_key
+        self._settle = spec.settle_ms
 
     def _act(self, spec: dict[str, Any]) -> str:
         """Carry out one move with real input; the error text when it could not be done, else ''."""
@@ -329,7 +334,13 @@ class WebEngine(Engine):
             return self._drag(spec)
         if kind == "pickdate":
             return self._pick_date(spec)
-        error = self._press(spec["path"])
+        if kind == "hover":  # the pointer onto the element, and it stays there (a menu opens under it)
+            where = page.evaluate("(path) => __s1.prepare(path, false)", spec["path"])
+            if "error" in where:
+                return where["error"]
+            page.mouse.move(where["x"], where["y"])
+            return ""
+        error = "" if spec.get("focused") else self._press(spec["path"])  # (typing where the focus is)
         if error or kind == "click":
             return error
         if kind == "type":
@@ -388,7 +399,7 @@ class WebEngine(Engine):
         for _ in range(MAX_PICKER_PAGES):
             if error:
                 return error
-            self.page.evaluate("(ms) => __s1.clock.runFor(ms)", SETTLE_MS)
+            self.page.evaluate("(ms) => __s1.clock.runFor(ms)", self._settle)
             where = self.page.evaluate(PICKER_STEP, spec["value"])
             if "error" in where:
                 return where["error"]
@@ -419,7 +430,8 @@ class WebEngine(Engine):
         page.mouse.move(*REST_POINTER)
         return ""
 
-    def _read(self, snapshot: bool = True, settle: int = SETTLE_MS) -> WebAnswer:
+    def _read(self, snapshot: bool = True, settle: int | None = None) -> WebAnswer:
+        settle = self._settle if settle is None else settle
         state = self.page.evaluate(SETTLE_AND_READ, {"values": self._values, "settle": settle, "opts": self._opts})
         done = bool(state["done"])
         self._targets = {} if done else {m["text"]: m for m in state["moves"]}

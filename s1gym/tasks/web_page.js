@@ -1,8 +1,8 @@
 // What a person could do now on a MiniWoB page, and what they see that the accessibility tree leaves out.
 // Called by s1gym.tasks.web_engine (WebEngine._read) inside page.evaluate with
 // {values, opts}: values are the texts the task types (from its instruction), opts the task's
-// formulation (s1gym.tasks.web_catalogue: values read from the page, keys, drags, scrolls, highlights,
-// waiting). Each move carries its element's path (web_runtime.js's __s1.pathOf), by which the engine
+// formulation (s1gym.tasks.web_catalogue: values read from the page, keys, drags, pointing, scrolls,
+// highlights, waiting). Each move carries its element's path (web_runtime.js's __s1.pathOf), by which the engine
 // acts on it now and when it replays the move on another page in the same state.
 //
 // Names follow the ARIA rules' common cases (aria-label, aria-labelledby, <label>, the text, title,
@@ -88,7 +88,8 @@
     // the visible text just before a control (an unassociated label), within its parent
     let node = el.previousSibling;
     while (node) {
-      if (node.nodeType === Node.ELEMENT_NODE && node.matches("button, input, select, textarea, a, [role]")) return "";
+      if (node.nodeType === Node.ELEMENT_NODE && (node.matches("button, input, select, textarea, a, [role]") ||
+        node.querySelector("button, input, select, textarea"))) return "";
       const t = norm(node.textContent);
       if (t) return t;
       node = node.previousSibling;
@@ -110,6 +111,11 @@
     if (!name && el.labels && el.labels.length) name = norm([...el.labels].map((l) => l.innerText).join(" "));
     const field = el.matches("input, textarea, select") || el.isContentEditable;
     if (!name && el.tagName === "INPUT" && ["button", "submit", "reset"].includes(el.type)) name = norm(el.value);
+    if (!name && !field && el.querySelector(":scope > ul, :scope > ol")) {
+      // a list item holding a nested list (a menu with its submenu, a folder): its own text
+      name = norm([...el.childNodes].filter((c) => !(c.nodeType === 1 && /^(UL|OL)$/.test(c.tagName)))
+        .map((c) => (c.nodeType === 1 ? c.innerText : c.textContent)).join(" "));
+    }
     if (!name && !field) name = norm(el.innerText);
     if (!name) name = norm(el.getAttribute("title") || el.getAttribute("placeholder") || el.getAttribute("alt"));
     if (!name && field) name = precedingText(el);
@@ -161,6 +167,7 @@
     if (svg.closest("#reward-display, #query") || !visible(svg) || svg.ownerSVGElement) continue;
     const clickable = hasHandler(svg) || !!svg.closest("[onclick]");
     const frame = svg.getBoundingClientRect();
+    const mine = [];
     for (const el of svg.querySelectorAll("*")) {
       if (!SHAPES.has(el.tagName.toLowerCase()) || !visible(el)) continue;
       const box = el.getBoundingClientRect();
@@ -176,8 +183,11 @@
       shapeText.set(el, text);
       let handled = clickable;
       for (let a = el; a && a !== svg && !handled; a = a.parentElement) handled = hasHandler(a) || getComputedStyle(a).cursor === "pointer";
-      if (handled && __s1.pointOf(el)) svgShapes.push([el, text]);
+      if (__s1.pointOf(el)) mine.push([el, text, handled]);
     }
+    // a picture with one clickable shape is a clickable picture: all its shapes are moves (handlers
+    // added with addEventListener cannot be seen, and a selected item may lose its pointer cursor)
+    if (mine.some(([, , handled]) => handled)) for (const [el, text] of mine) svgShapes.push([el, text]);
   }
 
   // ------------------------------------------------------------------------------------ moves
@@ -258,9 +268,15 @@
     let outer = el.parentElement, same = false;
     while (outer && !same) {
       if (seen.has(outer)) same = norm(outer.innerText) === norm(el.innerText);
-      outer = outer.parentElement;
+      if (!same) outer = outer.parentElement;
     }
-    if (same) continue;
+    if (same) {
+      // (a wrapper with no role of its own takes the inner element's: a button in a clickable box)
+      const m = moves.find((x) => x.el === outer && x.kind === "click");
+      const inner = roleOf(el);
+      if (m && m.text.startsWith('click "') && inner && inner !== "icon") m.text = `click ${inner} ${m.text.slice("click ".length)}`;
+      continue;
+    }
     if (tag === "LABEL" && el.control && seen.has(el.control)) continue;
     if (!reachable(el)) continue;
     seen.add(el);
@@ -292,12 +308,21 @@
     }
   }
   moves.push(...dragMoves);
+  for (const sel of opts.hover ? [opts.hover] : []) {
+    for (const el of document.querySelectorAll(sel)) if (visible(el) && reachable(el)) moves.push({ kind: "hover", text: `point at ${named(el)}`, el });
+  }
   for (const sel of opts.scroll ? [opts.scroll] : []) {
     for (const el of document.querySelectorAll(sel)) {
       if (!visible(el) || el.scrollHeight <= el.clientHeight) continue;
       const who = named(el);
-      if (el.scrollTop > 0) moves.push({ kind: "scroll", text: `scroll ${who} up`, el, value: "up" });
-      if (el.scrollTop + el.clientHeight < el.scrollHeight - 1) moves.push({ kind: "scroll", text: `scroll ${who} down`, el, value: "down" });
+      if (el.scrollTop > 0) {
+        moves.push({ kind: "scroll", text: `scroll ${who} up`, el, value: "up" });
+        moves.push({ kind: "scroll", text: `scroll ${who} to the top`, el, value: "top" });
+      }
+      if (el.scrollTop + el.clientHeight < el.scrollHeight - 1) {
+        moves.push({ kind: "scroll", text: `scroll ${who} down`, el, value: "down" });
+        moves.push({ kind: "scroll", text: `scroll ${who} to the bottom`, el, value: "bottom" });
+      }
     }
   }
   if (opts.highlight) {
@@ -345,6 +370,9 @@
   const focusedField = active && active !== document.body &&
     ((active.tagName === "INPUT" && TEXT_TYPES.has((active.getAttribute("type") || "").toLowerCase())) || active.tagName === "TEXTAREA" || active.isContentEditable);
   if (focusedField && !active.readOnly) {
+    if (!visible(active)) {  // the keys go to a field nobody sees (a terminal's hidden input): type there
+      for (const v of typed) moves.push({ kind: "type", text: `type "${v}"`, el: active, value: v, focused: true });
+    }
     for (const key of ["Enter", ...(opts.keys || [])]) moves.push({ kind: "press", text: `press ${key}`, value: key });
   }
   for (const key of opts.anyKeys || []) moves.push({ kind: "press", text: `press ${key}`, value: key });
@@ -365,6 +393,7 @@
     reason: WOB_REWARD_REASON === null || WOB_REWARD_REASON === undefined ? "" : String(WOB_REWARD_REASON),
     moves: moves.map((m) => ({ kind: m.kind, text: m.text, value: m.value === undefined ? null : String(m.value),
       path: m.el ? __s1.pathOf(m.el) : null, to: m.to ? __s1.pathOf(m.to) : null, dx: m.dx || 0, dy: m.dy || 0,
+      focused: !!m.focused,
       inputType: m.el && m.el.tagName === "INPUT" ? (m.el.getAttribute("type") || "text").toLowerCase() : "" })),
     form,
     picture,

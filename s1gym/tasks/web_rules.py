@@ -17,7 +17,9 @@ from s1gym.tasks.web_expert import _CLICK, View, _need
 
 __all__ = ["SOLVERS"]
 
-_SHAPE = re.compile(r'^- (?P<kind>\w+) "(?P<label>.*)" (?P<size>\d+)px at \((?P<x>-?\d+),(?P<y>-?\d+)\)$', re.M)
+_SHAPE = re.compile(
+    r'^- (?P<kind>\w+) "(?P<label>.*)" (?P<size>\d+)px at \((?P<x>-?\d+),(?P<y>-?\d+)\)(?: fill (?P<fill>\S+))?$', re.M
+)
 _ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
 _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December"]
@@ -45,11 +47,13 @@ def name_of(move: str) -> str:
 # ------------------------------------------------------------------------------ one look
 def _buy_ticket(v: View) -> str:
     buttons = v.clicks(role="button")
-    prices = [int(re.search(r"\$(\d+)", name_of(b)).group(1)) for b in buttons]
-    if "cheapest" in v.field("target"):
-        return buttons[prices.index(min(prices))]
-    durations = [int(h) * 60 + int(m) for h, m in re.findall(r"Duration: (\d+)h (\d+)m", v.page)]
-    return buttons[durations.index(min(durations))]
+    want = v.field("target")
+    if "cost" in want:
+        values = [int(re.search(r"\$(\d+)", name_of(b)).group(1)) for b in buttons]
+    else:
+        values = [int(h) * 60 + int(m) for h, m in re.findall(r"Duration: (\d+)h (\d+)m", v.page)]
+    pick = min(values) if want.split()[0] in ("cheapest", "shortest") else max(values)
+    return buttons[values.index(pick)]
 
 
 def _click_color(v: View) -> str:
@@ -105,14 +109,9 @@ _COLOURS = {"aqua": "cyan", "magenta": "magenta"}
 def _with_colour(v: View) -> list[dict]:
     out = []
     for s in shapes(v):
-        s["colour"] = s["label"] if s["kind"] != "text" else _text_colour(v, s)
+        s["colour"] = s["label"] if s["kind"] != "text" else (s["fill"] or "black")
         out.append(s)
     return out
-
-
-def _text_colour(v: View, s: dict) -> str:
-    m = re.search(rf'- text "{re.escape(s["label"])}" {s["size"]}px at \({s["x"]},{s["y"]}\) fill (\S+)', v.page)
-    return m.group(1) if m else ""
 
 
 def _click_shape(v: View) -> str:
@@ -157,7 +156,7 @@ def _click_widget(v: View) -> str:
 
 def _odd_or_even(v: View) -> str:
     for move in v.moves:
-        m = re.match(r'^click button "(Odd|Even)" in "Odd (-?\d+) Even"$', move)
+        m = re.match(r'^click button "(Odd|Even)" in "Odd (-?\d+) Even"(?: \(\d+\))?$', move)
         if m and not v.did(move):
             odd = int(m.group(2)) % 2 != 0
             if (m.group(1) == "Odd") == odd:
@@ -224,9 +223,14 @@ def _simple_arithmetic(v: View) -> str:
 
 
 def _simple_algebra(v: View) -> str:
-    m = re.search(r"x ([-+]) (\d+) = (-?\d+)", v.page)
-    sign, a, b = m.group(1), int(m.group(2)), int(m.group(3))
-    return _type_then_submit(v, str(b - a if sign == "+" else b + a))
+    """``x + a = b``, ``x - a = b``, ``a + x = b`` or ``a - x = b``: solve for x."""
+    m = re.search(r"(?:x ([-+]) (\d+)|(\d+) ([-+]) x) = (-?\d+)", v.page)
+    b = int(m.group(5))
+    if m.group(1):
+        x = b - int(m.group(2)) if m.group(1) == "+" else b + int(m.group(2))
+    else:
+        x = b - int(m.group(3)) if m.group(4) == "+" else int(m.group(3)) - b
+    return _type_then_submit(v, str(x))
 
 
 def _text_transform(v: View) -> str:
@@ -271,29 +275,50 @@ def _click_collapsible_2(v: View) -> str:
 
 
 def _click_menu(v: View) -> str:
-    path = v.field("target").split(">")
-    for name in path:
-        move = v.click(name, "item") or v.click(name, "menuitem") or v.click(name)
-        if move and (not v.did(move) or name == path[-1]):
-            return move
-    raise LookupError(f"no menu item on the way to {path}")
+    """Point at each menu on the path (its submenu opens), click the last item."""
+    *menus, last = v.field("target").split(">")
+    for name in menus:
+        point = next((m for m in v.moves if m.startswith("point at ") and f'"{name}"' in m), None)
+        if point is None:
+            raise LookupError(f"no menu {name!r} to point at")
+        if not v.did(point):
+            return point
+    return _need(v.click(last, "item") or v.click(last, "menuitem") or v.click(last), f"click {last!r}")
 
 
 def _click_menu_2(v: View) -> str:
+    """Open the menu, point at each submenu not looked into yet until the item shows, click it."""
     want = re.sub(r'^labeled "|"$', "", v.field("target"))
     move = v.click(want, "item") or v.click(want, "menuitem")
     if move:
         return move
-    return _need(v.click("Menu", "button"), "open the menu")
+    if not any(m.startswith("click item") for m in v.moves):
+        return _need(v.click("Menu", "button"), "open the menu")
+    for point in (m for m in v.moves if m.startswith("point at ")):
+        if not v.did(point):
+            return point
+    raise LookupError(f"no submenu left to look for {want!r}")
+
+
+_AT = re.compile(r' at \((-?\d+),(-?\d+)\)')
 
 
 def _click_pie(v: View) -> str:
+    """Open the pie (its centre) until its items show, then click the item's label or, when the label
+    cannot be clicked, the clickable slice nearest to it."""
     target = v.field("target")
-    for s in shapes(v):
-        if s["kind"] == "text" and s["label"] == target and s["size"] > 4:
-            return shape_move(v, s)
-    plus = next((s for s in shapes(v) if s["kind"] == "text" and s["label"] == "+"), None)
-    return shape_move(v, _need(plus, "the pie's +"))
+    label = next((s for s in shapes(v) if s["kind"] == "text" and s["label"] == target and s["size"] > 10), None)
+    if label is None:
+        centre = next((m for m in v.moves if m.startswith('click text "+"')), None)
+        return _need(centre, "open the pie menu")
+    move = first(v, f'click text "{target}" at ({label["x"]},{label["y"]})')
+    if move:
+        return move
+    slices = [m for m in v.moves if m.startswith("click shape ")]
+    def dist(m: str) -> int:
+        x, y = map(int, _AT.search(m).groups())
+        return (x - label["x"]) ** 2 + (y - label["y"]) ** 2
+    return _need(min(slices, key=dist) if slices else None, f"click the slice of {target!r}")
 
 
 def _click_scroll_list(v: View) -> str:
@@ -324,13 +349,11 @@ def _choose_date(v: View) -> str:
 
 def _generate_number(v: View) -> str:
     shown = re.search(r'- text: "?(-?\d+)"?\n\s*- button "Generate"', v.page)
-    criterion = v.field("criterion")
-    if shown:
+    criterion, bound = v.field("criterion"), v.field("number")
+    if shown and v.played:
         n = int(shown.group(1))
-        ok = {"even": n % 2 == 0, "odd": n % 2 == 1}.get(criterion)
-        if ok is None:
-            m = re.match(r"(higher|lower) than (-?\d+)", criterion)
-            ok = m is not None and (n > int(m.group(2)) if m.group(1) == "higher" else n < int(m.group(2)))
+        ok = {"even": n % 2 == 0, "odd": n % 2 == 1, "greater than": bound and n > int(bound),
+              "less than": bound and n < int(bound)}.get(criterion)
         if ok:
             return v.submit()
     return _need(v.click("Generate", "button"), "generate")
@@ -351,16 +374,18 @@ def _guess_number(v: View) -> str:
 
 
 def _stock_market(v: View) -> str:
-    price = float(re.search(r"Stock price: \$(\d+\.\d+)", v.page).group(1))
+    price = float(re.search(r"Stock price: \$(\d+(?:\.\d+)?)", v.page).group(1))
     return _need(v.click("Buy", "button"), "buy") if price <= float(v.field("target")) else "wait"
 
 
 def _button_delay(v: View) -> str:
+    """Each move lets a second of page time pass: after ONE, wait n - 1 times, then TWO."""
     one = v.click("ONE", "button")
     if not v.did(one):
         return one
+    seconds = int(re.search(r"wait (\d+) seconds?", v.utterance).group(1))
     waited = len(v.played) - 1 - v.played.index(one)
-    return "wait" if waited < 3 else _need(v.click("TWO", "button"), "click TWO")
+    return "wait" if waited < seconds - 1 else _need(v.click("TWO", "button"), "click TWO")
 
 
 def _navigate_tree(v: View) -> str:
@@ -385,20 +410,22 @@ def _phone_book(v: View) -> str:
 
 
 def _search_engine(v: View) -> str:
+    """Search, then page through the results (three a page) to the rank asked and click it."""
     query, rank = v.field("query"), int(v.field("rank"))
     typed = v.type_into(query)
     if typed and not v.did(typed):
         return typed
-    results = [m for m in v.clicks(role="link") if name_of(m) not in {"<", ">", "Prev", "Next"} and not name_of(m).isdigit()]
-    if not results:
+    results = v.clicks(role="link")
+    if not results or not v.did(v.click("Search", "button")):
         return _need(v.click("Search", "button"), "search")
-    pages = [m for m in v.clicks(role="link") if name_of(m).isdigit()]
-    page = 1 + sum(1 for m in v.played if name_of(m).isdigit() or name_of(m) == ">")
-    want_page = (rank - 1) // 3 + 1
-    if want_page == page:
+    pages = {int(name_of(m)): m for m in v.moves if name_of(m).isdigit()}
+    shown = re.search(r'link "(\d+)":\s*\n\s*- listitem', v.page)  # the page list; the current page is marked
+    current = int(v.played[-1] and name_of(v.played[-1])) if v.played and name_of(v.played[-1]).isdigit() else 1
+    del shown
+    want = (rank - 1) // 3 + 1
+    if want == current:
         return results[(rank - 1) % 3]
-    nxt = next((m for m in pages if int(name_of(m)) == want_page), None)
-    return _need(nxt or v.click(">", "link"), f"go to page {want_page}")
+    return _need(pages.get(want) or v.click(">", "item") or v.click(">"), f"go to page {want}")
 
 
 def _social_media_all(v: View) -> str:
@@ -414,21 +441,28 @@ def _social_media_all(v: View) -> str:
     return v.submit()
 
 
+_FORM_WORDS = {"genre": ("genre",), "director": ("director",), "year": ("year", "date", "released")}
+
+
 def _multi_form(v: View) -> str:
-    order = [(v.field(k), k.capitalize()) for k in ("genre", "director", "year")]
-    for value, box in order:
-        move = v.type_into(value, box) or v.type_into(value, f"{box}:")
+    """Type each field into the box its label names (before, after or in the box; "Released Date" is
+    the year), then press the form's button."""
+    for key, words in _FORM_WORDS.items():
+        value = v.field(key)
+        prefix = f'type "{value}" into '
+        move = next((m for m in v.moves if m.startswith(prefix) and any(w in m[len(prefix):].lower() for w in words)), None)
         if move is None:
-            raise LookupError(f"no textbox for {box}")
+            raise LookupError(f"no textbox for {key}")
         if not v.did(move):
             return move
-    return _need(v.click("Submit") or v.click("Submit", "button") or first(v, 'click "Submit'), "submit")
+    buttons = v.clicks(role="button") or [m for m in v.moves if re.match(r'click "(Submit|Search)', m)]
+    return _need(buttons[0] if buttons else None, "submit")
 
 
 def _sign_agreement(v: View) -> str:
-    down = next((m for m in v.moves if m.startswith("scroll ") and m.endswith(" down")), None)
-    if down:
-        return down
+    bottom = next((m for m in v.moves if m.startswith("scroll ") and m.endswith(" to the bottom")), None)
+    if bottom:
+        return bottom
     typed = v.type_into(v.field("name"))
     if typed and not v.did(typed):
         return typed
@@ -436,8 +470,8 @@ def _sign_agreement(v: View) -> str:
 
 
 def _scroll_text_2(v: View) -> str:
-    want = v.field("target")
-    move = next((m for m in v.moves if m.startswith("scroll ") and m.endswith(" down" if want == "bottom" else " up")), None)
+    end = " to the bottom" if v.field("target") == "bottom" else " to the top"
+    move = next((m for m in v.moves if m.startswith("scroll ") and m.endswith(end)), None)
     return move or v.submit()
 
 
@@ -464,17 +498,20 @@ def _text_editor(v: View) -> str:
 
 
 def _terminal(v: View) -> str:
-    ext = re.search(r"\.(\w+)$", v.field("target"))
+    """Focus the terminal, list the files, remove the one with the asked extension (or none)."""
+    want = v.field("target")
+    ext = re.search(r"extension \.([\w.]+)", want)
+    if not any(m.startswith('type "') for m in v.moves):
+        return _need(first(v, 'click "terminal'), "focus the terminal")
+    if v.played and v.played[-1].startswith("type "):
+        return "press Enter"
     if not any(m.startswith('type "ls"') for m in v.played):
-        return _need(v.type_into("ls"), "type ls")
-    if v.played[-1].startswith("type "):
-        return "press Enter"
-    if any(m.startswith('type "rm ') for m in v.played):
-        return "press Enter"
-    for m in v.moves:
-        r = re.match(r'type "rm (\S+)" into', m)
-        if r and ext and r.group(1).endswith("." + ext.group(1)):
-            return m
+        return _need(first(v, 'type "ls"'), "type ls")
+    listing = re.search(r"user\$ ls (.*?) user\$", v.page)
+    files = listing.group(1).split() if listing else []
+    for name in files:
+        if name.endswith("." + ext.group(1)) if ext else "." not in name:
+            return _need(first(v, f'type "rm {name}"'), f"type rm {name}")
     raise LookupError("no file to delete")
 
 
@@ -521,7 +558,6 @@ SOLVERS: dict[str, Callable[[View], str]] = {
     "click-collapsible-2-nodelay": _click_collapsible_2,
     "click-color": _click_color,
     "click-menu": _click_menu,
-    "click-menu-2": _click_menu_2,
     "click-pie": _click_pie,
     "click-pie-nodelay": _click_pie,
     "click-scroll-list": _click_scroll_list,

@@ -150,6 +150,9 @@
     clock.reset(epochMs);
     if (document.activeElement && document.activeElement !== document.body && document.activeElement.blur) document.activeElement.blur();
     window.getSelection && window.getSelection().removeAllRanges();
+    // jQuery UI's screen-reader announcements ("1 result is available...") outlive the widgets that
+    // made them: a fresh page has them empty when its first episode starts
+    for (const live of document.querySelectorAll(".ui-helper-hidden-accessible[role=status]")) live.textContent = "";
     core.EPISODE_MAX_TIME = maxTime;
     if (core.setDataMode) core.setDataMode("train");
     Math.seedrandom(seed);
