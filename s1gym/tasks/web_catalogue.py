@@ -18,7 +18,8 @@ Enter in a focused field. On top of that a task may add (the fields of :class:`W
 
 - ``dates``: the instruction's dates offered as ``pick date "<mm/dd/yyyy>" in textbox`` in a jQuery UI
   date picker (a person opens it, pages to the month and clicks the day: one move, real clicks);
-- ``typed``: which of the instruction's fields are typed (MiniWoB's field extractors; default none,
+- ``typed``: which of the instruction's fields are typed (the fields the page gives with its
+  instruction, else MiniWoB's field extractors, as the miniwob package reads them; default none,
   so a click task does not offer "type 'No' into textbox"); ``derived``: values the instruction
   names in another form (``enter-text-2``'s upper case, ``terminal``'s commands);
 - ``page``: page values a person types after reading them (a table's cells, a paragraph's words),
@@ -130,16 +131,6 @@ def _cases(fields: Fields, utterance: str) -> list[str]:
     return [text.upper(), text.lower()]
 
 
-def _names(fields: Fields, utterance: str) -> list[str]:
-    """Capitalised words after the first: the people a natural-language instruction names."""
-    words = re.findall(r"\b([A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b", utterance)
-    return [w for w in words[1:] if w not in {"I", "Please", "Find", "Forward", "Send", "Reply", "Delete", "Locate"}]
-
-
-def _quoted(fields: Fields, utterance: str) -> list[str]:
-    return re.findall(r'"([^"]+)"', utterance)
-
-
 def _terminal(fields: Fields, utterance: str) -> list[str]:
     return ["ls"]
 
@@ -228,7 +219,7 @@ _ENTRIES: list[WebTask] = [
             unsupported=("the event is drawn by dragging over a scrolling grid of 48 half hours, and the "
                          "reward needs its start, end and name exact: the start/end pairs alone are 1,128 moves")),
     WebTask("drag-box", "drag the small box into the large one and submit", 16, 6,
-            drags=({"from": "#area .small, #subbox", "to": "#area .large, #boxarea", "directions": []},)),
+            drags=({"from": "#draggableSmall", "to": "#draggableLarge"},)),
     WebTask("drag-circle", "drag a circle in the named direction and submit", 8, 6,
             drags=({"from": "svg circle", "directions": ["up", "down", "left", "right"], "by": 30},)),
     WebTask("drag-cube", "rotate a 3D cube by dragging until the named face shows",
@@ -254,11 +245,11 @@ _ENTRIES: list[WebTask] = [
     WebTask("email-inbox", "delete, star, reply to or forward an email", 64, 12, typed=("message", "to")),
     WebTask("email-inbox-delete", "delete the named sender's email", 64, 8),
     WebTask("email-inbox-forward", "forward the named sender's email", 64, 12, typed=("to",)),
-    WebTask("email-inbox-forward-nl", "email-inbox-forward, instructions in words", 64, 12, derived=_names),
+    WebTask("email-inbox-forward-nl", "email-inbox-forward, instructions in words", 64, 12, typed=("to",)),
     WebTask("email-inbox-forward-nl-turk", "email-inbox-forward, instructions written by people", 64, 12,
-            derived=_names),
+            typed=("to",)),
     WebTask("email-inbox-important", "star the named sender's email", 64, 8),
-    WebTask("email-inbox-nl-turk", "email-inbox, instructions written by people", 64, 12, derived=_quoted),
+    WebTask("email-inbox-nl-turk", "email-inbox, instructions written by people", 64, 12, typed=("to", "message")),
     WebTask("email-inbox-noscroll", "email-inbox with a short inbox", 64, 12, typed=("message", "to")),
     WebTask("email-inbox-reply", "reply to the named sender's email", 64, 12, typed=("message",)),
     WebTask("email-inbox-star-reply", "star the email and reply", 64, 12, typed=("message",)),

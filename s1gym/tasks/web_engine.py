@@ -61,6 +61,8 @@ RUNTIME_JS = Path(__file__).with_name("web_runtime.js").read_text()
 READ_JS = Path(__file__).with_name("web_page.js").read_text().strip()
 #: Pointer moves between pressing and releasing in a drag (jQuery UI needs moves to start dragging).
 DRAG_STEPS = 8
+#: Where a drag onto an element ends: its centre moved this share of its size onward.
+DRAG_PAST = 0.2
 #: Moves carried out in the page (a select list, a scroll, a text selection): no pointer involved.
 PAGE_MOVES = {
     "select": """([path, value]) => { const el = __s1.locate(path); if (!el) return "the list is gone from the page";
@@ -158,10 +160,16 @@ def task_url(task: str) -> str:
     return (Path(HTML_DIR) / "miniwob" / f"{task}.html").as_uri()
 
 
-def extract_fields(task: str, utterance: str) -> tuple[tuple[str, str], ...]:
-    """The instruction's fields by MiniWoB's own extractor for the task (``()`` when it has none)."""
+def extract_fields(task: str, utterance: str | dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The instruction's fields: those the page gives with it (``{"text", "fields"}`` from
+    ``__s1.utterance()``: MiniWoB's natural-language tasks), else MiniWoB's own extractor for the task
+    (``()`` when it has none), as the miniwob package does."""
     from miniwob.fields import get_field_extractor
 
+    if isinstance(utterance, dict):
+        if utterance.get("fields") is not None:
+            return tuple((str(k), str(v)) for k, v in utterance["fields"])
+        utterance = str(utterance["text"])
     try:
         return tuple((str(k), str(v)) for k, v in get_field_extractor(task)(utterance))
     except (KeyError, ValueError):
@@ -314,8 +322,9 @@ class WebEngine(Engine):
             "([seed, maxTime, epoch, settle]) => { const u = __s1.start(seed, maxTime, epoch); __s1.clock.runFor(settle); return u; }",
             [game.seed, NO_TIME_LIMIT_MS, EPOCH_MS, spec.settle_ms],
         )
-        self._values = spec.typed_values(extract_fields(game.task, utterance), utterance)
-        self._opts = spec.page_options(extract_fields(game.task, utterance))
+        fields = extract_fields(game.task, utterance)
+        self._values = spec.typed_values(fields, utterance["text"])
+        self._opts = spec.page_options(fields)
         self._key_by_key = spec.key_by_key
         self._settle = spec.settle_ms
 
@@ -422,7 +431,12 @@ class WebEngine(Engine):
                 page.mouse.up()
                 page.mouse.move(*REST_POINTER)
                 return where["error"]
-            x, y = where["x"], where["y"]
+            # past the target's middle in the direction of travel (a sortable list moves an item before or
+            # after another once the pointer crossed that item's middle the way it travels)
+            left, top, width, height = (float(v) for v in where["box"].split(","))
+            cx, cy = left + width / 2, top + height / 2
+            x = cx + DRAG_PAST * width * ((cx > start["x"]) - (cx < start["x"]))
+            y = cy + DRAG_PAST * height * ((cy > start["y"]) - (cy < start["y"]))
         else:
             x, y = start["x"] + spec["dx"], start["y"] + spec["dy"]
         page.mouse.move(x, y, steps=DRAG_STEPS)
@@ -443,8 +457,8 @@ class WebEngine(Engine):
                 f"- {clean(line)}" for line in state["picture"]
             )
         return WebAnswer(
-            utterance=clean(str(state["utterance"])),
-            fields=extract_fields(self._task, str(state["utterance"])),
+            utterance=clean(str(state["utterance"]["text"])),
+            fields=extract_fields(self._task, state["utterance"]),
             page=page,
             moves=tuple(clean(m) for m in self._targets),
             done=done,

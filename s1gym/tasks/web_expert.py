@@ -15,70 +15,16 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from s1gym.tasks.web_view import BARE_CLICK as _BARE_CLICK
+from s1gym.tasks.web_view import CLICK as _CLICK
+from s1gym.tasks.web_view import View
+from s1gym.tasks.web_view import need as _need
+from s1gym.tasks.web_rules import SOLVERS as MORE_SOLVERS
+
 if TYPE_CHECKING:
     from s1gym.tasks.web import MiniWoBEnv
 
 __all__ = ["EXACT", "SOLVERS", "rule_move"]
-
-_CLICK = re.compile(r'^click (?:(?P<role>[a-z]+) )?"(?P<name>.*?)"(?: in "(?P<context>.*)")?(?: \(\d+\))?$')
-_BARE_CLICK = re.compile(r"^click (?P<role>[a-z]+)(?: in \"(?P<context>.*)\")?(?: \((?P<k>\d+)\))?$")
-
-
-class View:
-    """What a solver may read: fields, page text, candidates, moves played."""
-
-    def __init__(self, env: MiniWoBEnv) -> None:
-        self.fields = dict(env.fields)
-        self.utterance = env._answer.utterance
-        self.page = env._answer.page
-        self.moves = list(env.candidates)
-        self.played = [m for m, _ in env.history]
-
-    def field(self, key: str) -> str:
-        return self.fields.get(key, "")
-
-    def clicks(self, name: str | None = None, role: str | None = None, context: str | None = None) -> list[str]:
-        """Click moves whose element has this name (exactly), role and context (a substring)."""
-        out = []
-        for move in self.moves:
-            m = _CLICK.match(move)
-            if not m:
-                continue
-            if name is not None and m["name"] != name:
-                continue
-            if role is not None and (m["role"] or "") != role:
-                continue
-            if context is not None and context not in (m["context"] or ""):
-                continue
-            out.append(move)
-        return out
-
-    def click(self, name: str, role: str | None = None, context: str | None = None) -> str | None:
-        found = self.clicks(name, role, context)
-        return found[0] if found else None
-
-    def type_into(self, value: str, box: str | None = None) -> str | None:
-        for move in self.moves:
-            if move.startswith(f'type "{value}" into textbox') and (box is None or f'textbox "{box}"' in move):
-                return move
-        return None
-
-    def did(self, move: str | None) -> bool:
-        return move is not None and move in self.played
-
-    def submit(self, *names: str) -> str:
-        for name in (*names, "Submit", "submit", "Search", "Login", "OK", "Ok"):
-            move = self.click(name, "button")
-            if move:
-                return move
-        raise LookupError("no submit button among the moves")
-
-
-def _need(move: str | None, what: str) -> str:
-    if move is None:
-        raise LookupError(f"no move to {what}")
-    return move
-
 
 # ---------------------------------------------------------------- one-click tasks
 def _click_button(v: View) -> str:
@@ -328,13 +274,7 @@ SOLVERS: dict[str, Callable[[View], str]] = {
     "use-autocomplete-nodelay": _use_autocomplete,
 }
 
-def _more_solvers() -> None:
-    from s1gym.tasks.web_rules import SOLVERS as more
-
-    SOLVERS.update(more)
-
-
-_more_solvers()
+SOLVERS.update(MORE_SOLVERS)
 
 #: Tasks whose script wins every instance (checked over seeds by tests/test_web.py).
 EXACT: frozenset[str] = frozenset(SOLVERS)

@@ -52,7 +52,9 @@
   const visible = (el) => {
     const r = el.getBoundingClientRect();
     if (r.width <= 0 || r.height <= 0) return false;
-    if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return false;
+    // (a transparent select over a styled arrow is still the control a person clicks)
+    const opacity = el.tagName !== "SELECT";
+    if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true, opacityProperty: opacity })) return false;
     return true;
   };
   // Not covered by something else (a modal overlay, an overlapping button): some point of it hits it.
@@ -100,7 +102,9 @@
   };
   const iconName = (el) => {
     const cls = [...el.classList].find((c) => !/^(ui-|fa$|glyph|icon$|hover|active|clicked|selected)/.test(c));
-    return norm((cls || el.id || "").replace(/[-_]+/g, " "));
+    // jQuery UI's arrow buttons (a spinner's up and down) say their direction only in a class
+    const dir = [...el.classList].map((c) => /^ui-[a-z]+-(up|down|prev|next|close)$/.exec(c)).find(Boolean);
+    return norm((cls || (dir && dir[1]) || el.id || "").replace(/[-_]+/g, " "));
   };
   // Accessible names and roles, the common cases of the ARIA rules computed in page JS (Chromium's own
   // el.computedName costs ~1 ms an element: too slow to call for every control at every step).
@@ -246,8 +250,7 @@
       for (const v of typed) add(el, "type", "type", role, name, { value: v, pre: `type "${v}" into ` });
       continue;
     }
-    if (tag === "SELECT") {
-      if (!reachable(el)) continue;
+    if (tag === "SELECT") {  // (a styled select may sit under its own label: its options are still the choice)
       const name = nameOf(el) || "list";
       for (const opt of el.options) {
         if (opt.disabled) continue;
@@ -330,7 +333,7 @@
       if (!visible(el)) continue;
       if (opts.highlight.whole) moves.push({ kind: "highlight", text: `highlight ${cut(norm(el.innerText), 50) ? `"${cut(norm(el.innerText), 50)}"` : "text"}`, el, value: "" });
       if (opts.highlight.words) {
-        const words = norm(el.innerText).split(" ").map((w) => w.replace(/[^\w'-]+/g, "")).filter(Boolean);
+        const words = norm(el.innerText).split(" ").filter(Boolean); // as written ("integer." with its stop)
         for (const w of [...new Set(words)]) moves.push({ kind: "highlight", text: `highlight "${w}"`, el, value: w });
       }
     }
@@ -387,7 +390,7 @@
     else form.push([key, String(el.value)]);
   }
   return {
-    utterance: (() => { const u = core.getUtterance(); return typeof u === "string" ? u : u.utterance; })(),
+    utterance: __s1.utterance(),
     done: !!WOB_DONE_GLOBAL,
     reward: WOB_RAW_REWARD_GLOBAL,
     reason: WOB_REWARD_REASON === null || WOB_REWARD_REASON === undefined ? "" : String(WOB_REWARD_REASON),

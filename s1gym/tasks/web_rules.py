@@ -13,7 +13,9 @@ import datetime as dt
 import re
 from collections.abc import Callable
 
-from s1gym.tasks.web_expert import _CLICK, View, _need
+from s1gym.tasks.web_view import CLICK as _CLICK
+from s1gym.tasks.web_view import View
+from s1gym.tasks.web_view import need as _need
 
 __all__ = ["SOLVERS"]
 
@@ -286,20 +288,6 @@ def _click_menu(v: View) -> str:
     return _need(v.click(last, "item") or v.click(last, "menuitem") or v.click(last), f"click {last!r}")
 
 
-def _click_menu_2(v: View) -> str:
-    """Open the menu, point at each submenu not looked into yet until the item shows, click it."""
-    want = re.sub(r'^labeled "|"$', "", v.field("target"))
-    move = v.click(want, "item") or v.click(want, "menuitem")
-    if move:
-        return move
-    if not any(m.startswith("click item") for m in v.moves):
-        return _need(v.click("Menu", "button"), "open the menu")
-    for point in (m for m in v.moves if m.startswith("point at ")):
-        if not v.did(point):
-            return point
-    raise LookupError(f"no submenu left to look for {want!r}")
-
-
 _AT = re.compile(r' at \((-?\d+),(-?\d+)\)')
 
 
@@ -483,18 +471,45 @@ def _highlight(v: View) -> str:
     return v.submit()
 
 
+_HUES = {"red": 0, "orange": 36, "yellow": 60, "green": 120, "blue": 210, "purple": 270}
+
+
+def _swatch(v: View, colour: str) -> str | None:
+    """The first swatch (document order: the picker's first, pure row) of the named colour."""
+    exact = v.click(colour, "box")
+    if exact or colour not in _HUES:
+        return exact
+    for move in v.clicks(role="box"):
+        name = name_of(move)
+        if not name.startswith("#"):
+            continue
+        r, g, b = (int(name[i : i + 2], 16) / 255 for i in (1, 3, 5))
+        h, light, sat = colorsys.rgb_to_hls(r, g, b)
+        if sat > 0.6 and 0.25 < light < 0.65 and min(abs(h * 360 - _HUES[colour]), 360 - abs(h * 360 - _HUES[colour])) < 20:
+            return move
+    return None
+
+
 def _text_editor(v: View) -> str:
-    m = re.search(r"give the text (.+?) the style (\w+)", v.field("target"))
-    word, style = m.group(1), m.group(2)
-    mark = next((x for x in v.moves if x == f'highlight "{word}"'), None) or next(
-        (x for x in v.moves if x.startswith(f'highlight "{word}')), None)
-    if not v.did(mark):
-        return _need(mark, f"highlight {word!r}")
-    button = {"bold": "ql bold", "italics": "ql italic", "italic": "ql italic", "underlined": "ql underline"}.get(style)
-    styled = v.click(button, "button") if button else None
-    if styled and not v.did(styled):
-        return styled
-    return v.submit()
+    """Select the text (a word, or everything), apply the style or pick the colour, submit."""
+    target = v.field("target")
+    word = re.search(r"give the text (\S+) the (?:style|color)", target)
+    style = re.search(r"the style (\w+)", target)
+    colour = re.search(r"the color (\w+)", target)
+    if word:
+        mark = first(v, f'highlight "{word.group(1)}"')
+    else:
+        mark = next((m for m in v.moves if m.startswith("highlight ") and m.count(" ") > 1), None) or first(v, "highlight ")
+    if not any(m.startswith("highlight ") for m in v.played):
+        return _need(mark, "select the text")
+    if style:
+        button = {"bold": "ql bold", "italics": "ql italic", "italic": "ql italic", "underlined": "ql underline"}[style.group(1)]
+        move = v.click(button, "button")
+        return v.submit() if v.did(move) else _need(move, f"click {button}")
+    swatch = _swatch(v, colour.group(1))
+    if any(m.startswith("click box") for m in v.played):
+        return v.submit()
+    return swatch or _need(first(v, 'click icon "ql picker label"'), "open the colour picker")
 
 
 def _terminal(v: View) -> str:
@@ -515,24 +530,187 @@ def _terminal(v: View) -> str:
     raise LookupError("no file to delete")
 
 
-def _slider(v: View) -> str:
-    want = int(v.field("target"))
-    shown = int(re.search(r'- text: "?(-?\d+)"?', v.page).group(1))
-    handle = first(v, 'click icon "slider')
-    if not v.played:
-        return _need(handle, "focus the slider")
-    if shown == want:
-        return v.submit()
+def _values_shown(v: View) -> list[int]:
+    return [int(x) for x in re.findall(r'- text: "?(-?\d+(?: -?\d+)*)"?', v.page)[0].split()]
+
+
+def _toward(shown: int, want: int) -> str:
+    """A slider key from ``shown`` toward ``want``: a page (a fifth of the range, at most 20) while
+    that cannot overshoot, else one step."""
+    if want - shown >= 20:
+        return "press PageUp"
+    if shown - want >= 20:
+        return "press PageDown"
     return "press ArrowRight" if shown < want else "press ArrowLeft"
 
 
+def _slider(v: View) -> str:
+    """Click the slider (its handle takes the focus), key it to the value, submit."""
+    want = int(v.field("target"))
+    shown = _values_shown(v)[0]
+    if not v.played:
+        return _need(first(v, 'click box "slider') or first(v, 'click icon "slider'), "focus the slider")
+    return v.submit() if shown == want else _toward(shown, want)
+
+
+def _slider_2(v: View) -> str:
+    wants = [int(v.field(k)) for k in ("n1", "n2", "n3")]
+    shown = _values_shown(v)
+    focused = next((m for m in reversed(v.played) if m.startswith("click ") and "slider" in m), None)
+    for i, (s, w) in enumerate(zip(shown, wants, strict=True), start=1):
+        if s == w:
+            continue
+        handle = next((m for m in v.moves if m.startswith("click ") and f"slider {i}" in m), None)
+        if focused != handle:
+            return _need(handle, f"focus slider {i}")
+        return _toward(s, w)
+    return v.submit()
+
+
+def _form_sequence(v: View) -> str:
+    want, box = int(v.field("slider target")), int(v.field("checkbox target"))
+    shown = _values_shown(v)[0]
+    slider = first(v, 'click box "slider') or first(v, 'click icon "slider')
+    if not v.did(slider):
+        return _need(slider, "focus the slider")
+    if shown != want:
+        return _toward(shown, want)
+    boxes = [m for m in v.moves if m.startswith("click checkbox")]
+    if not v.did(boxes[box - 1]):
+        return boxes[box - 1]
+    return v.submit()
+
+
+def _form_sequence_2(v: View) -> str:
+    radio, text, box = int(v.field("radio target")), v.field("textbox text"), int(v.field("textbox target"))
+    radios = [m for m in v.moves if m.startswith("click radio")]
+    if not v.did(radios[radio - 1]):
+        return radios[radio - 1]
+    typed = [m for m in v.moves if m.startswith(f'type "{text}" into textbox')]
+    if not v.did(typed[box - 1]):
+        return typed[box - 1]
+    return v.submit()
+
+
+def _form_sequence_3(v: View) -> str:
+    """Open the styled drop-down (its arrow), click the option, click the button."""
+    want = v.field("dropdown target")
+    if f'click item "{want}"' in v.played:
+        return _need(v.click(v.field("button target"), "button"), "click the button")
+    item = v.click(want, "item")
+    return item or _need(v.click("▾"), "open the drop-down")
+
+
 def _spinner(v: View) -> str:
-    return _type_then_submit(v, v.field("target"))
+    shown = int(re.search(r'spinbutton.*: "(-?\d+)"$', v.page, re.M).group(1))
+    want = int(v.field("target"))
+    if shown == want:
+        return v.submit()
+    return _need(v.click("up" if shown < want else "down", "button"), "spin")
+
+
+def _guess_number(v: View) -> str:
+    """Guess 5; on "higher than g" guess g + 1, on "lower than g" g - 1 (memoryless and exact)."""
+    if v.played and v.played[-1].startswith("type "):
+        return v.submit()
+    hint = re.search(r"The number is (higher|lower) than (\d+)", v.page)
+    guess = 5 if hint is None else int(hint.group(2)) + (1 if hint.group(1) == "higher" else -1)
+    return _need(v.type_into(str(guess)), f"type {guess}")
+
+
+# ------------------------------------------------------------------------------ drags
+def _drag_onto(v: View, what: str, where: str) -> str | None:
+    return next((m for m in v.moves if m.startswith(f"drag {what} onto {where}")), None)
+
+
+def _drag_box(v: View) -> str:
+    move = _drag_onto(v, '"s"', '"L"')
+    return move if not v.did(move) else v.submit()
+
+
+def _drag_direction(v: View) -> str:
+    way = v.field("target")
+    if any(m.startswith("drag ") and m.endswith(f" {way}") for m in v.played):
+        return v.submit()
+    return _need(next((m for m in v.moves if m.startswith("drag ") and m.endswith(f" {way}")), None), f"drag {way}")
+
+
+def _items(v: View) -> list[str]:
+    return re.findall(r'- listitem: "?(.+?)"?$', v.page, re.M)
+
+
+def _drag_to(v: View, name: str, index: int) -> str:
+    """Drag ``name`` onto the item now at ``index`` (0-based): it takes that place."""
+    items = _items(v)
+    if items.index(name) == index:
+        raise LookupError(f"{name} is already there")
+    return _need(_drag_onto(v, f'item "{name}"', f'item "{items[index]}"'), f"drag {name}")
+
+
+def _drag_items(v: View) -> str:
+    target = v.field("target")
+    name = re.match(r"(.+?) (?:to the|up by|down by)", target).group(1)
+    items = _items(v)
+    at = items.index(name)
+    pos = re.search(r"to the (\d+)\w\w position", target)
+    index = (int(pos.group(1)) - 1 if pos else 0 if "to the top" in target else len(items) - 1 if "to the bottom" in target
+             else at - 1 if " up by" in target else at + 1)
+    return _drag_to(v, name, index)
+
+
+_GRID = {"top left": 0, "top center": 1, "top right": 2, "middle left": 3, "center": 4, "middle right": 5,
+         "bottom left": 6, "bottom center": 7, "bottom right": 8}
+
+
+def _drag_items_grid(v: View) -> str:
+    """A 3 x 3 grid in reading order: a spot by name, or one step left, right, up or down."""
+    target = v.field("target")
+    spot = re.match(r"(.+?) to the (.+)", target)
+    if spot:
+        return _drag_to(v, spot.group(1), _GRID[spot.group(2)])
+    m = re.match(r"(.+?) (left|right|up|down) by one", target)
+    at = _items(v).index(m.group(1))
+    return _drag_to(v, m.group(1), at + {"left": -1, "right": 1, "up": -3, "down": 3}[m.group(2)])
+
+
+def _drag_sort_numbers(v: View) -> str:
+    """Selection sort: drag the smallest misplaced number onto the first misplaced place."""
+    items = [int(x) for x in _items(v)]
+    for i, (have, want) in enumerate(zip(items, sorted(items), strict=True)):
+        if have != want:
+            return _drag_to(v, str(want), i)
+    return v.submit()
+
+
+def _resize_textarea(v: View) -> str:
+    m = re.match(r"(height|width) is (larger|smaller)", v.field("target"))
+    way = {("height", "larger"): "down", ("height", "smaller"): "up", ("width", "larger"): "right",
+           ("width", "smaller"): "left"}[(m.group(1), m.group(2))]
+    move = first(v, f"drag the textarea's corner {way}")
+    return move if not v.did(move) else v.submit()
+
+
+# ------------------------------------------------------------------------------ email
+def _email_task(v: View) -> dict[str, str]:
+    """by, task (delete, star, reply, forward), message, to: the instruction's fields (the page gives
+    them with its natural-language instructions; a forward-only task names no task)."""
+    fields = dict(v.fields)
+    if "task" not in fields and "forward" in v.task:
+        fields["task"] = "forward"
+    return fields
 
 
 def _email_inbox(v: View) -> str:
-    sender, task = v.field("by"), v.field("task")
-    opened = "Reply" in {name_of(m) for m in v.moves} and 'icon "close email"' in " ".join(v.moves)
+    t = _email_task(v)
+    sender, task = t["by"], t["task"]
+    opened = any(m.startswith('click icon "close email"') for m in v.moves)
+    writing = any(m.startswith(('click icon "send reply"', 'click icon "send forward"')) for m in v.moves)
+    if writing:
+        value = t.get("message") if task == "reply" else t.get("to")
+        typed = v.type_into(value, "to:") if task == "forward" else v.type_into(value)
+        if typed and not v.did(typed):
+            return typed
+        return _need(first(v, 'click icon "send '), "send")
     if not opened:
         for m in v.moves:
             if m.startswith(f'click "{sender} '):
@@ -540,9 +718,10 @@ def _email_inbox(v: View) -> str:
         raise LookupError(f"no email by {sender}")
     if task == "delete":
         return _need(v.click("trash", "icon"), "trash")
-    if task == "star":
-        return _need(v.click("star", "icon"), "star")
-    raise LookupError(f"no rule for {task!r}")
+    star = v.click("star", "icon")
+    if task == "star" or (task == "reply" and "star" in v.utterance and not v.did(star)):
+        return _need(star, "star")
+    return _need(v.click("Reply" if task == "reply" else "Forward"), task)
 
 
 SOLVERS: dict[str, Callable[[View], str]] = {
@@ -597,7 +776,27 @@ SOLVERS: dict[str, Callable[[View], str]] = {
     "text-transform": _text_transform,
     "unicode-test": _unicode_test,
     "use-slider": _slider,
+    "use-slider-2": _slider_2,
     "use-spinner": _spinner,
+    "form-sequence": _form_sequence,
+    "form-sequence-2": _form_sequence_2,
+    "form-sequence-3": _form_sequence_3,
+    "guess-number": _guess_number,
+    "drag-box": _drag_box,
+    "drag-circle": _drag_direction,
+    "drag-single-shape": _drag_direction,
+    "drag-items": _drag_items,
+    "drag-items-grid": _drag_items_grid,
+    "drag-sort-numbers": _drag_sort_numbers,
+    "resize-textarea": _resize_textarea,
+    "email-inbox": _email_inbox,
     "email-inbox-delete": _email_inbox,
+    "email-inbox-forward": _email_inbox,
+    "email-inbox-forward-nl": _email_inbox,
+    "email-inbox-forward-nl-turk": _email_inbox,
     "email-inbox-important": _email_inbox,
+    "email-inbox-nl-turk": _email_inbox,
+    "email-inbox-noscroll": _email_inbox,
+    "email-inbox-reply": _email_inbox,
+    "email-inbox-star-reply": _email_inbox,
 }

@@ -162,8 +162,14 @@
       const el = document.getElementById(id);
       if (el) el.setAttribute("aria-hidden", "true");
     }
+    return utterance();
+  };
+
+  // The instruction, and its fields when the page gives them (MiniWoB's natural-language tasks return
+  // {utterance, fields} in train mode; the miniwob package reads the fields from there too).
+  const utterance = () => {
     const u = core.getUtterance();
-    return typeof u === "string" ? u : u.utterance;
+    return typeof u === "string" ? { text: u, fields: null } : { text: u.utterance, fields: Object.entries(u.fields || {}) };
   };
 
   // Where to press for a move's element: scrolled into view first when no point of it can be hit
@@ -253,6 +259,6 @@
     poll();
   });
 
-  const api = { clock, start, pathOf, locate, pointOf, prepare, hovered, highlight, NativeDate, pointer: null, clipboard: "" };
+  const api = { clock, start, utterance, pathOf, locate, pointOf, prepare, hovered, highlight, NativeDate, pointer: null, clipboard: "" };
   window.__s1 = api;
 })();
