@@ -153,6 +153,19 @@
     // jQuery UI's screen-reader announcements ("1 result is available...") outlive the widgets that
     // made them: a fresh page has them empty when its first episode starts
     for (const live of document.querySelectorAll(".ui-helper-hidden-accessible[role=status]")) live.textContent = "";
+    // form fields back to their defaults by the HTML reset algorithm, as on a fresh load: a value a
+    // person edited stays "dirty", and a page that then rewrites the field's default (a textarea's text)
+    // would not show it (assigning .value marks it dirty too). A field outside a form is reset inside a
+    // form made for the moment, then put back where it was.
+    for (const form of document.forms) form.reset();
+    for (const el of document.querySelectorAll("input, textarea, select")) {
+      if (el.form || el.closest("#reward-display")) continue;
+      const form = document.createElement("form");
+      el.replaceWith(form);
+      form.appendChild(el);
+      form.reset();
+      form.replaceWith(el);
+    }
     core.EPISODE_MAX_TIME = maxTime;
     if (core.setDataMode) core.setDataMode("train");
     Math.seedrandom(seed);
