@@ -96,6 +96,7 @@ import numpy as np
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
 from s1gym.policies.common import GOAL_OPENERS, STOPWORDS, require_candidates
 from s1gym.policies.lexical import PairModel
+from s1gym.policies.twx_model import TWXModel
 from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
 
 __all__ = ["COOKING_WEIGHTS", "FEATURES", "GENERAL_WEIGHTS", "TASK_MODELS", "TASK_WEIGHTS", "Local", "embed",
@@ -183,15 +184,24 @@ COSINE_FEATURES = frozenset({"goal_cos", "scene_cos", "feedback_cos", "outcome_g
                              "described_scene_cos"})
 
 
+#: A fitted model Local adds to its features: ALFWorld's pair model or a TextWorldExpress game's model.
+TaskModel = PairModel | TWXModel
+
+
+def load_task_model(path: str | Path) -> TaskModel:
+    """A model file of either kind (a TWX model file names its features version)."""
+    return TWXModel.load(path) if '"features_version"' in Path(path).read_text()[:200] else PairModel.load(path)
+
+
 @lru_cache(maxsize=None)
-def task_model(task: str) -> PairModel | None:
-    """The task's shipped pair model (:data:`TASK_MODELS`), loaded once; ``None`` when it has none."""
+def task_model(task: str) -> TaskModel | None:
+    """The task's shipped model (:data:`TASK_MODELS`), loaded once; ``None`` when it has none."""
     name = TASK_MODELS.get(task)
     if name is None:
         return None
     from s1gym.tasks.datasets import packaged
 
-    return PairModel.load(packaged(name))
+    return load_task_model(packaged(name))
 
 
 def progress_heuristic(task: str = "ALFWorld") -> Callable[[Situation], float]:
@@ -270,10 +280,10 @@ class Local(BasePolicy):
         self._vectors: dict[str, tuple[np.ndarray, frozenset[str]]] = {}
         self._embedder = embedder
         if isinstance(pairs, str | Path):
-            pairs = PairModel.load(pairs)
-        if pairs is not None and pairs is not False and not isinstance(pairs, PairModel):
-            raise ValueError(f"Local pairs must be a PairModel, the path of its JSON file or False (no pair model), "
-                             f"got {pairs!r}")
+            pairs = load_task_model(pairs)
+        if pairs is not None and pairs is not False and not isinstance(pairs, PairModel | TWXModel):
+            raise ValueError(f"Local pairs must be a PairModel or TWXModel, the path of its JSON file or False "
+                             f"(no fitted model), got {pairs!r}")
         self.pairs = pairs
         if preload and embedder is None:
             load_model()
@@ -300,7 +310,7 @@ class Local(BasePolicy):
             return {**dict.fromkeys(FEATURES, 0.0), **model.dense, **self.overrides}
         return {**TASK_WEIGHTS.get(task, GENERAL_WEIGHTS), **self.overrides}
 
-    def model_for(self, task: str) -> PairModel | None:
+    def model_for(self, task: str) -> TaskModel | None:
         """The pair model used on ``task``: the one given to the constructor, else the task's shipped one."""
         if self.pairs is False:
             return None

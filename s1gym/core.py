@@ -74,6 +74,8 @@ class Candidate:
     outcome: str | None = None
     #: Lookahead: moves available after this one that were not available before.
     new_actions: tuple[str, ...] = ()
+    #: Lookahead: the reward the move earns, i.e. the change in the task's score (``None``: not looked at).
+    reward: float | None = None
 
 
 class Privileged:

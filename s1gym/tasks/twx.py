@@ -188,6 +188,7 @@ def _inventory_limit(default: int = 0) -> _Param:
 
 
 _ROOM_RE = re.compile(r"You are in the ([^.]+)\.")
+_EXITS_RE = re.compile(r"(To the|Through an? )", re.IGNORECASE)
 _STATE_VERBS = ("open", "close", "put", "drop", "take")
 
 
@@ -204,9 +205,12 @@ class TWXEnv(EngineEnv):
     #: other's objects): their pool holds one game object, rebuilt by replay whenever another env used it.
     exclusive: ClassVar[bool] = False
     engine_capacity: ClassVar[int] = ENGINE_CAPACITY
-    #: Moves whose feedback is knowledge the player keeps (CookingWorld's recipe): once played, their
-    #: last feedback stays in the observation, which would otherwise forget it (Markov observation).
+    #: Moves whose feedback is knowledge the player keeps (CookingWorld's recipe, MapReader's map, the
+    #: math problem): once played, their feedback stays in the observation, which would otherwise forget it
+    #: (Markov observation).
     remembered_moves: ClassVar[tuple[str, ...]] = ()
+    #: Keep only the latest remembered text (PeckingOrder's book names the current instruction only).
+    remember_latest: ClassVar[bool] = False
     stall_patience: ClassVar[int | None] = 6
     _common_help: ClassVar[dict[str, str]] = {
         "fold": "which TWX games the seeds pick: train (default; seeds 0-999), dev or test",
@@ -319,8 +323,20 @@ class TWXEnv(EngineEnv):
             self._note_fact(move)  # reads the view before the move
         if move in self.remembered_moves:
             self._remember(orjson.loads(raw)["observation"])
+        room = self._room()
         self._accept(raw)
-        return self._feedback_of(self._r)
+        feedback = self._feedback_of(self._r)
+        if not feedback and self._room() != room:
+            # TWX answers a move with the new room's view, which the observation shows anyway; the feedback
+            # keeps where the move led and the room's exits ("You are in the pantry.\nTo the West you see
+            # the kitchen."), so the history holds the map a player would remember.
+            exits = [line.strip() for line in self._r["look"].splitlines()[1:] if _EXITS_RE.match(line.strip())]
+            feedback = "\n".join([f"You are in the {self._room()}.", *exits])
+        return feedback
+
+    def _room(self) -> str:
+        m = _ROOM_RE.search(self._r.get("look", ""))
+        return m.group(1) if m else ""
 
     def _legal_moves(self) -> list[str]:
         return self._candidates_sorted
@@ -328,7 +344,7 @@ class TWXEnv(EngineEnv):
     def _remember(self, text: str) -> None:
         entry = "You remember: " + text.strip()
         if text.strip() and entry not in self._known:
-            self._known = (*self._known, entry)
+            self._known = (entry,) if self.remember_latest else (*self._known, entry)
 
     def _describe(self) -> str:
         return self._desc
@@ -351,8 +367,7 @@ class TWXEnv(EngineEnv):
     def _note_fact(self, move: str) -> None:
         """Remember the last hidden-state change per object (see :meth:`state_key`)."""
         verb, _, rest = move.partition(" ")
-        m = _ROOM_RE.search(self._r.get("look", ""))
-        room = m.group(1) if m else ""
+        room = self._room()
         if verb in ("open", "close"):
             self._facts[f"{room}/{rest}"] = verb
         elif verb == "put" and " in " in rest:
@@ -506,6 +521,7 @@ class MapReaderEnv(TWXEnv):
 
     task_name = "MapReader"
     game = "mapreader"
+    remembered_moves = ("read map",)
     default_max_candidates = 64  # measured max 28
     params = (
         _Param("num_locations", "numLocations", 2, 30, 15, "rooms (2-30)"),
@@ -521,6 +537,7 @@ class ArithmeticEnv(TWXEnv):
 
     task_name = "Arithmetic"
     game = "arithmetic"
+    remembered_moves = ("read math problem",)
     default_max_candidates = 96  # measured max 59
 
 
@@ -565,4 +582,6 @@ class PeckingOrderEnv(TWXEnv):
 
     task_name = "PeckingOrder"
     game = "peckingorder"
+    remembered_moves = ("read instructions book",)
+    remember_latest = True
     default_max_candidates = 48  # measured max 31
