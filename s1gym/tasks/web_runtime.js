@@ -166,6 +166,26 @@
       form.reset();
       form.replaceWith(el);
     }
+    // what MiniWoB's core and jQuery UI keep in a document between episodes, back to a fresh page's:
+    // the marks core puts on clicked elements, the shared date picker and suggestion menus
+    for (const el of document.querySelectorAll("[data-tampered], [data-wob_ref], [data-wob_eps]")) {
+      for (const key of ["tampered", "wob_ref", "wob_eps"]) delete el.dataset[key];
+    }
+    const jq = window.jQuery;
+    if (jq && jq.datepicker && jq.datepicker.dpDiv) {
+      Object.assign(jq.datepicker, { _curInst: null, _keyEvent: false, _disabledInputs: [], _datepickerShowing: false,
+        _inDialog: false, _lastInput: null });
+      jq.datepicker.dpDiv.empty().removeAttr("style");
+    }
+    for (const menu of document.querySelectorAll("ul.ui-autocomplete")) { menu.innerHTML = ""; menu.style.display = "none"; }
+    // MiniWoB's own reward display counts the document's episodes: back to a fresh page's
+    WOB_EPISODE_ID = 0;
+    core.wob_latest = "-";
+    core.wob_scores = [];
+    for (const [id, text] of [["reward-last", "-"], ["reward-avg", "-"], ["episode-id", "0"]]) {
+      const el = document.getElementById(id);
+      if (el) { el.textContent = text; el.removeAttribute("style"); }
+    }
     core.EPISODE_MAX_TIME = maxTime;
     if (core.setDataMode) core.setDataMode("train");
     Math.seedrandom(seed);
