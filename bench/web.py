@@ -2,7 +2,7 @@
 fork determinism, step cost, candidate caps.
 
     python bench/web.py --rules              # the rule on every task with one (seeds 31000-31009)
-    python bench/web.py --search             # Search(Uniform) on every offered task (seeds 32000-32004)
+    python bench/web.py --search             # Search(Uniform) on every offered task (seeds 32000-32002)
     python bench/web.py --flights            # Search(Uniform, budget=20) on Flights (seeds 33000-33019)
     python bench/web.py --forks 10000        # fork-and-replay checks across the tasks (walks from seed 34000)
     python bench/web.py --steps              # env.step on the click tasks vs a bare Playwright click (seeds 35000-35019)
@@ -13,9 +13,11 @@ Protocol, fixed before any of these runs (seeds disjoint from tests/test_web.py,
 
 - **--rules**: ``s1gym.evaluate(task, "rule")`` on every task with a rule solver, seeds 31000-31009
   (10 episodes). Row: wins, mean steps, wall seconds a game. Target: 10/10 everywhere.
-- **--search**: ``Search(Uniform(), budget=20, episode_budget=100)`` on every offered task, seeds
-  32000-32004 (5 episodes; the episode budget of 100 inner calls bounds a game that finds nothing,
-  as in earlier web benchmarks). Row: wins, mean inner-policy calls a game, wall seconds a game.
+- **--search**: ``Search(Uniform(), budget=20, episode_budget=20)`` on every offered task, seeds
+  32000-32002 (3 episodes; the episode budget of 20 inner calls, one search's worth, bounds a game
+  that finds nothing: a task with 100 candidates costs 2,000 page steps a search). Row: wins, mean
+  inner-policy calls a game, wall seconds a game. (Amended before any run: 5 seeds and an episode
+  budget of 100 would have taken days on this shared machine.)
 - **--flights**: ``Search(Uniform(), budget=20)`` (no episode budget: the issue's setting) on
   ``s1/Flights-v0``, seeds 33000-33019 (20 games). Targets: >= 90 % won, <= 60 s a game (mean).
 - **--forks N**: N fork-and-replay checks. Tasks in catalogue order, round robin; per task a seeded
@@ -57,13 +59,13 @@ from s1gym.tasks.web_engine import WebEngine, WebGame
 from s1gym.tasks.web_expert import SOLVERS
 
 RULE_SEEDS = (31000, 10)
-SEARCH_SEEDS = (32000, 5)
+SEARCH_SEEDS = (32000, 3)
 FLIGHTS_SEEDS = (33000, 20)
 FORK_SEED = 34000
 STEP_SEEDS = (35000, 20)
 CLICK_TASKS = ["click-button", "click-link", "click-dialog", "click-test-2", "click-tab", "click-option",
                "click-color", "click-widget"]
-SEARCH = {"budget": 20, "wrapper_options": {"episode_budget": 100}}
+SEARCH = {"budget": 20, "wrapper_options": {"episode_budget": 20}}
 
 
 def load() -> str:

@@ -1,25 +1,31 @@
 """Web tasks: the real MiniWoB++ pages in a real Chromium, driven by Playwright.
 
-``s1/MiniWoB-v0`` plays one MiniWoB++ task (option ``task``, one of
-:data:`WEB_TASKS`); ``s1/Flights-v0`` is ``book-flight``. The pages are the
-ones Farama's ``miniwob`` package (1.x, MIT) ships under ``miniwob/html/``,
-opened as ``file://`` URLs (no server to start or leak: the pages need no
-HTTP, only ``flight.*`` tasks, not offered here, do).
+``s1/MiniWoB-v0`` plays one MiniWoB++ task (option ``task``); ``s1/MiniWoB-<task>-v0`` is the same
+with the task fixed (as BrowserGym's ``browsergym/miniwob.<task>``); ``s1/Flights-v0`` is
+``book-flight``. The pages are the 130 that Farama's ``miniwob`` package (1.1.0, MIT) ships under
+``miniwob/html/miniwob/``, opened as ``file://`` URLs. :mod:`s1gym.tasks.web_catalogue` lists every
+one: the :data:`WEB_TASKS` s1gym offers with their formulation, and those it does not offer with the
+reason (a reward graded by pixel distances or a moving target, which moves can only approximate).
 
 **Observation** (Markov): the task's instruction (MiniWoB's utterance) and the
 page as Playwright's ARIA snapshot (the accessibility tree as YAML: roles,
 names, text, states, field values), MiniWoB's own reward display and query
-hidden from it, link URLs dropped (machine-specific paths), then the moves.
+hidden from it, link URLs dropped (machine-specific paths), and when the page
+draws an SVG picture a ``Picture`` list of its shapes (kind, text or colour,
+size, centre), then the moves.
 
 **Candidates**: one per thing a person could do now, in document order
 (``web_page.js``): click each visible, enabled, uncovered clickable element
 (buttons, links, tabs, checkboxes, radios, menu and autocomplete items, date
-picker days, elements with click handlers or a pointer cursor), named by
-Chromium's accessibility role and name (an unnamed control by its label text,
-placeholder or icon class); ``select "<option>" in list "<name>"`` for each
-option of a select; ``type "<value>" into textbox "<name>"`` for each text
-field and each value of the instruction's fields (MiniWoB's own field
-extractors, :mod:`miniwob.fields`); ``press Enter`` in a focused text field.
+picker days, the shapes of a clickable picture, elements with click handlers
+or a pointer cursor), named by the accessibility role and name (an unnamed
+control by its label text, placeholder, colour or icon class);
+``select "<option>" in list "<name>"`` for each option of a select;
+``type "<value>" into textbox "<name>"`` for each text field and each value
+the task types (the instruction's fields, :mod:`miniwob.fields` or the fields
+the page gives, and values read off the page); ``press Enter`` in a focused
+field; and what the task's formulation adds (drags, pointing, scrolls,
+highlights, keys, waiting, date picks; :mod:`~s1gym.tasks.web_catalogue`).
 The same text twice is told apart by the nearest ancestor's text, then by
 number. More moves than the task's cap N raise ``TooManyCandidatesError``.
 
@@ -27,28 +33,32 @@ number. More moves than the task's cap N raise ``TooManyCandidatesError``.
 episode (``WOB_DONE_GLOBAL``), ``info["raw_reward"]`` is the page's raw reward
 (in [-1, 1], no time penalty) and the score is ``max(0, raw)``: 1 on success
 (won), partial credit where the page gives it (click-checkboxes pays r/n),
-lost otherwise. Wall-clock never ends an episode: before
-``core.startEpisodeReal()`` the env sets ``core.EPISODE_MAX_TIME`` (the knob
-MiniWoB's tasks set themselves) to 2^31-1 ms, the longest delay ``setTimeout``
-accepts, and the page runs on Playwright's fake clock (``page.clock``): page
-time moves only by :data:`SETTLE_MS` after each move (animations, the
+lost otherwise. Before the end the score is 0, except where a task defines
+progress (book-flight: the share of its form filled as asked). Wall-clock
+never ends an episode: ``core.EPISODE_MAX_TIME`` is set to 2^31-1 ms and the
+page runs on s1gym's fake clock (``web_runtime.js``): page time moves only by
+the task's settle time after each move (1 s by default: animations, the
 autocomplete delay), so a decision model may think for minutes and the page
 sees the same timeline every run.
 
-**Seeds**: ``reset(seed=s)`` seeds the page's ``Math.random`` with
-``Math.seedrandom("s")`` (as MiniWoB's own Python does) in a fresh browser
-document at a fixed date (:data:`EPOCH`, UTC, en-US), so every policy meets
-the same instance and a seed plus moves replays the same page. (An engine keeps
-its page and context across games and loads a new document for each: MiniWoB
-pages keep nothing in storage, and a new context costs a renderer process.)
+**Seeds and determinism**: ``reset(seed=s)`` seeds the page's ``Math.random``
+with ``Math.seedrandom("s")`` (as MiniWoB's own Python does) at a fixed date
+(:data:`~s1gym.tasks.web_engine.EPOCH`, UTC, en-US); the page's ``Math.random``
+is seeded before its first script too, and clicks land on the element the move
+names: the same seed and moves give the same page, on any page
+(:mod:`s1gym.tasks.web_engine` says how).
 
 **Fork** stands on the engine seam (:mod:`s1gym.tasks.engine`): an engine is
 one page (with its own browser context) in the thread's shared Chromium
-(:mod:`s1gym.tasks.browser`); a fork is lazy and, when first stepped, replays
-the move list on a fresh page (a page cannot be copied). Engines of all web
-tasks share a pool (:data:`ENGINE_CAPACITY` pages per thread); the browser
-starts with the first engine and closes when the last web env that
-``gym.make`` built (not a fork) closes, and at exit.
+(:mod:`s1gym.tasks.browser`). A fork is lazy; stepped, it takes the page of the
+env whose state it shares (which restores its own when it steps again) or
+restores the state on another page: an in-document restart of the episode and
+the moves replayed with the same input, without reading the page in between.
+A (state, move) some page already played is answered from memory, with no page
+(:data:`ANSWER_CACHE`). Engines of all web tasks share a pool
+(:data:`ENGINE_CAPACITY` pages per thread); the browser starts with the first
+engine and closes when the last web env that ``gym.make`` built (not a fork)
+closes, and at exit.
 
 **Failures**: every engine call runs under a watchdog (``step_timeout``
 seconds, default 60): a hung page gets its browser killed and the step raises
