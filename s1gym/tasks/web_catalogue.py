@@ -56,7 +56,8 @@ class WebTask:
     max_steps: int = 10
     #: why the task is not offered ("" when it is)
     unsupported: str = ""
-    #: an episode restarted in the page's document is the same page as on a fresh load (else: reload)
+    #: an episode restarted in the page's document is the same page as on a fresh load (else: reload;
+    #: False where a restart was seen to differ: a widget's or d3's state outlives the episode)
     restarts: bool = True
     typed: tuple[str, ...] = ()
     #: the instruction's date fields offered as "pick date" moves in a jQuery UI date picker
@@ -270,7 +271,7 @@ _ENTRIES: list[WebTask] = [
             any_keys=("ArrowLeft", "ArrowRight", "PageUp", "PageDown", "Home", "End")),
     WebTask("form-sequence-2", "check a radio, type a number into the named field, submit", 24, 8,
             typed=("textbox text",)),
-    WebTask("form-sequence-3", "choose from a drop-down, click the named button", 24, 6),
+    WebTask("form-sequence-3", "choose from a drop-down, click the named button", 24, 6, restarts=False),
     WebTask("generate-number", "generate numbers until one fits, submit", 8, 20),
     WebTask("grid-coordinate", "click the named coordinate of a grid", 32, 4),
     WebTask("guess-number", "guess a number from higher/lower feedback", 16, 20, numbers=(0, 9)),
@@ -285,7 +286,7 @@ _ENTRIES: list[WebTask] = [
     WebTask("identify-shape", "click the word that names the drawn shape", 8, 4),
     WebTask("login-user", "type username and password, log in", 16, 8, typed=("username", "password")),
     WebTask("login-user-popup", "log in; dismiss a popup if it appears", 16, 10, typed=("username", "password")),
-    WebTask("moving-items", "click circles that move across a picture", 16, 12),
+    WebTask("moving-items", "click circles that move across a picture", 16, 12, restarts=False),
     WebTask("multi-layouts", "fill a form in varying layouts", 32, 10, typed=("genre", "director", "year")),
     WebTask("multi-orderings", "fill a form in varying field orders", 32, 10, typed=("genre", "director", "year")),
     WebTask("navigate-tree", "open folders to click the named file", 48, 12),

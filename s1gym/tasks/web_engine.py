@@ -344,7 +344,7 @@ class WebEngine(Engine):
         if kind == "pickdate":
             return self._pick_date(spec)
         if kind == "hover":  # the pointer onto the element, and it stays there (a menu opens under it)
-            where = page.evaluate("(path) => __s1.prepare(path, false)", spec["path"])
+            where = page.evaluate("(path) => __s1.prepare(path)", spec["path"])
             if "error" in where:
                 return where["error"]
             page.mouse.move(where["x"], where["y"])
@@ -378,7 +378,7 @@ class WebEngine(Engine):
                 self.page.mouse.up()
             self.page.mouse.move(*REST_POINTER)
             return error
-        where = self.page.evaluate("(path) => __s1.prepare(path, false)", path)
+        where = self.page.evaluate("(path) => __s1.prepare(path)", path)
         if "error" in where:
             return where["error"]
         self.page.mouse.click(where["x"], where["y"])
@@ -387,7 +387,7 @@ class WebEngine(Engine):
     def _grab(self, path: list[int]) -> str:
         """Pointer onto the element at ``path`` and the button down; the error text when that cannot be done."""
         page = self.page
-        where = page.evaluate("(path) => __s1.prepare(path, false)", path)
+        where = page.evaluate("(path) => __s1.prepare(path)", path)
         if "error" in where:
             return where["error"]
         x, y = where["x"], where["y"]
@@ -426,7 +426,7 @@ class WebEngine(Engine):
             return error
         start = page.evaluate("() => __s1.pointer")
         if spec.get("to"):
-            where = page.evaluate("(path) => __s1.prepare(path, true)", spec["to"])
+            where = page.evaluate("(path) => __s1.rectOf(path)", spec["to"])
             if "error" in where:
                 page.mouse.up()
                 page.mouse.move(*REST_POINTER)

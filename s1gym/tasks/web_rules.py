@@ -682,6 +682,29 @@ def _drag_sort_numbers(v: View) -> str:
     return v.submit()
 
 
+def _drag_shapes(v: View) -> str:
+    """Drag every shape that belongs in a box (by kind, or by colour) onto it; submit. The boxes are the
+    picture's large outlined rectangles (left and right when there are two); a shape is in a box when its
+    centre is."""
+    want = v.field("target")
+    items = shapes(v)
+    boxes = sorted((s for s in items if s["kind"] == "rectangle" and s["size"] >= 40), key=lambda s: s["x"])
+    def inside(s: dict, box: dict) -> bool:
+        return abs(s["x"] - box["x"]) < box["size"] / 2 - 4 and abs(s["y"] - box["y"]) < 25 - 4
+    def belongs(s: dict) -> bool:
+        kind = {"circles": "circle", "rectangles": "rectangle", "triangles": "triangle"}.get(want)
+        return s["kind"] == kind if kind else s["label"] == want.removesuffix(" shapes")
+    for s in items:
+        if s in boxes or s["kind"] == "text":
+            continue
+        box = boxes[0] if belongs(s) else (boxes[1] if len(boxes) > 1 else None)
+        if box is None or inside(s, box):
+            continue
+        move = _drag_onto(v, f'{s["kind"]} "{s["label"]}" at ({s["x"]},{s["y"]})', f'rectangle "{box["label"]}" at ({box["x"]},{box["y"]})')
+        return _need(move, f"drag the {s['kind']} at ({s['x']},{s['y']})")
+    return v.submit()
+
+
 def _resize_textarea(v: View) -> str:
     m = re.match(r"(height|width) is (larger|smaller)", v.field("target"))
     way = {("height", "larger"): "down", ("height", "smaller"): "up", ("width", "larger"): "right",
@@ -789,6 +812,8 @@ SOLVERS: dict[str, Callable[[View], str]] = {
     "drag-items-grid": _drag_items_grid,
     "drag-sort-numbers": _drag_sort_numbers,
     "resize-textarea": _resize_textarea,
+    "drag-shapes": _drag_shapes,
+    "drag-shapes-2": _drag_shapes,
     "email-inbox": _email_inbox,
     "email-inbox-delete": _email_inbox,
     "email-inbox-forward": _email_inbox,

@@ -210,19 +210,27 @@
   const boxOf = (el) => { const r = el.getBoundingClientRect(); return `${r.left},${r.top},${r.width},${r.height}`; };
   // Where to press on the element at ``path``: a point no other element covers, scrolled into view
   // first when no point of it can be hit (a suggestion below the fold of its list, a post further down
-  // the feed), as a person scrolls (not with ``noScroll``: the end of a drag).
-  const prepare = (path, noScroll) => {
+  // the feed), as a person scrolls.
+  const prepare = (path) => {
     const el = locate(path);
     if (!el) return { error: "the element is gone from the page" };
     const find = () => pointOf(el);
     let point = find();
-    if (!point && !noScroll) {
+    if (!point) {
       el.scrollIntoView({ block: "center", inline: "center" });
       point = find();
     }
     if (!point) return { error: "no point of the element can be clicked (it is covered or outside the window)" };
     api.pointer = point;
     return { ...point, box: boxOf(el) };
+  };
+
+  // Where an element is (the end of a drag: a box drawn only as an outline is hit nowhere inside).
+  const rectOf = (path) => {
+    const el = locate(path);
+    if (!el) return { error: "the element is gone from the page" };
+    const r = el.getBoundingClientRect();
+    return { box: `${r.left},${r.top},${r.width},${r.height}` };
   };
 
   // Select the element's text (a person drags over it), or the first whole word ``word`` in it.
@@ -292,6 +300,6 @@
     poll();
   });
 
-  const api = { clock, start, utterance, pathOf, locate, pointOf, prepare, hovered, highlight, NativeDate, pointer: null, clipboard: "" };
+  const api = { clock, start, utterance, pathOf, locate, pointOf, prepare, rectOf, hovered, highlight, NativeDate, pointer: null, clipboard: "" };
   window.__s1 = api;
 })();
