@@ -8,12 +8,12 @@ Protocol (written down and committed before any fitting or measuring)
 --------------------------------------------------------------------
 
 Games. The 140 solvable games of ALFWorld's ``valid_seen`` split (../shared/data/alfworld, SOURCE.md),
-in :func:`s1gym.tasks.alfworld.find_games` order. The unseen split is not available here; every number
+in :func:`s1gym.tasks.alfworld.env.find_games` order. The unseen split is not available here; every number
 below is cross-validated over these games.
 
 Folds. Five folds of games, grouped by task folder (``<task_type>-<Object>-<MRecep>-<Parent>-<Scene>``:
 the trials of one folder always share a fold) and stratified by task type: within each task type (in
-:data:`s1gym.tasks.alfworld.TASK_TYPES` order) the folders are sorted by the sha1 of their name and
+:data:`s1gym.tasks.alfworld.env.TASK_TYPES` order) the folders are sorted by the sha1 of their name and
 dealt round-robin to folds 0..4, the deal going on from type to type (:func:`folds`). Fold sizes are
 28 games each, give or take one. Rooms (ALFRED floor plans) recur across folders: valid_seen is ALFWorld's
 *seen* split, whose rooms also appear in its training data.
@@ -102,7 +102,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from s1gym.policies.lexical import PairModel  # noqa: E402
-from s1gym.tasks.alfworld import TASK_TYPES, find_games, task_type_of  # noqa: E402
+from s1gym.tasks.alfworld.env import TASK_TYPES, find_games, task_type_of  # noqa: E402
 
 SHARED = Path(os.environ.get("S1GYM_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "alfworld"
 #: Where ``collect`` writes one gzipped JSON-lines file of states per game (not part of the repository).

@@ -23,11 +23,11 @@ oracle's moves left to the win where the rest of the game was the oracle's (the 
 States go to ``$S1GYM_TWX_STATES`` (default ``~/.cache/s1gym/twx_states``), one gzipped JSON-lines file per
 game and kind; nothing collected is part of the repository.
 
-Fit. A conditional-logit model over the feature names of :mod:`s1gym.policies.twx_features`, by the
+Fit. A conditional-logit model over the feature names of :mod:`s1gym.reading.twx_tokens`, by the
 likelihood of the *set* of good moves (the log of their summed probability): first the features a plain
 decision shows, on all candidates; then the lookahead features alone (the rest fixed) on the candidates
 Lookahead keeps. L2 fixed in advance: :data:`L2`. The progress estimate is a ridge regression
-(:data:`L2_PROGRESS`) of the oracle's moves left on :func:`s1gym.policies.twx_model.progress_tokens`.
+(:data:`L2_PROGRESS`) of the oracle's moves left on :func:`s1gym.reading.twx_tokens.progress_tokens`.
 """
 
 from __future__ import annotations
@@ -106,10 +106,9 @@ def _record(env, good: set[str], lookahead, meta: dict) -> dict:
 def collect_game(job: tuple[str, str, int, str, str | None]) -> tuple[str, int, float]:
     """Play one game of one kind and write its labelled states."""
     task, setting, seed, kind, model_path = job
-    from twx_oracle import good_moves
-
     from s1gym.policies import Local, Uniform
     from s1gym.wrappers import Lookahead
+    from twx_oracle import good_moves
 
     out = STATES / task / f"{setting}-{seed:04d}-{kind}.jsonl.gz"
     if out.exists():
@@ -213,11 +212,12 @@ def situations(task: str, record: dict):
 class Design:
     """Decisions as one sparse matrix, one row per candidate; the good candidates of each decision."""
 
-    def __init__(self, rows: list[list[list[str]]], good: list[list[int]], vocab: dict[str, int] | None = None):
+    def __init__(self, rows: list[list[list[str]]], good: list[list[int]], vocab: dict[str, int] | None = None,
+                 growing: bool = True):
+        """``vocab``: the columns to start from (copied); ``growing``: add a column for every new name."""
         from scipy import sparse
 
-        growing = vocab is None
-        self.vocab: dict[str, int] = {} if vocab is None else vocab
+        self.vocab: dict[str, int] = {} if vocab is None else dict(vocab)
         r_idx, c_idx, starts, gold_rows, gold_seg = [], [], [0], [], []
         for d, (cands, g) in enumerate(zip(rows, good, strict=True)):
             base = starts[-1]
@@ -288,7 +288,7 @@ class Design:
 
 
 def build(task: str, records: list[dict]) -> tuple[list, list, list, list]:
-    from s1gym.policies.twx_features import candidate_tokens
+    from s1gym.reading.twx_tokens import candidate_tokens
 
     plain_rows, plain_good, ahead_rows, ahead_good = [], [], [], []
     for r in records:
@@ -326,7 +326,7 @@ def fit_model(task: str, records: list[dict], name: str):
 
 
 def fit_progress(task: str, records: list[dict]) -> dict[str, float]:
-    from s1gym.policies.twx_model import progress_tokens
+    from s1gym.reading.twx_tokens import progress_tokens
 
     rows, ys = [], []
     for r in records:
@@ -377,16 +377,18 @@ def build_policy(arm: str, model_path: str | None):
         return Search(Uniform(), episode_budget=1000)
     if arm == "search-local":
         return Search(local(), episode_budget=1000)
-    if arm == "search-local-progress":
-        return Search(local(), episode_budget=1000, heuristic="progress")
-    if arm == "search-uniform-progress":
-        return Search(Uniform(), episode_budget=1000, heuristic="progress")
+    if arm.endswith("-progress"):  # the model file's progress estimate as h
+        from s1gym.policies.twx_model import TWXModel
+
+        h = TWXModel.load(model_path).remaining
+        inner = local() if arm == "search-local-progress" else Uniform()
+        return Search(inner, episode_budget=1000, heuristic=h)
     raise ValueError(f"unknown arm {arm!r}")
 
 
 def play_game(job: tuple[str, str, int, str, str, str | None]) -> dict:
     task, setting, seed, fold, arm, model_path = job
-    from s1gym.episode import play_episode
+    from s1gym.runner.episode import play_episode
 
     t0 = time.process_time()
     env = make_env(task, setting, seed, fold)

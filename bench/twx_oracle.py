@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from s1gym.tasks import twx_expert
-from s1gym.tasks.twx import TWXEnv
+from s1gym.reading.twx_view import CUTS, frontier_moves, parse_move, read_view
+from s1gym.tasks.twx import expert as twx_expert
+from s1gym.tasks.twx.env import TWXEnv
 
 _ROOM = re.compile(r"You are in the ([^.]+)\.")
 
@@ -112,31 +113,55 @@ def _cooking(env: TWXEnv) -> set[str]:
         plan = twx_expert.plan_cookingworld(env)
     except (KeyError, RuntimeError):  # an ingredient was eaten or thrown away: no winning plan is left
         return set()
-    saved = env._plan
-    move = twx_expert._next_in_plan(env, plan, 0, len(env.moves)) if plan else None
-    env._plan = saved
+    move = twx_expert._next_in_plan(env, env.expert_view(), plan, 0)[0] if plan else None
     if move is None:
         return set()
     good = {move}
     # equally good: other needed ingredients to take here, other required cuts (planner order is arbitrary)
-    from s1gym.policies.twx_features import _CUTS, parse_move, read_view
-
     view = read_view(env.situation())
     missing = set(view.missing())
     pending = set(view.pending())
     first = parse_move(move)
+    # Information a player lacks: the planner walks straight to the room and opens the container that holds
+    # what it fetches. Where that room was never visited, a player explores instead (the first steps towards
+    # the nearest exit not taken); where it opens a container, any closed container here not opened yet is as
+    # good a guess.
+    if first.verb in ("move", "opendoor"):
+        room = _room_after(env, plan)
+        if room and room not in view.visited:
+            good = frontier_moves(view, env.candidates) or good
+    elif first.verb == "open":
+        good |= {c for c in cands if c.startswith("open ") and not c.startswith("open door")
+                 and re.search(rf"{re.escape(c[5:])}\s+that is closed", view.look) and c not in view.played}
     for c in cands:
         m = parse_move(c)
         if first.verb == "take" and first.obj in missing and m.verb == "take" and m.obj in missing:
             good.add(c)
-        if first.verb in _CUTS and m.verb in _CUTS and (m.obj, m.verb) in pending and view.held("knife"):
+        if first.verb in CUTS and m.verb in CUTS and (m.obj, m.verb) in pending and view.held("knife"):
             good.add(c)
     return good
 
 
+def _room_after(env: TWXEnv, plan: tuple[str, ...]) -> str:
+    """The room the plan's first run of moves leads to (on the game's room graph)."""
+    graph = twx_expert.room_graph(env)
+    room = _room(env)
+    for move in plan:
+        if move.startswith("move "):
+            room = graph.get(room, {}).get(move[5:], room)
+        elif not move.startswith("open door"):
+            break
+    return room
+
+
 def _coin(env: TWXEnv) -> set[str]:
+    """Take the coin when it is here; else explore as a player must: the first steps towards the nearest
+    exit not taken yet (the privileged path to the coin would teach the model to guess where it lies)."""
     if "take coin" in env.candidates:
         return {"take coin"}
+    explore = frontier_moves(read_view(env.situation()), env.candidates)
+    if explore:
+        return explore
     facts = gold_facts(env)
     target = facts.rooms[facts.moves.index("take coin")] if "take coin" in facts.moves else None
     move = navigate(env, target) if target else None
@@ -192,10 +217,14 @@ def _twc(env: TWXEnv) -> set[str]:
         return good
     here = _room(env)
     graph = twx_expert.room_graph(env)
+    view = read_view(env.situation())
     goals = []
     for o in held:
         place, room = targets[o]
         if room == here and f"open {place}" in cands:
+            # a player does not know which container takes it: any closed one here not opened yet
+            good |= {c for c in cands if c.startswith("open ") and not c.startswith("open door")
+                     and c not in view.played and re.search(rf"{re.escape(c[5:])}\s+that is closed", view.look)}
             good.add(f"open {place}")
         goals.append(room)
     goals += [where.get(o, pickup.get(o, "")) for o in loose]
@@ -205,6 +234,10 @@ def _twc(env: TWXEnv) -> set[str]:
     if not goals:
         return set()
     nearest = min(goals, key=lambda g: len(twx_expert._path(graph, here, g)))
+    if nearest not in view.visited:  # explore as a player must
+        explore = frontier_moves(view, env.candidates)
+        if explore:
+            return explore
     move = navigate(env, nearest)
     return {move} if move else set()
 

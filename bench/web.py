@@ -52,11 +52,11 @@ from pathlib import Path
 import gymnasium as gym
 
 import s1gym
-from s1gym.tasks import browser
-from s1gym.tasks.engine import pool_stats
-from s1gym.tasks.web import WEB_TASKS
-from s1gym.tasks.web_engine import WebEngine, WebGame
-from s1gym.tasks.web_expert import SOLVERS
+from s1gym.engines import browser
+from s1gym.engines.base import pool_stats
+from s1gym.tasks.web.engine import WebEngine, WebGame
+from s1gym.tasks.web.env import WEB_TASKS
+from s1gym.tasks.web.expert import SOLVERS
 
 RULE_SEEDS = (31000, 10)
 SEARCH_SEEDS = (32000, 3)
@@ -128,7 +128,7 @@ def _same(a, b) -> str:
 
 
 def forks(checks: int, tasks: list[str]) -> None:
-    from s1gym.tasks import web
+    from s1gym.tasks.web import env as web
 
     web.MiniWoBEnv.answer_cache = 0  # every fork's answer comes from a page
     per_task = -(-checks // len(tasks))

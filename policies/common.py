@@ -20,10 +20,6 @@ from s1gym.policies.errors import PolicyResponseError
 
 T = TypeVar("T")
 
-#: How a goal line or paragraph opens (``Your task is to: ...``, ``Goal: ...``), as a regex alternation.
-GOAL_OPENERS = r"task\b|goal\b|your task\b|objective\b"
-#: Function words that carry no goal.
-STOPWORDS = frozenset("a an the in on of to with into from at and or is it this that you your".split())
 
 class Secret:
     """A string that never shows itself in ``repr``/``str``/logs (API keys)."""

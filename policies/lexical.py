@@ -9,7 +9,7 @@ what the player holds, and on world knowledge (apples lie on countertops, a
 of the learned weights of the pairs ``(c, m)`` where ``c`` is a token of the
 situation and ``m`` a token of the move, from what a player sees only:
 
-Situation tokens (:func:`context_tokens`):
+Situation tokens (:func:`s1gym.estimates.context_tokens`, shared with the tasks' progress estimates):
 
 - ``*``: always present (so every move token has a base weight);
 - ``g:<word>``: the goal's words (the first line of each goal paragraph, e.g.
@@ -49,7 +49,6 @@ their provenance); pairs never seen in training weigh 0.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,65 +57,12 @@ from typing import Any
 import numpy as np
 
 from s1gym.core import Candidate, Situation
-from s1gym.policies.common import GOAL_OPENERS, STOPWORDS
+from s1gym.estimates import FILLER as _FILLER
+from s1gym.estimates import TokenProgress, context_tokens, goal_words, words
+from s1gym.estimates import feedback_words as _feedback_words
+from s1gym.estimates import held_words as _held
 
 __all__ = ["PairModel", "context_tokens", "goal_words", "move_tokens", "pairs"]
-
-_WORD = re.compile(r"[a-z]+")
-#: Words that carry no goal (the template around ALFWorld's and TextWorld's goals).
-_FILLER = STOPWORDS | frozenset("task some them put find".split())
-_GOAL_LINE = re.compile(rf"^\s*({GOAL_OPENERS})[^\n]*", re.IGNORECASE | re.MULTILINE)
-_CARRYING = re.compile(r"You are carrying ([^\n]*?)\.?$", re.MULTILINE)
-_AT = re.compile(r"You are at ([^\n.]*)\.", re.MULTILINE)
-
-
-def words(text: str) -> list[str]:
-    """Lower-case words without digits (``cabinet 2`` -> ``cabinet``)."""
-    return _WORD.findall(text.lower())
-
-
-def goal_words(state_text: str, notes: Sequence[str] = ()) -> frozenset[str]:
-    """Content words of the goal lines (the first line of each goal paragraph) and the notes."""
-    lines = [m.group(0).split(":", 1)[-1] for m in _GOAL_LINE.finditer(state_text)]
-    return frozenset(w for line in (*lines, *notes) for w in words(line) if w not in _FILLER)
-
-
-def _held(state_text: str) -> list[str]:
-    m = _CARRYING.search(state_text)
-    if not m or m.group(1).strip().lower() in ("nothing", ""):
-        return []
-    return [w for w in words(m.group(1)) if w not in _FILLER]
-
-
-def _feedback_words(text: str) -> set[str]:
-    return {w for w in words(text) if w not in _FILLER}
-
-
-def context_tokens(situation: Situation, goal: frozenset[str] | None = None) -> list[str]:
-    """The situation's tokens (see the module docstring)."""
-    state = situation.state_text or ""
-    goal = goal_words(state, situation.notes) if goal is None else goal
-    out = ["*", *(f"g:{w}" for w in sorted(goal))]
-    held = _held(state)
-    out.append("hold:-" if not held else ("hold:g" if goal & set(held) else "hold:x"))
-    at = _AT.search(state)
-    if at:
-        out.append("at:g" if goal & set(words(at.group(1))) else "at:x")
-    did = set()
-    seen = False
-    for move, feedback in situation.history:
-        mw = words(move)
-        if not mw:
-            continue
-        did.add(f"did:{mw[0]}")
-        if goal & set(mw[1:]):
-            did.add(f"did:{mw[0]}+g")
-        if not seen and goal & (_feedback_words(feedback) - set(mw)):
-            seen = True
-    out.extend(sorted(did))
-    if seen:
-        out.append("seen:g")
-    return out
 
 
 def move_tokens(candidate: Candidate, situation: Situation, goal: frozenset[str], held: Iterable[str] = (),
@@ -187,12 +133,9 @@ class PairModel:
         return np.array([sum(w.get(p, 0.0) for p in ps) for ps in situation_pairs(situation)], dtype=np.float64)
 
     def remaining(self, situation: Situation) -> float:
-        """The progress estimate: predicted moves left (>= 0) from the situation's tokens."""
-        w = self.progress
-        if not w:
-            return 0.0
-        tokens = context_tokens(situation)
-        return max(0.0, w.get("*", 0.0) + sum(w.get(t, 0.0) for t in tokens if t != "*"))
+        """The progress estimate: predicted moves left (>= 0) from the situation's tokens
+        (:class:`s1gym.estimates.TokenProgress`, the form tasks ship)."""
+        return TokenProgress(self.progress)(situation)
 
     @classmethod
     def load(cls, path: str | Path) -> PairModel:

@@ -25,14 +25,14 @@ On CookingWorld the weights (:data:`COOKING_WEIGHTS`) were fitted
 CookingWorld *train*-fold games (8 per size; the benchmarks use the test
 fold). They are scored there as the mean negative log-likelihood of the gold
 move among the moves Search keeps (losing moves and moves that change nothing
-removed), with Search's 10 % flat odds mixed in: flat odds 2.78 nats, the
-earlier hand-set model 2.09, these weights 1.48 (1.48 on held-out seeds too:
-fitted on even seeds, scored on odd ones). Search never keeps a move that
+removed), with Search's flat odds mixed in; these weights beat flat odds and
+the earlier hand-set model there, on held-out seeds too (fitted on even seeds,
+scored on odd ones; the figures: docs/benchmarks.md, "Figures behind the code"). Search never keeps a move that
 changes nothing, so twelve of the weights are fitted on the kept moves only;
 the thirteenth, ``info_move`` (look, examine, inventory), is then fitted
 alone, with the others fixed, over *all* candidates, for Local played on its
-own: that takes its top-1 over all candidates from 9-19 % to 25-48 % of the
-gold moves and changes nothing under Search. The two lookahead features are 0
+own: that raises its top-1 over all candidates (docs/benchmarks.md, "Figures behind the code") and
+changes nothing under Search. The two lookahead features are 0
 unless the candidates carry outcomes, so they change nothing without
 Lookahead either; their weights are fitted last, alone, on the kept moves as
 Lookahead shows them (a move that makes a goal-naming move available, such as
@@ -94,7 +94,9 @@ from typing import Any
 import numpy as np
 
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
-from s1gym.policies.common import GOAL_OPENERS, STOPWORDS, require_candidates
+from s1gym.datasets import packaged
+from s1gym.estimates import GOAL_OPENERS, STOPWORDS
+from s1gym.policies.common import require_candidates
 from s1gym.policies.lexical import PairModel
 from s1gym.policies.twx_model import TWXModel
 from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
@@ -199,8 +201,6 @@ def task_model(task: str) -> TaskModel | None:
     name = TASK_MODELS.get(task)
     if name is None:
         return None
-    from s1gym.tasks.datasets import packaged
-
     return load_task_model(packaged(name))
 
 

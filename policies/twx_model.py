@@ -1,10 +1,11 @@
 """Local's fitted models for the TextWorldExpress games: move scores and a progress estimate.
 
 A :class:`TWXModel` holds, for one game, learned weights on the feature names
-:func:`s1gym.policies.twx_features.candidate_tokens` gives each move (a
+:func:`s1gym.reading.twx_tokens.candidate_tokens` gives each move (a
 conditional-logit model: a move's logit is the sum of its features' weights),
-and a ridge estimate of the moves left to win from :func:`progress_tokens`,
-which ``Search(heuristic="progress")`` uses as h. Both read only what a player
+and a ridge estimate of the moves left to win from
+:func:`s1gym.reading.twx_tokens.progress_tokens`: the task's progress estimate
+(``S1Env.progress_estimate``, :mod:`s1gym.estimates`), which Search uses as h. Both read only what a player
 sees. ``bench/twx_local.py`` fits them on train-fold games and writes one JSON
 file per game into s1gym/data (``local_twx_<game>.json``, provenance inside).
 """
@@ -20,28 +21,13 @@ from typing import Any
 import numpy as np
 
 from s1gym.core import Situation
-from s1gym.policies.twx_features import _Game, candidate_tokens, context_tokens, read_view
+from s1gym.estimates import TokenProgress
+from s1gym.reading.twx_tokens import candidate_tokens
 
-__all__ = ["TWXModel", "progress_tokens"]
+__all__ = ["TWXModel"]
 
 #: Bumped when the feature names change, so a model file fitted on other names is refused.
 FEATURES_VERSION = 1
-
-
-def progress_tokens(situation: Situation) -> list[str]:
-    """What the progress estimate reads: the context tokens and a few counts, one-hot."""
-    view = read_view(situation)
-    game = _Game(view, situation.texts)
-    out = context_tokens(view, game)
-    out.append(f"score:{round(situation.score * 20)}")
-    if view.recipe is not None:
-        out.append(f"n_missing:{min(5, len(game.missing))}")
-        out.append(f"n_pending:{min(6, len(game.pending))}")
-        out.append(f"n_ingredients:{min(5, len(view.recipe.ingredients))}")
-    unvisited = sum(1 for r, _ in view.exits.values() if not r or r not in view.visited)
-    out.append(f"unvisited_exits:{min(3, unvisited)}")
-    out.append(f"visited:{min(11, len(view.visited))}")
-    return out
 
 
 @dataclass(frozen=True)
@@ -60,11 +46,9 @@ class TWXModel:
         return np.array([sum(w.get(f, 0.0) for f in fs) for fs in candidate_tokens(situation)], dtype=np.float64)
 
     def remaining(self, situation: Situation) -> float:
-        """The progress estimate: predicted moves left to win (>= 0)."""
-        w = self.progress
-        if not w:
-            return 0.0
-        return max(0.0, sum(w.get(t, 0.0) for t in progress_tokens(situation)))
+        """The progress estimate: predicted moves left to win (>= 0); the task's own estimate
+        (``S1Env.progress_estimate``) when this is the shipped model."""
+        return TokenProgress(self.progress, "twx")(situation)
 
     @classmethod
     def load(cls, path: str | Path) -> TWXModel:
@@ -76,7 +60,7 @@ class TWXModel:
         return cls(data["weights"], data.get("progress", {}), data.get("provenance", {}))
 
     def save(self, path: str | Path) -> None:
-        data = {"features_version": FEATURES_VERSION, "provenance": dict(self.provenance),
+        data = {"features_version": FEATURES_VERSION, "progress_tokens": "twx", "provenance": dict(self.provenance),
                 "progress": {k: round(v, 4) for k, v in sorted(self.progress.items())},
                 "weights": {k: round(v, 4) for k, v in sorted(self.weights.items()) if abs(v) >= 1e-4}}
         Path(path).write_text(json.dumps(data, indent=1) + "\n")

@@ -15,11 +15,11 @@ pytest.importorskip("miniwob", reason="the web extra is not installed: pip insta
 
 import s1gym
 from s1gym.core import TooManyCandidatesError
-from s1gym.tasks import browser, web_expert
-from s1gym.tasks.web import WEB_TASKS, MiniWoBEnv
-from s1gym.tasks.web_catalogue import CATALOGUE, package_pages
-from s1gym.tasks.web_engine import RUNTIME_JS, WebEngine, task_url
-from s1gym.tasks.web_engine import NO_TIME_LIMIT_MS
+from s1gym.engines import browser
+from s1gym.tasks.web import expert as web_expert
+from s1gym.tasks.web.catalogue import CATALOGUE, package_pages
+from s1gym.tasks.web.engine import NO_TIME_LIMIT_MS, RUNTIME_JS, WebEngine, task_url
+from s1gym.tasks.web.env import WEB_TASKS, MiniWoBEnv
 
 
 @pytest.fixture(autouse=True)
@@ -69,7 +69,7 @@ def test_the_catalogue_holds_every_page_the_package_ships():
 
 
 def test_s1_list_shows_every_page_and_why_some_are_not_offered(capsys):
-    from s1gym.cli import main
+    from s1gym.ui.cli import main
 
     main(["list"])
     out = capsys.readouterr().out
@@ -271,7 +271,7 @@ def test_no_chromium_process_outlives_the_env():
 def test_replay_pages_share_the_threads_playwright_while_a_web_env_runs():
     """A second ``sync_playwright()`` in a thread whose driver runs fails; replay's browser is the
     web tasks' one (CI failed when the replay tests ran after the web tests in one process)."""
-    from s1gym.replay.gif import chromium_page
+    from s1gym.reporting.replay.gif import chromium_page
 
     env = make("click-button")
     try:
@@ -290,7 +290,7 @@ def test_a_forked_child_starts_without_the_parents_driver_browser_or_pools():
     its pages (CI saw "socket hang up" and "Cannot find command to respond" from that)."""
     import multiprocessing
 
-    from s1gym.tasks import engine
+    from s1gym.engines import base as engine
 
     env = make("click-button")
     try:
@@ -526,8 +526,7 @@ def test_the_page_has_no_free_randomness_and_no_running_clock():
         assert page.evaluate("[Date.now(), performance.now(), new Date().getTime()]") == before
         page.evaluate("__s1.clock.runFor(250)")
         assert page.evaluate("Date.now()") == before[0] + 250
-        fresh = browser.acquire_browser()
-        try:  # Math.random is seeded before the page's first script: two fresh pages draw the same numbers
+        with browser.holding() as fresh:  # Math.random is seeded before the page's first script: two fresh pages draw the same numbers
             draws = []
             for _ in range(2):
                 context, other = fresh.new_page()
@@ -536,8 +535,6 @@ def test_the_page_has_no_free_randomness_and_no_running_clock():
                 draws.append(other.evaluate("[1, 2, 3].map(() => Math.random())"))
                 context.close()
             assert draws[0] == draws[1]
-        finally:
-            browser.release_browser(fresh)
     finally:
         env.close()
 

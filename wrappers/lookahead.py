@@ -75,4 +75,4 @@ class Lookahead(Wrapper):
         p = np.zeros(len(situation.candidates))
         p[kept] = d.probabilities
         info = {**d.info, "lookahead": {"dropped_losing": losing, "shown": len(kept)}}
-        return Decision(p, kept[d.action], d.usage, info, give_up=d.give_up)
+        return Decision(p, kept[d.action], d.usage, info, give_up=d.give_up, planning_s=d.planning_s)
