@@ -39,7 +39,8 @@ from s1gym.core import BASE_CHARSET
 from s1gym.engines import browser as _browser
 from s1gym.engines.base import Engine
 
-__all__ = ["EPOCH", "SETTLE_MS", "WEB_CHARSET", "WebAnswer", "WebEngine", "WebGame", "extract_fields", "task_url"]
+__all__ = ["EPOCH", "NO_TIME_LIMIT_MS", "SETTLE_MS", "WEB_CHARSET", "WebAnswer", "WebEngine", "WebGame", "clean",
+           "extract_fields", "task_url"]
 
 #: The page's clock at the start of every episode: 2017-06-01 12:00 UTC (fixed, so dates and
 #: "3h ago" texts are the same every run; the flight date picker opens on its last allowed month).
@@ -63,63 +64,13 @@ READ_JS = Path(__file__).with_name("web_page.js").read_text().strip()
 DRAG_STEPS = 8
 #: Where a drag onto an element ends: its centre moved this share of its size onward.
 DRAG_PAST = 0.2
-#: Moves carried out in the page (a select list, a scroll, a text selection): no pointer involved.
-PAGE_MOVES = {
-    "select": """([path, value]) => { const el = __s1.locate(path); if (!el) return "the list is gone from the page";
-        el.focus(); el.value = value; el.dispatchEvent(new Event("input", {bubbles: true}));
-        el.dispatchEvent(new Event("change", {bubbles: true})); return ""; }""",
-    "toggle": """([path, value]) => { const el = __s1.locate(path); if (!el) return "the list is gone from the page";
-        const opt = [...el.options].find((o) => o.value === value); el.focus(); opt.selected = !opt.selected;
-        el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true})); return ""; }""",
-    "scroll": """([path, value]) => { const el = __s1.locate(path); if (!el) return "the element is gone from the page";
-        const max = el.scrollHeight - el.clientHeight;
-        el.scrollTop = {up: el.scrollTop - el.clientHeight, down: el.scrollTop + el.clientHeight, top: 0, bottom: max}[value];
-        el.dispatchEvent(new Event("scroll")); return ""; }""",
-    "highlight": """([path, value]) => __s1.highlight(path, value)""",
-    "fill": """([path, value]) => { const el = __s1.locate(path); el.focus(); el.value = value;
-        el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true})); return ""; }""",
-    "clear": """([path]) => { const el = __s1.locate(path); if (el.value !== "") { el.value = "";
-        el.dispatchEvent(new Event("input", {bubbles: true})); } return ""; }""",
-}
+#: Moves carried out in the page by web_runtime.js (a select list, a scroll, a text selection, a field's
+#: value): no pointer involved.
+PAGE_MOVES = frozenset({"select", "toggle", "scroll", "highlight", "fill", "clear"})
 #: Months a date pick may page through.
 MAX_PICKER_PAGES = 36
-#: The next click of a date pick: the day when the open jQuery UI date picker shows the date's month,
-#: else its previous/next month button.
-PICKER_STEP = """(value) => {
-  const [m, d, y] = value.split("/").map(Number);
-  const picker = [...document.querySelectorAll(".ui-datepicker")].find((p) => p.offsetParent !== null);
-  if (!picker) return { error: "no date picker is open" };
-  const shown = picker.querySelector("td[data-month]");
-  const month = shown ? Number(shown.dataset.month) + 1 : 0, year = shown ? Number(shown.dataset.year) : 0;
-  if (month === m && year === y) {
-    const cell = [...picker.querySelectorAll("td[data-month] a")].find((a) => Number(a.textContent) === d);
-    return cell ? { path: __s1.pathOf(cell), day: true } : { error: `no day ${d} can be picked in the date picker` };
-  }
-  const nav = picker.querySelector(year * 12 + month > y * 12 + m ? ".ui-datepicker-prev" : ".ui-datepicker-next");
-  if (!nav || nav.classList.contains("ui-state-disabled")) return { error: `the date picker cannot show ${value}` };
-  return { path: __s1.pathOf(nav), day: false };
-}"""
 #: One evaluate after a move: let page time pass, then read the page (the moves, the reward).
 SETTLE_AND_READ = f"(args) => {{ if (args.settle) __s1.clock.runFor(args.settle); return ({READ_JS})(args); }}"
-#: Load every image the page's stylesheets name before the first move, and say whether a :hover rule
-#: changes the layout (an icon swapped for an image, a size): only then must a press wait, pointer on
-#: the element, until what is under the pointer settled.
-PREPARE_DOCUMENT = """async () => {
-  const urls = new Set();
-  let hoverLayout = false;
-  const LAYOUT = /(^|;)\\s*(content|width|height|display|visibility|position|top|left|right|bottom|margin[a-z-]*|padding[a-z-]*|font-size|border(-[a-z]+)?-width)\\s*:/;
-  for (const sheet of document.styleSheets) {
-    let rules = [];
-    try { rules = sheet.cssRules; } catch (e) { continue; }
-    for (const rule of rules) {
-      for (const m of rule.cssText.matchAll(/url\\(["']?([^"')]+)["']?\\)/g)) urls.add(new URL(m[1], sheet.href || document.baseURI).href);
-      if (rule.selectorText && rule.selectorText.includes(":hover") && LAYOUT.test(rule.style.cssText)) hoverLayout = true;
-    }
-  }
-  window.__s1.images = await Promise.all([...urls].filter((u) => !u.startsWith("data:")).map((u) => { const img = new Image(); img.src = u; return img.decode().then(() => img, () => null); }));
-  return hoverLayout;
-}"""
-
 #: What the observation may contain: the printable characters of the Basic Multilingual Plane (pages
 #: print accents, middle dots, arrows; unicode-test's buttons are Chinese, Japanese, Korean...);
 #: anything else becomes "?".
@@ -310,7 +261,7 @@ class WebEngine(Engine):
         spec = CATALOGUE[game.task]
         if self._loaded != game.task or not spec.restarts or self._starts >= RELOAD_EVERY:
             self.page.goto(task_url(game.task), wait_until="load")
-            self._hover_layout = bool(self.page.evaluate(PREPARE_DOCUMENT))
+            self._hover_layout = bool(self.page.evaluate("() => __s1.prepareDocument()"))
             self._loaded, self._starts = game.task, 0
             self.loads += 1
         else:
@@ -338,7 +289,7 @@ class WebEngine(Engine):
             page.keyboard.press(spec["value"])
             return ""
         if kind in PAGE_MOVES:
-            return page.evaluate(PAGE_MOVES[kind], [spec["path"], spec["value"]])
+            return page.evaluate("([kind, path, value]) => __s1[kind](path, value)", [kind, spec["path"], spec["value"]])
         if kind == "drag":
             return self._drag(spec)
         if kind == "pickdate":
@@ -354,8 +305,9 @@ class WebEngine(Engine):
             return error
         if kind == "type":
             if spec.get("inputType") in {"date", "time", "number"}:
-                return page.evaluate(PAGE_MOVES["fill"], [spec["path"], _field_value(spec["inputType"], spec["value"])])
-            page.evaluate(PAGE_MOVES["clear"], [spec["path"], None])
+                return page.evaluate("([path, value]) => __s1.fill(path, value)",
+                                     [spec["path"], _field_value(spec["inputType"], spec["value"])])
+            page.evaluate("(path) => __s1.clear(path)", spec["path"])
             value = spec["value"]
             if self._key_by_key:
                 page.keyboard.type(value)  # every key's events (a terminal that reads keydown)
@@ -409,7 +361,7 @@ class WebEngine(Engine):
             if error:
                 return error
             self.page.evaluate("(ms) => __s1.clock.runFor(ms)", self._settle)
-            where = self.page.evaluate(PICKER_STEP, spec["value"])
+            where = self.page.evaluate("(value) => __s1.pickerStep(value)", spec["value"])
             if "error" in where:
                 return where["error"]
             error = self._press(where["path"])

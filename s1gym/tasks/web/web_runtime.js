@@ -300,6 +300,93 @@
     poll();
   });
 
-  const api = { clock, start, utterance, pathOf, locate, pointOf, prepare, rectOf, hovered, highlight, NativeDate, pointer: null, clipboard: "" };
+  // ------------------------------------------------------------------ moves done in the page
+  const dispatch = (el, ...types) => { for (const t of types) el.dispatchEvent(new Event(t, { bubbles: true })); };
+  const gone = (what) => `the ${what} is gone from the page`;
+  // A select list's option, chosen (Playwright's select_option does the same: value, input, change).
+  const select = (path, value) => {
+    const el = locate(path);
+    if (!el) return gone("list");
+    el.focus();
+    el.value = value;
+    dispatch(el, "input", "change");
+    return "";
+  };
+  // An option of a multiple-choice list, toggled (a person's ctrl-click).
+  const toggle = (path, value) => {
+    const el = locate(path);
+    if (!el) return gone("list");
+    const option = [...el.options].find((o) => o.value === value);
+    el.focus();
+    option.selected = !option.selected;
+    dispatch(el, "input", "change");
+    return "";
+  };
+  // An element scrolled by its height (up, down) or to an end (top, bottom).
+  const scroll = (path, value) => {
+    const el = locate(path);
+    if (!el) return gone("element");
+    const max = el.scrollHeight - el.clientHeight;
+    el.scrollTop = { up: el.scrollTop - el.clientHeight, down: el.scrollTop + el.clientHeight, top: 0, bottom: max }[value];
+    el.dispatchEvent(new Event("scroll"));
+    return "";
+  };
+  // A field given a value as a whole (a date, time or number input: what Playwright's fill does).
+  const fill = (path, value) => {
+    const el = locate(path);
+    if (!el) return gone("field");
+    el.focus();
+    el.value = value;
+    dispatch(el, "input", "change");
+    return "";
+  };
+  // A field emptied before typing into it.
+  const clear = (path) => {
+    const el = locate(path);
+    if (el && el.value !== "") { el.value = ""; dispatch(el, "input"); }
+    return "";
+  };
+  // The next click of a date pick (value mm/dd/yyyy): the day when the open jQuery UI date picker
+  // shows the date's month, else its previous/next month button.
+  const pickerStep = (value) => {
+    const [m, d, y] = value.split("/").map(Number);
+    const picker = [...document.querySelectorAll(".ui-datepicker")].find((p) => p.offsetParent !== null);
+    if (!picker) return { error: "no date picker is open" };
+    const shown = picker.querySelector("td[data-month]");
+    const month = shown ? Number(shown.dataset.month) + 1 : 0, year = shown ? Number(shown.dataset.year) : 0;
+    if (month === m && year === y) {
+      const cell = [...picker.querySelectorAll("td[data-month] a")].find((a) => Number(a.textContent) === d);
+      return cell ? { path: pathOf(cell), day: true } : { error: `no day ${d} can be picked in the date picker` };
+    }
+    const nav = picker.querySelector(year * 12 + month > y * 12 + m ? ".ui-datepicker-prev" : ".ui-datepicker-next");
+    if (!nav || nav.classList.contains("ui-state-disabled")) return { error: `the date picker cannot show ${value}` };
+    return { path: pathOf(nav), day: false };
+  };
+
+  // After a page loads: every image its stylesheets name loaded (icons swapped on :hover), and whether a
+  // :hover rule changes the layout (an icon swapped for an image, a size): only then must a press wait,
+  // pointer on the element, until what is under the pointer settled.
+  const LAYOUT = /(^|;)\s*(content|width|height|display|visibility|position|top|left|right|bottom|margin[a-z-]*|padding[a-z-]*|font-size|border(-[a-z]+)?-width)\s*:/;
+  const prepareDocument = async () => {
+    const urls = new Set();
+    let hoverLayout = false;
+    for (const sheet of document.styleSheets) {
+      let rules = [];
+      try { rules = sheet.cssRules; } catch (e) { continue; }
+      for (const rule of rules) {
+        for (const m of rule.cssText.matchAll(/url\(["']?([^"')]+)["']?\)/g)) urls.add(new URL(m[1], sheet.href || document.baseURI).href);
+        if (rule.selectorText && rule.selectorText.includes(":hover") && LAYOUT.test(rule.style.cssText)) hoverLayout = true;
+      }
+    }
+    api.images = await Promise.all([...urls].filter((u) => !u.startsWith("data:")).map((u) => {
+      const img = new Image();
+      img.src = u;
+      return img.decode().then(() => img, () => null);
+    }));
+    return hoverLayout;
+  };
+
+  const api = { clock, start, utterance, pathOf, locate, pointOf, prepare, rectOf, select, toggle, scroll, fill, clear,
+    pickerStep, prepareDocument, hovered, highlight, NativeDate, pointer: null, clipboard: "" };
   window.__s1 = api;
 })();
