@@ -89,11 +89,12 @@ def _describe(s: dict) -> dict:
     return {"kind": kind, "text": label if s["kind"] == "text" else kind, "size": "large" if s["size"] >= 15 else "small"}
 
 
-def _matches(s: dict, want: dict[str, str], colours: dict[str, str]) -> bool:
+def _matches(s: dict, want: dict[str, str]) -> bool:
+    """The shape fits the instruction's description (size, colour, kind or text; "item": any)."""
     d = _describe(s)
     if want.get("size") and d["size"] != want["size"]:
         return False
-    if want.get("color") and colours.get(want["color"], want["color"]) != s["colour"]:
+    if want.get("color") and want["color"] != s["colour"]:
         return False
     target, kind = want.get("target"), want.get("type")
     if kind in ("digit", "letter") and d["kind"] != kind:
@@ -103,9 +104,6 @@ def _matches(s: dict, want: dict[str, str], colours: dict[str, str]) -> bool:
     if target and target not in (d["text"], d["kind"]):
         return False
     return True
-
-
-_COLOURS = {"aqua": "cyan", "magenta": "magenta"}
 
 
 def _with_colour(v: View) -> list[dict]:
@@ -119,14 +117,14 @@ def _with_colour(v: View) -> list[dict]:
 def _click_shape(v: View) -> str:
     want = dict(v.fields)
     for s in _with_colour(v):
-        if _matches(s, want, _COLOURS):
+        if _matches(s, want):
             return shape_move(v, s)
     raise LookupError(f"no shape matches {want}")
 
 
 def _count_shape(v: View) -> str:
     want = dict(v.fields)
-    n = sum(_matches(s, want, _COLOURS) for s in _with_colour(v))
+    n = sum(_matches(s, want) for s in _with_colour(v))
     return _need(v.click(str(n), "button"), f"click the button {n}")
 
 
