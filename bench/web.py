@@ -1,16 +1,40 @@
-"""The web tasks (MiniWoB++ in Chromium through Playwright): success per policy, candidate caps, overheads.
+"""The web tasks (MiniWoB++ in Chromium through Playwright): every task's rule and Search rows, Flights,
+fork determinism, step cost, candidate caps.
 
-    python bench/web.py --policies               # the representative subset x six policies (docs/benchmarks.md)
-    python bench/web.py --caps --seeds 20        # candidate counts N per curated task (random and rule play)
-    python bench/web.py --overhead               # s1gym step vs a bare Playwright script; fork vs fresh page
-    python bench/web.py --workers                # steps per second with 1 and 2 worker processes
+    python bench/web.py --rules              # the rule on every task with one (seeds 31000-31009)
+    python bench/web.py --search             # Search(Uniform) on every offered task (seeds 32000-32002)
+    python bench/web.py --flights            # Search(Uniform, budget=20) on Flights (seeds 33000-33019)
+    python bench/web.py --forks 10000        # fork-and-replay checks across the tasks (walks from seed 34000)
+    python bench/web.py --steps              # env.step on the click tasks vs a bare Playwright click (seeds 35000-35019)
+    python bench/web.py --caps --seeds 10    # most candidates met per task (random and rule play, seeds 0..)
+    python bench/web.py --workers            # steps per second with 1 and 2 worker processes
 
-Protocol of --policies (fixed before any result was seen): tasks click-button, enter-text, choose-list,
-use-autocomplete, social-media, book-flight (one click, typing, a select list, the page's own suggestions,
-~35 candidates of icons named by their post, and the 8-10 move flights job); seeds 0..S-1 (--seeds,
-default 10); policies Random (seeded per episode), Uniform, Local, Lookahead(Local),
-Search(Local) (budget 20 inner calls a search, 100 an episode, phs_h) and Rule. Latencies are wall
-clock on a shared machine: ratios measured in the same run are what to compare.
+Protocol, fixed before any of these runs (seeds disjoint from tests/test_web.py, which plays seeds 0-9):
+
+- **--rules**: ``s1gym.evaluate(task, "rule")`` on every task with a rule solver, seeds 31000-31009
+  (10 episodes). Row: wins, mean steps, wall seconds a game. Target: 10/10 everywhere.
+- **--search**: ``Search(Uniform(), budget=20, episode_budget=20)`` on every offered task, seeds
+  32000-32002 (3 episodes; the episode budget of 20 inner calls, one search's worth, bounds a game
+  that finds nothing: a task with 100 candidates costs 2,000 page steps a search). Row: wins, mean
+  inner-policy calls a game, wall seconds a game. (Amended before any run: 5 seeds and an episode
+  budget of 100 would have taken days on this shared machine.)
+- **--flights**: ``Search(Uniform(), budget=20)`` (no episode budget: the issue's setting) on
+  ``s1/Flights-v0``, seeds 33000-33019 (20 games). Targets: >= 90 % won, <= 60 s a game (mean).
+- **--forks N**: N fork-and-replay checks. Tasks in catalogue order, round robin; per task a seeded
+  random walk (seed 34000 + k for the task's k-th walk): at each state a move is drawn (seeded); a fork
+  of the state plays it on another page (restored by an in-document restart and replay; the answer
+  cache is off for the check) and the walk's own env plays it on its page; the two answers (page text,
+  moves, reward, end) must be equal. Every 10th check also replays the fork's moves on a freshly loaded
+  page (a new browser context) and compares that answer too. A check that differs is a divergence.
+  Target: 0 divergences over 10,000 checks.
+- **--steps**: on click tasks (click-button, click-link, click-dialog, click-test-2, click-tab,
+  click-option, click-color, click-widget), seeds 35000-35019, each episode's first click move played
+  through ``env.step`` (act, page time, read the moves, ARIA snapshot) and, on a second page at the
+  same state, as a bare Playwright ``locator.click()`` of the same element (no read). Medians and
+  their ratio. Target: median env.step <= 50 ms.
+
+Latencies are wall clock on a shared machine: the load average is printed with every figure, and
+ratios measured in the same run are what to compare.
 """
 
 from __future__ import annotations
@@ -18,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -33,64 +58,168 @@ from s1gym.tasks.web.engine import WebEngine, WebGame
 from s1gym.tasks.web.env import WEB_TASKS
 from s1gym.tasks.web.expert import SOLVERS
 
-SUBSET = ["click-button", "enter-text", "choose-list", "use-autocomplete", "social-media", "book-flight"]
-POLICIES = [
-    ("Random", "random", []),
-    ("Uniform", "uniform", []),
-    ("Local", "local", []),
-    ("Lookahead(Local)", "local", ["lookahead"]),
-    ("Search(Local)", "local", ["search"]),
-    ("Rule", "rule", []),
-]
-SEARCH = {"budget": 20, "wrapper_options": {"episode_budget": 100}}
+RULE_SEEDS = (31000, 10)
+SEARCH_SEEDS = (32000, 3)
+FLIGHTS_SEEDS = (33000, 20)
+FORK_SEED = 34000
+STEP_SEEDS = (35000, 20)
+CLICK_TASKS = ["click-button", "click-link", "click-dialog", "click-test-2", "click-tab", "click-option",
+               "click-color", "click-widget"]
+SEARCH = {"budget": 20, "wrapper_options": {"episode_budget": 20}}
 
 
-def run_policies(tasks: list[str], seeds: int, out: Path, only: list[str] | None) -> list[dict]:
-    rows = []
+def load() -> str:
+    return "load %.1f" % os.getloadavg()[0]
+
+
+def row(out: Path, task: str, label: str, policy: str, wrappers: list[str], seeds: tuple[int, int], **extra) -> dict:
+    start = time.perf_counter()
+    summary = s1gym.evaluate(
+        "MiniWoB", policy, wrappers=wrappers, episodes=seeds[1], seed=seeds[0], options={"task": task},
+        out=out, job=f"{task}-{label}", resume=True, **extra,
+    )
+    wall = time.perf_counter() - start
+    result = {
+        "task": task,
+        "policy": label,
+        "episodes": summary["episodes"],
+        "wins": summary["wins"],
+        "errors": summary["errors"],
+        "mean_steps": summary.get("mean_steps"),
+        "calls_per_game": (summary.get("calls") or 0) / max(1, summary["episodes"]),
+        "s_per_game": wall / max(1, summary["episodes"]),
+        "load": os.getloadavg()[0],
+    }
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def rules(out: Path, tasks: list[str]) -> None:
     for task in tasks:
-        for label, policy, wrappers in POLICIES:
-            if only and label not in only:
+        if task in SOLVERS:
+            row(out, task, "Rule", "rule", [], RULE_SEEDS)
+
+
+def search(out: Path, tasks: list[str]) -> None:
+    for task in tasks:
+        row(out, task, "Search(Uniform)", "uniform", ["search"], SEARCH_SEEDS, **SEARCH)
+
+
+def flights(out: Path) -> None:
+    start = time.perf_counter()
+    summary = s1gym.evaluate(
+        "Flights", "uniform", wrappers=["search"], budget=20, episodes=FLIGHTS_SEEDS[1], seed=FLIGHTS_SEEDS[0],
+        out=out, job="flights-search-uniform-20", resume=True,
+    )
+    wall = time.perf_counter() - start
+    print(json.dumps({"task": "Flights", "policy": "Search(Uniform, budget=20)", "wins": summary["wins"],
+                      "episodes": summary["episodes"], "errors": summary["errors"],
+                      "calls_per_game": (summary.get("calls") or 0) / summary["episodes"],
+                      "s_per_game": wall / summary["episodes"], "load": os.getloadavg()[0]}), flush=True)
+
+
+# ------------------------------------------------------------------ forks
+def _same(a, b) -> str:
+    """'' when two answers show the same page, else what differs."""
+    for field in ("page", "moves", "done", "raw_reward", "utterance"):
+        if getattr(a, field) != getattr(b, field):
+            return field
+    return ""
+
+
+def forks(checks: int, tasks: list[str]) -> None:
+    from s1gym.tasks.web import env as web
+
+    web.MiniWoBEnv.answer_cache = 0  # every fork's answer comes from a page
+    per_task = -(-checks // len(tasks))
+    done = diverged = fresh_checks = 0
+    start = time.perf_counter()
+    bad: dict[str, int] = {}
+    for task in tasks:
+        env = gym.make("s1/MiniWoB-v0", task=task, max_candidates=1000)
+        walk = 0
+        rng = random.Random(FORK_SEED)
+        for _ in range(min(per_task, checks - done)):
+            if walk == 0 or env.done or not env.candidates or env.steps >= env.max_steps:
+                env.reset(seed=FORK_SEED + walk)
+                rng = random.Random(FORK_SEED + walk)
+                walk += 1
+            move = rng.choice(env.candidates)
+            fork = env.fork()
+            fork.step_move(move)  # on the walk's page (the fork takes it)
+            env.step_move(move)  # restored on another page by an in-document restart and replay
+            problem = _same(fork._answer, env._answer)
+            if not problem and done % 10 == 0:
+                engine = WebEngine()  # a new browser context: a freshly loaded page
+                try:
+                    state = env.game_state
+                    engine.replay(state.game, state.moves[:-1])
+                    fresh = engine.step(state.moves[-1])
+                finally:
+                    engine.close()
+                fresh_checks += 1
+                problem = _same(fresh, env._answer) and "fresh page: " + _same(fresh, env._answer)
+            fork.close()
+            done += 1
+            if problem:
+                diverged += 1
+                bad[task] = bad.get(task, 0) + 1
+                print(f"DIVERGED {task} seed {env.game_state.game.seed} moves {list(env.game_state.moves)}: {problem}",
+                      flush=True)
+            if done % 500 == 0:
+                print(f"{done} checks, {diverged} divergences, {time.perf_counter() - start:.0f} s, {load()}", flush=True)
+        env.close()
+    print(json.dumps({"checks": done, "divergences": diverged, "fresh_page_checks": fresh_checks, "tasks": len(tasks),
+                      "seconds": round(time.perf_counter() - start), "divergences_per_task": bad}), flush=True)
+
+
+# ------------------------------------------------------------------ steps
+def steps() -> None:
+    """env.step of a click vs a bare Playwright click on the same element of an identical page."""
+    rows = {}
+    env_times, bare_times = [], []
+    for task in CLICK_TASKS:
+        env = gym.make("s1/MiniWoB-v0", task=task)
+        other = WebEngine()
+        mine, bare = [], []
+        for seed in range(STEP_SEEDS[0], STEP_SEEDS[0] + STEP_SEEDS[1]):
+            env.reset(seed=seed)
+            move = next((m for m in env.candidates if m.startswith("click ")), None)
+            if move is None:
                 continue
-            if policy == "rule" and task not in SOLVERS:
-                continue
-            extra = SEARCH if "search" in wrappers else {}
-            start = time.perf_counter()
-            summary = s1gym.evaluate(
-                "MiniWoB",
-                policy,
-                wrappers=wrappers,
-                episodes=seeds,
-                seed=0,
-                options={"task": task},
-                out=out,
-                job=f"{task}-{label}".replace("(", "_").replace(")", ""),
-                **extra,
+            env.engine()  # the env's page holds its state (no restore inside the timing)
+            t = time.perf_counter()
+            env.step_move(move)
+            mine.append(time.perf_counter() - t)
+            other.replay(WebGame(task, str(seed)), ())
+            path = other._targets[move]["path"]
+            selector = other.page.evaluate(
+                "(path) => { const el = __s1.locate(path); el.setAttribute('data-bench', '1'); return '[data-bench]'; }", path
             )
-            wall = time.perf_counter() - start
-            steps = summary.get("mean_steps") or 0.0
-            row = {
-                "task": task,
-                "policy": label,
-                "episodes": summary["episodes"],
-                "errors": summary["errors"],
-                "success": summary["wins"] / seeds,
-                "mean_steps": steps,
-                "s_per_step": wall / max(1.0, steps * summary["scored"]),
-                "decision_s": summary["mean_latency_s"],
-                "calls": summary.get("calls"),
-            }
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-    return rows
+            t = time.perf_counter()
+            other.page.locator(selector).click()
+            bare.append(time.perf_counter() - t)
+        other.close()
+        env.close()
+        rows[task] = (statistics.median(mine), statistics.median(bare))
+        env_times += mine
+        bare_times += bare
+        print(f"{task:16s} env.step median {rows[task][0] * 1000:6.1f} ms, bare click {rows[task][1] * 1000:6.1f} ms, "
+              f"ratio {rows[task][0] / rows[task][1]:.2f} ({load()})", flush=True)
+    e, b = statistics.median(env_times), statistics.median(bare_times)
+    print(json.dumps({"click_tasks": len(rows), "episodes": len(env_times), "env_step_median_ms": round(e * 1000, 1),
+                      "bare_click_median_ms": round(b * 1000, 1), "ratio": round(e / b, 2), "load": os.getloadavg()[0]}))
 
 
-def caps(seeds: int) -> None:
+# ------------------------------------------------------------------ caps
+def caps(seeds: int, tasks: list[str]) -> None:
     """Most candidates met per task, playing Random and (where there is one) the rule to the end."""
     import numpy as np
 
-    for task, spec in WEB_TASKS.items():
+    for task in tasks:
+        spec = WEB_TASKS[task]
         env = gym.make("s1/MiniWoB-v0", task=task, max_candidates=1000)
-        most, steps, start = 0, 0, time.perf_counter()
+        most, n, start = 0, 0, time.perf_counter()
         for seed in range(seeds):
             for player in ("random", "rule"):
                 if player == "rule" and task not in SOLVERS:
@@ -98,88 +227,18 @@ def caps(seeds: int) -> None:
                 env.reset(seed=seed)
                 rng = np.random.default_rng(seed)
                 most = max(most, len(env.candidates))
-                while not env.done and env.candidates:
+                while not env.done and env.candidates and env.steps < env.max_steps:
                     try:
                         move = env.rule_action() if player == "rule" else env.candidates[rng.integers(len(env.candidates))]
                     except LookupError:
                         break
                     env.step_move(move)
-                    steps += 1
+                    n += 1
                     most = max(most, len(env.candidates))
         env.close()
         flag = "" if most <= spec.max_candidates else "  <-- over the cap"
-        print(f"{task:24s} most {most:3d}  cap {spec.max_candidates:3d}  ({steps} steps, "
-              f"{(time.perf_counter() - start) / max(steps, 1):.3f} s/step){flag}", flush=True)
-
-
-# ------------------------------------------------------------------ overheads
-def bare_login(page, seed: str) -> None:
-    """login-user as a bare Playwright script: load, seed, start, type both fields, click, read the reward."""
-    from s1gym.tasks.web.engine import task_url
-
-    page.goto(task_url("login-user"))
-    utterance = page.evaluate(
-        "(seed) => { core.EPISODE_MAX_TIME = 2147483647; Math.seedrandom(seed); core.startEpisodeReal(); "
-        "return core.getUtterance(); }",
-        seed,
-    )
-    from miniwob.fields import get_field_extractor
-
-    fields = dict(get_field_extractor("login-user")(utterance))
-    page.locator("#username").fill(fields["username"])
-    page.locator("#password").fill(fields["password"])
-    page.locator("#subbtn").click()
-    assert page.evaluate("WOB_RAW_REWARD_GLOBAL") == 1
-
-
-def overhead(reps: int) -> None:
-    env = gym.make("s1/MiniWoB-v0", task="login-user")
-    env.reset(seed=0)
-    bare_key = browser.hold(overhead)
-    bare_browser = browser.browser()
-    _, page = bare_browser.new_page()
-    s1_times, bare_times = [], []
-    for i in range(reps):  # alternate so both see the same machine load
-        t = time.perf_counter()
-        env.reset(seed=i)
-        while not env.done:
-            env.step_move(env.rule_action())
-        assert env.won
-        s1_times.append(time.perf_counter() - t)
-        t = time.perf_counter()
-        bare_login(page, str(i))
-        bare_times.append(time.perf_counter() - t)
-    s1, bare = statistics.median(s1_times), statistics.median(bare_times)
-    print(f"login-user episode (load + 3 moves), median of {reps} (warm): s1gym {s1 * 1000:.0f} ms, "
-          f"bare Playwright {bare * 1000:.0f} ms, ratio {s1 / bare:.2f}x")
-
-    # fork + first step at depth 5 against a fresh page + replay of the same 5 moves and the step
-    flights = gym.make("s1/Flights-v0")
-    fork_times, fresh_times = [], []
-    for i in range(reps):
-        flights.reset(seed=i)
-        for _ in range(5):
-            flights.step_move(flights.rule_action())
-        move = flights.rule_action()
-        moves = tuple(m for m, _ in flights.history)
-        t = time.perf_counter()
-        fork = flights.fork()
-        fork.step_move(move)
-        fork_times.append(time.perf_counter() - t)
-        fork.close()
-        t = time.perf_counter()
-        engine = WebEngine()
-        engine.replay(WebGame("book-flight", str(i)), moves)
-        engine.step(move)
-        fresh_times.append(time.perf_counter() - t)
-        engine.close()
-    f, r = statistics.median(fork_times), statistics.median(fresh_times)
-    print(f"book-flight fork + first step at depth 5, median of {reps}: {f * 1000:.0f} ms; fresh page + replay "
-          f"+ step {r * 1000:.0f} ms; ratio {f / r:.2f}x")
-    print("pools:", pool_stats())
-    flights.close()
-    env.close()
-    browser.let_go(overhead, bare_key)
+        print(f"{task:28s} most {most:3d}  cap {spec.max_candidates:3d}  ({n} steps, "
+              f"{(time.perf_counter() - start) / max(n, 1):.3f} s/step){flag}", flush=True)
 
 
 def workers(episodes: int) -> None:
@@ -191,40 +250,44 @@ def workers(episodes: int) -> None:
             job=f"workers-{k}", workers=k,
         )
         wall = time.perf_counter() - t
-        steps = summary["mean_steps"] * episodes
-        print(f"workers={k}: {episodes} click-checkboxes episodes (rule), {steps:.0f} steps in {wall:.1f} s "
-              f"= {steps / wall:.2f} steps/s (cold: includes process and browser start)", flush=True)
+        n = summary["mean_steps"] * episodes
+        print(f"workers={k}: {episodes} click-checkboxes episodes (rule), {n:.0f} steps in {wall:.1f} s "
+              f"= {n / wall:.2f} steps/s (cold: includes process and browser start)", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--policies", action="store_true")
+    parser.add_argument("--rules", action="store_true")
+    parser.add_argument("--search", action="store_true")
+    parser.add_argument("--flights", action="store_true")
+    parser.add_argument("--forks", type=int, default=0, metavar="N")
+    parser.add_argument("--steps", action="store_true")
     parser.add_argument("--caps", action="store_true")
-    parser.add_argument("--overhead", action="store_true")
     parser.add_argument("--workers", action="store_true")
-    parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--tasks", nargs="*", default=SUBSET)
-    parser.add_argument("--only", nargs="*", help="policy labels to run (default all six)")
-    parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=10, help="--caps and --workers: seeds 0..S-1")
+    parser.add_argument("--tasks", nargs="*", default=list(WEB_TASKS), help="default: every offered task")
     parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "s1gym-bench-web"))
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    out = Path(args.out)
     if args.caps:
-        caps(args.seeds)
-    if args.overhead:
-        overhead(args.reps)
+        caps(args.seeds, args.tasks)
+    if args.rules:
+        rules(out, args.tasks)
+    if args.search:
+        search(out, args.tasks)
+    if args.flights:
+        flights(out)
+    if args.forks:
+        forks(args.forks, args.tasks)
+    if args.steps:
+        steps()
     if args.workers:
         workers(args.seeds)
-    if args.policies:
-        rows = run_policies(args.tasks, args.seeds, Path(args.out), args.only)
-        print("\n| task | policy | success | mean steps | s/step (wall, env + decision) | errors |")
-        print("|---|---|---|---|---|---|")
-        for r in rows:
-            print(f"| {r['task']} | {r['policy']} | {r['success']:.2f} | {r['mean_steps']:.1f} | "
-                  f"{r['s_per_step']:.2f} | {r['errors']} |")
-    if not (args.caps or args.overhead or args.workers or args.policies):
+    if not (args.caps or args.rules or args.search or args.flights or args.forks or args.steps or args.workers):
         parser.print_help()
+    print("pools:", pool_stats(), file=sys.stderr)
+    browser.shutdown_browsers()
 
 
 if __name__ == "__main__":

@@ -15,6 +15,16 @@ from s1gym.tasks import alfworld, desktop, games, text, twx, web
 TASKS: dict[str, str] = {**twx.TASKS, **games.TASKS, **text.TASKS, **alfworld.TASKS, **web.TASKS, **desktop.TASKS}
 
 
+#: Ids that name one task of a family: id -> (the family's id, its options), from each family's
+#: ``ALIASES`` (the MiniWoB++ pages: ``s1/MiniWoB-<task>-v0``). Not in TASKS: ``s1 list`` and the contract
+#: tests go by family.
+ALIASES: dict[str, tuple[str, dict[str, str]]] = {**web.ALIASES}
+
+
+def aliases() -> dict[str, tuple[str, dict[str, str]]]:
+    return ALIASES
+
+
 def register_all() -> None:
     for env_id, entry_point in TASKS.items():
         if env_id in gym.registry:
@@ -25,6 +35,9 @@ def register_all() -> None:
             order_enforce=False,
             disable_env_checker=True,
         )
+    for env_id, (family, kwargs) in aliases().items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=TASKS[family], kwargs=kwargs, order_enforce=False, disable_env_checker=True)
 
 
 def task_ids() -> list[str]:
@@ -64,9 +77,10 @@ def env_class_or_none(env_id: str) -> type | None:
 
 
 def resolve_id(task: str) -> str:
-    """Accept ``s1/CookingWorld-v0``, ``CookingWorld-v0`` or ``CookingWorld`` (any case)."""
+    """Accept ``s1/CookingWorld-v0``, ``CookingWorld-v0`` or ``CookingWorld`` (any case), and the
+    per-task aliases (``MiniWoB-click-button``)."""
     wanted = task.lower().removeprefix("s1gym:").removeprefix("s1/")
-    for env_id in TASKS:
+    for env_id in [*TASKS, *aliases()]:
         short = env_id.removeprefix("s1/")
         if wanted in (short.lower(), short.lower().removesuffix("-v0")):
             return env_id

@@ -24,7 +24,8 @@ an engine of its own and brings it to the state by restoring the snapshot
 (engines with ``can_snapshot``) or by replaying the moves from a new game.
 Snapshot engines are cheap to restore, so a fork may take the owner's engine
 directly (the owner restores the snapshot, taken when the fork was made, if it
-is stepped again). When the pool takes over an engine whose state is still held
+is stepped again); so may a fork of a task with ``forks_take_engines`` (the
+owner replays). When the pool takes over an engine whose state is still held
 by a live env, that env restores it the same way on its next step.
 
 ``EngineEnv`` implements ``_new_game``, ``_play`` and ``_fork_into``; a task
@@ -39,7 +40,11 @@ smallest complete example):
   env's own (copyable) attributes and return the feedback text;
 - the usual ``_legal_moves``, ``_describe``, ``_progress`` from those attributes.
 
-``engine_capacity`` (class attribute) bounds the pool. ``env.engine()`` gives
+``engine_capacity`` (class attribute) bounds the pool. ``answer_cache`` (class attribute, default 0:
+off) lets a task whose engine is a function of its game and moves (the web pages) remember that many
+``(game, moves, move) -> answer`` triples per pool: an env with no engine at its state (a fork) that
+steps a remembered move takes the answer without an engine, and restores an engine only when a move
+nobody played yet needs one (Search steps each child once to judge it and again when it expands it). ``env.engine()`` gives
 the engine at the env's state for code that must read more than ``step``
 returns (an expert reading TWX's object tree). ``close()`` gives the engine
 back to the pool; :func:`close_pools` closes every engine (at interpreter exit
@@ -142,7 +147,9 @@ class EnginePool:
         self._engines: OrderedDict[Engine, weakref.ref[GameState] | None] = OrderedDict()
         self.closed = False
         #: counters for benchmarks and tests
-        self.opened = self.takeovers = self.restores = self.replayed_moves = 0
+        self.opened = self.takeovers = self.restores = self.replayed_moves = self.cache_hits = 0
+        #: (game, moves, move) -> answer, least recently used first (EngineEnv.answer_cache bounds it)
+        self.answers: OrderedDict[tuple[Any, tuple[str, ...], str], Any] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._engines)
@@ -302,6 +309,7 @@ def pool_stats() -> dict[Hashable, dict[str, int]]:
             "takeovers": p.takeovers,
             "restores": p.restores,
             "replayed_moves": p.replayed_moves,
+            "cache_hits": p.cache_hits,
         }
         for key, p in list(_POOLS.items())
     }
@@ -327,6 +335,12 @@ class EngineEnv(S1Env):
     #: Close the pool (every engine of this key) when the last env using it closes: for engines holding
     #: processes nothing else would end before the interpreter exits (a desktop session).
     close_engines_with_last_env: ClassVar[bool] = False
+    #: Remembered (game, moves, move) -> answer triples per pool (0: none; see the module docstring).
+    answer_cache: ClassVar[int] = 0
+    #: A fork stepped first takes the engine of the env that owns its state, which replays its moves when
+    #: it steps again (Search forks each node once per move and never steps the node itself: the first
+    #: child costs no replay); False: the fork replays on an engine of its own.
+    forks_take_engines: ClassVar[bool] = False
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -374,8 +388,8 @@ class EngineEnv(S1Env):
             if not state.owned_by(self):
                 # Another env owns this state: work on a copy of it that this env owns.
                 mine = GameState(state.game, state.moves, self, state.snapshot)
-                if engine is not None and engine.can_snapshot and state.snapshot is not None:
-                    pool.bind(engine, mine)  # cheap to give back: the owner restores the snapshot
+                if engine is not None and (self.forks_take_engines or (engine.can_snapshot and state.snapshot is not None)):
+                    pool.bind(engine, mine)  # the owner restores the snapshot or replays when it needs one again
                 else:
                     engine = None
                 self._game_state = state = mine
@@ -416,12 +430,29 @@ class EngineEnv(S1Env):
         return self._on_start(raw)
 
     def _play(self, move: str) -> str:
+        pool = self._pool()
+        state = self.game_state
+        key = (state.game, state.moves, move)
+        if self.answer_cache and not (state.owned_by(self) and pool.holds(state.engine, state)):
+            with pool.lock:
+                raw = pool.answers.get(key)
+                if raw is not None:
+                    pool.answers.move_to_end(key)
+                    pool.cache_hits += 1
+            if raw is not None:  # a page played this move from this state before: the same answer
+                self._game_state = GameState(state.game, (*state.moves, move), self)
+                return self._on_step(move, raw)
         engine = self.engine()
         state = self.game_state
         raw = engine.step(move)
         new = GameState(state.game, (*state.moves, move), self)
-        self._pool().bind(engine, new)
+        pool.bind(engine, new)
         self._game_state = new
+        if self.answer_cache:
+            with pool.lock:
+                pool.answers[key] = raw
+                while len(pool.answers) > self.answer_cache:
+                    pool.answers.popitem(last=False)
         return self._on_step(move, raw)
 
     def _fork_into(self, clone: S1Env) -> None:

@@ -328,7 +328,8 @@ def _job_spec(
     except BaseException:
         env.close()
         raise
-    resolved = type(env).resolve_options(spec.options)
+    # an alias id (s1/MiniWoB-<task>-v0) carries options of its own: they are in force too
+    resolved = type(env).resolve_options({**(env.spec.kwargs if env.spec is not None else {}), **spec.options})
     spec = dataclasses.replace(spec, resolved_options=jobs.to_jsonable(resolved), agent=describe(built))
     return spec, (env, built)
 

@@ -290,6 +290,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     from s1gym.registration import env_class, task_ids
 
     table = Table(title="s1gym tasks (gym.make(id, **options))")
+    families: list[type] = []
     for col in ("id", "N", "steps", "options"):
         table.add_column(col)
     for env_id in task_ids():
@@ -300,9 +301,19 @@ def cmd_list(args: argparse.Namespace) -> int:
             continue
         opts = "\n".join(f"{k}: {v}" for k, v in cls.option_help.items()) or "-"
         table.add_row(env_id, str(cls.default_max_candidates), str(cls.default_max_steps), opts)
+        if "list_tasks" in cls.__dict__:  # a family of tasks behind one id lists them (the MiniWoB++ pages)
+            families.append(cls)
     from s1gym.reporting.table import console
 
     console().print(table)
+    for cls in families:
+        title, columns, rows = cls.list_tasks()
+        sub = Table(title=title)
+        for col in columns:
+            sub.add_column(col)
+        for row in rows:
+            sub.add_row(*row)
+        console().print(sub)
     return 0
 
 

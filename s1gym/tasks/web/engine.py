@@ -1,13 +1,36 @@
-"""A MiniWoB++ page in the thread's shared Chromium as an engine (:class:`WebEngine`): the page's clock, seed
-and episode timer set for every game, moves played as real input under a watchdog, and the page read back
-(``web_page.js``: what a person could do now; Playwright's ARIA snapshot: what the page shows). The env
-(:mod:`s1gym.tasks.web.env`) says what the observation, candidates and rewards are."""
+"""The web engine: one MiniWoB++ page in the thread's shared Chromium, deterministic and cheap to restore.
+
+A page is a function of (task, seed, moves). Three things make it so:
+
+- **no real time, no free randomness**: ``web_runtime.js`` runs before the page's own scripts and puts
+  the page on a fake clock (``Date``, ``performance.now``, timers, animation frames) that moves only
+  when the engine lets :data:`SETTLE_MS` of page time pass after a move (a task may say otherwise), and seeds ``Math.random``
+  (MiniWoB seeds it again with ``Math.seedrandom(seed)`` at the episode's start); CSS animations are off;
+- **clicks land where the move says**: a move's element is found by its path in the document (read at
+  the state the move was listed in), scrolled into view when no point of it is visible, pressed at a
+  point no other element covers, and only once the element under the pointer is that element and its
+  box has settled (hover styles may swap an icon for an image that is still loading: a press at that
+  moment hits the container; that race made social-media forks diverge);
+- **an episode starts the same way on every page**: ``__s1.start`` clears every timer, sets the clock
+  to :data:`EPOCH`, seeds, and calls MiniWoB's ``core.startEpisodeReal()`` (the way MiniWoB's own
+  Gymnasium envs reset), on a page that already shows the task when it can: the task's catalogue entry
+  says whether an in-document restart is the same page as a fresh load (:mod:`.catalogue`;
+  ``bench/web.py --forks`` checks it), else the page is loaded again first.
+
+So restoring a state for a fork costs a restart (a few ms) plus the moves, replayed with the same real
+input but without reading the page in between (each move's element path is remembered from the read
+at its state, :data:`SPECS`). The env remembers each (state, move) -> answer too
+(:class:`~s1gym.engines.base.EngineEnv`'s answer cache), so a fork that steps a move some page already
+played gets the answer without a page.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -16,40 +39,43 @@ from s1gym.core import BASE_CHARSET
 from s1gym.engines import browser as _browser
 from s1gym.engines.base import Engine
 
-__all__ = ["NO_TIME_LIMIT_MS", "WEB_CHARSET", "WebAnswer", "WebEngine", "WebGame", "clean", "extract_fields", "task_url"]
+__all__ = ["EPOCH", "NO_TIME_LIMIT_MS", "SETTLE_MS", "WEB_CHARSET", "WebAnswer", "WebEngine", "WebGame", "clean",
+           "extract_fields", "task_url"]
 
 #: The page's clock at the start of every episode: 2017-06-01 12:00 UTC (fixed, so dates and
 #: "3h ago" texts are the same every run; the flight date picker opens on its last allowed month).
 EPOCH = dt.datetime(2017, 6, 1, 12, tzinfo=dt.timezone.utc)
+EPOCH_MS = int(EPOCH.timestamp() * 1000)
 #: Page time (ms, fake clock) let pass after each move: jQuery animations (400 ms) and the
 #: autocomplete delay (300 ms) finish within it.
 SETTLE_MS = 1000
 #: MiniWoB's episode timer, set before each episode: the longest delay setTimeout accepts.
 NO_TIME_LIMIT_MS = 2**31 - 1
-#: Playwright's timeout for one action (click, type, select), ms: an element that stays covered or
-#: detached this long makes the move fail (the feedback says so) instead of waiting for the watchdog.
-ACTION_TIMEOUT_MS = 10_000
+#: Real milliseconds a pressed element may take to settle under the pointer (an image loading).
+HOVER_TIMEOUT_MS = 2000
+#: A page that restarts in its document is loaded again after this many episodes (memory).
+RELOAD_EVERY = 200
 VIEWPORT = {"width": 480, "height": 480}
 #: Where the pointer rests between moves: a blank corner, away from MiniWoB's 160x210 task area.
 REST_POINTER = (VIEWPORT["width"] - 1, VIEWPORT["height"] - 1)
-JS_MOVES = (Path(__file__).with_name("web_page.js")).read_text()
-#: Load every image the page's stylesheets name before the first move: icons swapped on :hover
-#: (social-media, email-inbox) would otherwise change size when their file arrives, at a moment
-#: that depends on the machine, and a click could land on a different element.
-PRELOAD_IMAGES = """async () => {
-  const urls = new Set();
-  for (const sheet of document.styleSheets) {
-    let rules = [];
-    try { rules = sheet.cssRules; } catch (e) { continue; }
-    for (const rule of rules) for (const m of rule.cssText.matchAll(/url\\(["']?([^"')]+)["']?\\)/g)) urls.add(new URL(m[1], sheet.href || document.baseURI).href);
-  }
-  await Promise.all([...urls].filter((u) => !u.startsWith("data:")).map((u) => { const img = new Image(); img.src = u; return img.decode().catch(() => null); }));
-  return urls.size;
-}"""
-#: What the observation may contain: printable characters of the Basic Multilingual Plane up to
-#: the CJK blocks (pages print accents, middle dots, arrows); anything else becomes "?".
+RUNTIME_JS = Path(__file__).with_name("web_runtime.js").read_text()
+READ_JS = Path(__file__).with_name("web_page.js").read_text().strip()
+#: Pointer moves between pressing and releasing in a drag (jQuery UI needs moves to start dragging).
+DRAG_STEPS = 8
+#: Where a drag onto an element ends: its centre moved this share of its size onward.
+DRAG_PAST = 0.2
+#: Moves carried out in the page by web_runtime.js (a select list, a scroll, a text selection, a field's
+#: value): no pointer involved.
+PAGE_MOVES = frozenset({"select", "toggle", "scroll", "highlight", "fill", "clear"})
+#: Months a date pick may page through.
+MAX_PICKER_PAGES = 36
+#: One evaluate after a move: let page time pass, then read the page (the moves, the reward).
+SETTLE_AND_READ = f"(args) => {{ if (args.settle) __s1.clock.runFor(args.settle); return ({READ_JS})(args); }}"
+#: What the observation may contain: the printable characters of the Basic Multilingual Plane (pages
+#: print accents, middle dots, arrows; unicode-test's buttons are Chinese, Japanese, Korean...);
+#: anything else becomes "?".
 WEB_CHARSET: frozenset[str] = frozenset(BASE_CHARSET) | frozenset(
-    c for c in map(chr, range(0xA0, 0x3000)) if c.isprintable() and unicodedata.category(c)[0] != "C"
+    c for c in map(chr, range(0xA0, 0x10000)) if c.isprintable() and unicodedata.category(c)[0] != "C"
 )
 
 
@@ -75,6 +101,8 @@ class WebAnswer(NamedTuple):
     raw_reward: float
     reason: str
     error: str = ""
+    #: the values of the page's visible form fields, (name, value) in document order (progress reads them)
+    form: tuple[tuple[str, str], ...] = ()
 
 
 def task_url(task: str) -> str:
@@ -83,32 +111,60 @@ def task_url(task: str) -> str:
     return (Path(HTML_DIR) / "miniwob" / f"{task}.html").as_uri()
 
 
-def extract_fields(task: str, utterance: str) -> tuple[tuple[str, str], ...]:
-    """The instruction's fields by MiniWoB's own extractor for the task (``()`` when it has none)."""
+def extract_fields(task: str, utterance: str | dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The instruction's fields: those the page gives with it (``{"text", "fields"}`` from
+    ``__s1.utterance()``: MiniWoB's natural-language tasks), else MiniWoB's own extractor for the task
+    (``()`` when it has none), as the miniwob package does."""
     from miniwob.fields import get_field_extractor
 
+    if isinstance(utterance, dict):
+        if utterance.get("fields") is not None:
+            return tuple((str(k), str(v)) for k, v in utterance["fields"])
+        utterance = str(utterance["text"])
     try:
         return tuple((str(k), str(v)) for k, v in get_field_extractor(task)(utterance))
     except (KeyError, ValueError):
         return ()
 
 
-def _page_text(snapshot: str) -> str:
+def page_text(snapshot: str) -> str:
     """Playwright's ARIA snapshot without link URLs (machine-specific file paths)."""
     lines = [line for line in snapshot.splitlines() if not line.lstrip().startswith("- /url:")]
     return clean("\n".join(lines))
 
 
-def _iso_date(value: str) -> str | None:
-    """``mm/dd/yyyy`` as ``yyyy-mm-dd`` (what a date input's ``fill`` takes), else None."""
-    try:
-        return dt.datetime.strptime(value.strip(), "%m/%d/%Y").date().isoformat()
-    except ValueError:
-        return None
+class _Specs:
+    """How to carry out each move of each state read so far: (game, moves) -> {move text: spec}.
+
+    A replay finds the element of each move by the path read at its state (the page is the same), so it
+    does not read the page between moves. Bounded, least recently used first out (a missing entry costs
+    one read of the page during a replay)."""
+
+    def __init__(self, capacity: int = 20_000) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[tuple[Any, tuple[str, ...]], dict[str, dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, tuple[str, ...]]) -> dict[str, dict[str, Any]] | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[Any, tuple[str, ...]], specs: dict[str, dict[str, Any]]) -> None:
+        with self._lock:
+            self._items[key] = specs
+            self._items.move_to_end(key)
+            while len(self._items) > self.capacity:
+                self._items.popitem(last=False)
+
+
+SPECS = _Specs()
 
 
 class WebEngine(Engine):
-    """One page (in its own browser context) of the thread's shared Chromium."""
+    """One page (in its own browser context) of the thread's shared Chromium; see the module docstring."""
 
     def __init__(self, headless: bool = True, step_timeout: float = 60.0) -> None:
         self.headless = headless
@@ -118,8 +174,18 @@ class WebEngine(Engine):
         self.page: Any = None
         self._targets: dict[str, dict[str, Any]] = {}
         self._values: list[str] = []
+        self._opts: dict[str, Any] = {}
+        self._hover_layout = True  # until the document says otherwise
+        self._key_by_key = False
+        self._settle = SETTLE_MS
         self._task = ""
+        self._loaded = ""  # the task the page's document shows
+        self._starts = 0  # episodes started in this document
+        self._game: WebGame | None = None
+        self._moves: tuple[str, ...] = ()
         self._closed = False
+        #: counters (bench/web.py prints them)
+        self.loads = self.restarts = 0
 
     # -------------------------------------------------------------- watchdog
     @contextlib.contextmanager
@@ -146,116 +212,211 @@ class WebEngine(Engine):
 
     # ------------------------------------------------------------ the game
     def new_game(self, game: WebGame) -> WebAnswer:
-        return self._start(game, snapshot=True)
-
-    def replay(self, game: WebGame, moves: tuple[str, ...]) -> None:
-        """A new document, then the moves, reading only what the next move needs (its target),
-        not the ARIA snapshot nobody looks at in between."""
-        self._start(game, snapshot=False)
-        for move in moves:
-            self._move(move, snapshot=False)
-
-    def _start(self, game: WebGame, snapshot: bool) -> WebAnswer:
         with self._guard("a page load"):
-            if self.page is None:
-                self.context, self.page = self.browser.new_page(
-                    viewport=VIEWPORT, timezone_id="UTC", locale="en-US"
-                )
-                self.page.set_default_timeout(self.step_timeout * 1000)  # the watchdog's deadline
-                # Playwright's fake clock, paused: page time moves only when run_for moves it.
-                # (installed a day early: pause_at cannot go back, and a loaded machine may take seconds here)
-                self.page.clock.install(time=EPOCH - dt.timedelta(days=1))
-                self.page.clock.pause_at(EPOCH)
-            else:
-                self.page.clock.set_system_time(EPOCH)
-            # A new document per game (MiniWoB pages keep nothing in storage): no widget, handler or
-            # timer of an earlier game survives, and Date.now() starts at EPOCH again.
-            self._task = game.task
-            self.page.goto(task_url(game.task), wait_until="load")
-            utterance = self.page.evaluate(
-                """([seed, maxTime]) => {
-                    for (const id of ["reward-display", "click-canvas", "query", "sync-task-cover"]) {
-                      const el = document.getElementById(id); if (el) el.setAttribute("aria-hidden", "true");
-                    }
-                    core.EPISODE_MAX_TIME = maxTime;
-                    core.setDataMode("train");
-                    Math.seedrandom(seed);
-                    core.startEpisodeReal();
-                    const u = core.getUtterance();
-                    return typeof u === "string" ? u : u.utterance;
-                }""",
-                [game.seed, NO_TIME_LIMIT_MS],
-            )
-            self.page.evaluate(PRELOAD_IMAGES)
-            self.page.clock.run_for(SETTLE_MS)
-            self._values = [v for _, v in extract_fields(game.task, utterance)]
-            return self._read(snapshot)
+            self._start(game)
+            return self._read(snapshot=True, settle=0)  # _start let the page settle
 
     def step(self, move: str) -> WebAnswer:
-        return self._move(move, snapshot=True)
-
-    def _move(self, move: str, snapshot: bool) -> WebAnswer:
-        target = self._targets.get(move)
-        if target is None:
+        spec = self._targets.get(move)
+        if spec is None:
             raise ValueError(f"{self._task}: {move!r} is not a move of this page now")
-        from playwright.sync_api import Error as PlaywrightError
-
-        error = ""
         with self._guard(f"'{move}'"):
-            try:
-                self._act(target)
-            except PlaywrightError as exc:
-                if not self.alive():
-                    raise
-                error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            # The pointer leaves the task after each move: :hover styles (cursors, icons swapped for
-            # images that load asynchronously) would otherwise make the page depend on timing.
-            self.page.mouse.move(*REST_POINTER)
-            self.page.clock.run_for(SETTLE_MS)
-            answer = self._read(snapshot)
+            error = self._act(spec)
+            self._moves = (*self._moves, move)
+            answer = self._read(snapshot=True)
         return answer._replace(error=error) if error else answer
 
-    def _act(self, target: dict[str, Any]) -> None:
-        # force=True: web_page.js already checked that the element is visible, enabled and not covered;
-        # Playwright's own wait for a "stable" element counts animation frames, which a busy machine
-        # (or a page whose frames are throttled) can delay past any timeout. The events are the same
-        # real mouse and keyboard input at the element.
-        kind = target["kind"]
-        if kind == "press":
-            self.page.keyboard.press(target["value"])
-            return
-        locator = self.page.locator(f'[data-s1-target="{target["target"]}"]')
-        point = target.get("point")  # a point of the element no other element covers (web_page.js)
-        where = {"position": {"x": point["x"], "y": point["y"]}} if point else {}
-        if kind == "click":
-            locator.click(timeout=ACTION_TIMEOUT_MS, force=True, **where)
-        elif kind == "select":
-            locator.select_option(value=target["value"], timeout=ACTION_TIMEOUT_MS, force=True)
-        elif kind == "type":
-            value = target["value"]
-            iso = _iso_date(value) if target.get("inputType") == "date" else None
-            if iso is not None or target.get("inputType") in {"date", "time", "number"}:
-                locator.fill(iso or value, timeout=ACTION_TIMEOUT_MS, force=True)
-            else:
-                locator.click(timeout=ACTION_TIMEOUT_MS, force=True, **where)
-                locator.fill("", timeout=ACTION_TIMEOUT_MS, force=True)
-                locator.press_sequentially(value, timeout=ACTION_TIMEOUT_MS)  # key by key, as a person types (autocomplete listens)
-        else:  # pragma: no cover - web_page.js makes only these kinds
-            raise RuntimeError(f"unknown move kind {kind!r}")
+    def replay(self, game: WebGame, moves: tuple[str, ...]) -> None:
+        """Start ``game`` and play ``moves`` again, reading the page only where no spec is remembered,
+        and once at the end (the next move's elements)."""
+        with self._guard("a replay"):
+            self._start(game)
+            for i, move in enumerate(moves):
+                specs = SPECS.get((game, moves[:i]))
+                spec = specs.get(move) if specs is not None else None
+                if spec is None:
+                    self._read(snapshot=False, settle=0)
+                    spec = self._targets.get(move)
+                    if spec is None:
+                        raise RuntimeError(
+                            f"{game.task} seed {game.seed}: replaying {moves[: i + 1]} on a new page, {move!r} is not "
+                            "a move of the page there: the page is not a function of its seed and moves (a bug)"
+                        )
+                self._act(spec)
+                self._moves = moves[: i + 1]
+                self.page.evaluate("(ms) => __s1.clock.runFor(ms)", self._settle) if i + 1 < len(moves) else None
+            self._read(snapshot=False, settle=self._settle if moves else 0)
 
-    def _read(self, snapshot: bool = True) -> WebAnswer:
-        state = self.page.evaluate(JS_MOVES, {"values": self._values})
+    # ------------------------------------------------------------ internals
+    def _open_page(self) -> None:
+        self.context, self.page = self.browser.new_page(viewport=VIEWPORT, timezone_id="UTC", locale="en-US")
+        self.context.add_init_script(RUNTIME_JS)
+        self.page.set_default_timeout(self.step_timeout * 1000)  # the watchdog's deadline
+
+    def _start(self, game: WebGame) -> None:
+        from s1gym.tasks.web.catalogue import CATALOGUE
+
+        if self.page is None:
+            self._open_page()
+        spec = CATALOGUE[game.task]
+        if self._loaded != game.task or not spec.restarts or self._starts >= RELOAD_EVERY:
+            self.page.goto(task_url(game.task), wait_until="load")
+            self._hover_layout = bool(self.page.evaluate("() => __s1.prepareDocument()"))
+            self._loaded, self._starts = game.task, 0
+            self.loads += 1
+        else:
+            self.restarts += 1
+        self._task, self._game, self._moves = game.task, game, ()
+        self._starts += 1
+        self.page.mouse.move(*REST_POINTER)
+        utterance = self.page.evaluate(
+            "([seed, maxTime, epoch, settle]) => { const u = __s1.start(seed, maxTime, epoch); __s1.clock.runFor(settle); return u; }",
+            [game.seed, NO_TIME_LIMIT_MS, EPOCH_MS, spec.settle_ms],
+        )
+        fields = extract_fields(game.task, utterance)
+        self._values = spec.typed_values(fields, utterance["text"])
+        self._opts = spec.page_options(fields)
+        self._key_by_key = spec.key_by_key
+        self._settle = spec.settle_ms
+
+    def _act(self, spec: dict[str, Any]) -> str:
+        """Carry out one move with real input; the error text when it could not be done, else ''."""
+        page = self.page
+        kind = spec["kind"]
+        if kind == "wait":
+            return ""  # the page's time passes after every move
+        if kind == "press":
+            page.keyboard.press(spec["value"])
+            return ""
+        if kind in PAGE_MOVES:
+            return page.evaluate("([kind, path, value]) => __s1[kind](path, value)", [kind, spec["path"], spec["value"]])
+        if kind == "drag":
+            return self._drag(spec)
+        if kind == "pickdate":
+            return self._pick_date(spec)
+        if kind == "hover":  # the pointer onto the element, and it stays there (a menu opens under it)
+            where = page.evaluate("(path) => __s1.prepare(path)", spec["path"])
+            if "error" in where:
+                return where["error"]
+            page.mouse.move(where["x"], where["y"])
+            return ""
+        error = "" if spec.get("focused") else self._press(spec["path"])  # (typing where the focus is)
+        if error or kind == "click":
+            return error
+        if kind == "type":
+            if spec.get("inputType") in {"date", "time", "number"}:
+                return page.evaluate("([path, value]) => __s1.fill(path, value)",
+                                     [spec["path"], _field_value(spec["inputType"], spec["value"])])
+            page.evaluate("(path) => __s1.clear(path)", spec["path"])
+            value = spec["value"]
+            if self._key_by_key:
+                page.keyboard.type(value)  # every key's events (a terminal that reads keydown)
+            else:  # the text arrives as typed text does (input events), its last key with every key event
+                if len(value) > 1:
+                    page.keyboard.insert_text(value[:-1])
+                page.keyboard.type(value[-1:])
+            return ""
+        raise RuntimeError(f"unknown move kind {kind!r}")  # pragma: no cover - web_page.js makes only these
+
+    def _press(self, path: list[int]) -> str:
+        """A left click on the element at ``path`` (scrolled into view, at a point nobody covers).
+
+        On a page where :hover changes the layout, the press waits until what is under the pointer
+        settled, and the pointer then rests in a blank corner (no hover state carries over to the next
+        move); elsewhere it is one click and the pointer stays where it clicked, as a person's does."""
+        if self._hover_layout:
+            error = self._grab(path)
+            if not error:
+                self.page.mouse.up()
+            self.page.mouse.move(*REST_POINTER)
+            return error
+        where = self.page.evaluate("(path) => __s1.prepare(path)", path)
+        if "error" in where:
+            return where["error"]
+        self.page.mouse.click(where["x"], where["y"])
+        return ""
+
+    def _grab(self, path: list[int]) -> str:
+        """Pointer onto the element at ``path`` and the button down; the error text when that cannot be done."""
+        page = self.page
+        where = page.evaluate("(path) => __s1.prepare(path)", path)
+        if "error" in where:
+            return where["error"]
+        x, y = where["x"], where["y"]
+        page.mouse.move(x, y)
+        if self._hover_layout:
+            error = page.evaluate(
+                "([path, x, y, box, ms]) => __s1.hovered(path, x, y, box, ms)", [path, x, y, where["box"], HOVER_TIMEOUT_MS]
+            )
+            if error:
+                return error
+        page.mouse.down()
+        return ""
+
+    def _pick_date(self, spec: dict[str, Any]) -> str:
+        """Pick a date in a jQuery UI date picker as a person does: open it, page month by month to the
+        date's month, click the day (each click followed by page time passing, as between moves)."""
+        error = self._press(spec["path"])
+        for _ in range(MAX_PICKER_PAGES):
+            if error:
+                return error
+            self.page.evaluate("(ms) => __s1.clock.runFor(ms)", self._settle)
+            where = self.page.evaluate("(value) => __s1.pickerStep(value)", spec["value"])
+            if "error" in where:
+                return where["error"]
+            error = self._press(where["path"])
+            if where["day"]:
+                return error
+        return f"the date picker did not reach {spec['value']} within {MAX_PICKER_PAGES} months"
+
+    def _drag(self, spec: dict[str, Any]) -> str:
+        """Press on the element, move in steps onto the target element (or by dx, dy), release."""
+        page = self.page
+        error = self._grab(spec["path"])
+        if error:
+            page.mouse.move(*REST_POINTER)
+            return error
+        start = page.evaluate("() => __s1.pointer")
+        if spec.get("to"):
+            where = page.evaluate("(path) => __s1.rectOf(path)", spec["to"])
+            if "error" in where:
+                page.mouse.up()
+                page.mouse.move(*REST_POINTER)
+                return where["error"]
+            # past the target's middle in the direction of travel (a sortable list moves an item before or
+            # after another once the pointer crossed that item's middle the way it travels)
+            left, top, width, height = (float(v) for v in where["box"].split(","))
+            cx, cy = left + width / 2, top + height / 2
+            x = cx + DRAG_PAST * width * ((cx > start["x"]) - (cx < start["x"]))
+            y = cy + DRAG_PAST * height * ((cy > start["y"]) - (cy < start["y"]))
+        else:
+            x, y = start["x"] + spec["dx"], start["y"] + spec["dy"]
+        page.mouse.move(x, y, steps=DRAG_STEPS)
+        page.mouse.up()
+        page.mouse.move(*REST_POINTER)
+        return ""
+
+    def _read(self, snapshot: bool = True, settle: int | None = None) -> WebAnswer:
+        settle = self._settle if settle is None else settle
+        state = self.page.evaluate(SETTLE_AND_READ, {"values": self._values, "settle": settle, "opts": self._opts})
         done = bool(state["done"])
         self._targets = {} if done else {m["text"]: m for m in state["moves"]}
-        page = "" if done or not snapshot else _page_text(self.page.locator("body").aria_snapshot())
+        if self._game is not None:
+            SPECS.put((self._game, self._moves), self._targets)
+        page = "" if done or not snapshot else page_text(self.page.locator("body").aria_snapshot())
+        if page and state["picture"]:
+            page += "\nPicture (shapes, size, centre in pixels from its top-left corner):\n" + "\n".join(
+                f"- {clean(line)}" for line in state["picture"]
+            )
         return WebAnswer(
-            utterance=clean(str(state["utterance"])),
-            fields=extract_fields(self._task, str(state["utterance"])),
+            utterance=clean(str(state["utterance"]["text"])),
+            fields=extract_fields(self._task, state["utterance"]),
             page=page,
             moves=tuple(clean(m) for m in self._targets),
             done=done,
             raw_reward=float(state["reward"] or 0.0) if done else 0.0,
             reason=clean(state["reason"]),
+            form=tuple((clean(k), clean(v)) for k, v in state.get("form", [])),
         )
 
     def screenshot(self) -> bytes:
@@ -269,3 +430,15 @@ class WebEngine(Engine):
         if self.context is not None and self.browser.alive():
             with contextlib.suppress(Exception), _browser.deadline(self.step_timeout, self.browser.kill):
                 self.context.close()
+
+
+def _field_value(input_type: str, value: str) -> str:
+    """What a date, time or number input takes for a value as an instruction writes it:
+    ``mm/dd/yyyy`` as ``yyyy-mm-dd``, ``7:55PM`` as ``19:55``; other values unchanged."""
+    formats = {"date": ("%m/%d/%Y", "%Y-%m-%d"), "time": ("%I:%M%p", "%H:%M")}.get(input_type)
+    if formats is None:
+        return value
+    try:
+        return dt.datetime.strptime(value.strip().replace(" ", "").upper(), formats[0]).strftime(formats[1])
+    except ValueError:
+        return value

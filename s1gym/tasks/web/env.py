@@ -1,25 +1,31 @@
 """Web tasks: the real MiniWoB++ pages in a real Chromium, driven by Playwright.
 
-``s1/MiniWoB-v0`` plays one MiniWoB++ task (option ``task``, one of
-:data:`WEB_TASKS`); ``s1/Flights-v0`` is ``book-flight``. The pages are the
-ones Farama's ``miniwob`` package (1.x, MIT) ships under ``miniwob/html/``,
-opened as ``file://`` URLs (no server to start or leak: the pages need no
-HTTP, only ``flight.*`` tasks, not offered here, do).
+``s1/MiniWoB-v0`` plays one MiniWoB++ task (option ``task``); ``s1/MiniWoB-<task>-v0`` is the same
+with the task fixed (as BrowserGym's ``browsergym/miniwob.<task>``); ``s1/Flights-v0`` is
+``book-flight``. The pages are the 130 that Farama's ``miniwob`` package (1.1.0, MIT) ships under
+``miniwob/html/miniwob/``, opened as ``file://`` URLs. :mod:`s1gym.tasks.web.catalogue` lists every
+one: the :data:`WEB_TASKS` s1gym offers with their formulation, and those it does not offer with the
+reason (a reward graded by pixel distances or a moving target, which moves can only approximate).
 
 **Observation** (Markov): the task's instruction (MiniWoB's utterance) and the
 page as Playwright's ARIA snapshot (the accessibility tree as YAML: roles,
 names, text, states, field values), MiniWoB's own reward display and query
-hidden from it, link URLs dropped (machine-specific paths), then the moves.
+hidden from it, link URLs dropped (machine-specific paths), and when the page
+draws an SVG picture a ``Picture`` list of its shapes (kind, text or colour,
+size, centre), then the moves.
 
 **Candidates**: one per thing a person could do now, in document order
 (``web_page.js``): click each visible, enabled, uncovered clickable element
 (buttons, links, tabs, checkboxes, radios, menu and autocomplete items, date
-picker days, elements with click handlers or a pointer cursor), named by
-Chromium's accessibility role and name (an unnamed control by its label text,
-placeholder or icon class); ``select "<option>" in list "<name>"`` for each
-option of a select; ``type "<value>" into textbox "<name>"`` for each text
-field and each value of the instruction's fields (MiniWoB's own field
-extractors, :mod:`miniwob.fields`); ``press Enter`` in a focused text field.
+picker days, the shapes of a clickable picture, elements with click handlers
+or a pointer cursor), named by the accessibility role and name (an unnamed
+control by its label text, placeholder, colour or icon class);
+``select "<option>" in list "<name>"`` for each option of a select;
+``type "<value>" into textbox "<name>"`` for each text field and each value
+the task types (the instruction's fields, :mod:`miniwob.fields` or the fields
+the page gives, and values read off the page); ``press Enter`` in a focused
+field; and what the task's formulation adds (drags, pointing, scrolls,
+highlights, keys, waiting, date picks; :mod:`~s1gym.tasks.web.catalogue`).
 The same text twice is told apart by the nearest ancestor's text, then by
 number. More moves than the task's cap N raise ``TooManyCandidatesError``.
 
@@ -27,28 +33,32 @@ number. More moves than the task's cap N raise ``TooManyCandidatesError``.
 episode (``WOB_DONE_GLOBAL``), ``info["raw_reward"]`` is the page's raw reward
 (in [-1, 1], no time penalty) and the score is ``max(0, raw)``: 1 on success
 (won), partial credit where the page gives it (click-checkboxes pays r/n),
-lost otherwise. Wall-clock never ends an episode: before
-``core.startEpisodeReal()`` the env sets ``core.EPISODE_MAX_TIME`` (the knob
-MiniWoB's tasks set themselves) to 2^31-1 ms, the longest delay ``setTimeout``
-accepts, and the page runs on Playwright's fake clock (``page.clock``): page
-time moves only by :data:`SETTLE_MS` after each move (animations, the
+lost otherwise. Before the end the score is 0, except where a task defines
+progress (book-flight: the share of its form filled as asked). Wall-clock
+never ends an episode: ``core.EPISODE_MAX_TIME`` is set to 2^31-1 ms and the
+page runs on s1gym's fake clock (``web_runtime.js``): page time moves only by
+the task's settle time after each move (1 s by default: animations, the
 autocomplete delay), so a decision model may think for minutes and the page
 sees the same timeline every run.
 
-**Seeds**: ``reset(seed=s)`` seeds the page's ``Math.random`` with
-``Math.seedrandom("s")`` (as MiniWoB's own Python does) in a fresh browser
-document at a fixed date (:data:`EPOCH`, UTC, en-US), so every policy meets
-the same instance and a seed plus moves replays the same page. (An engine keeps
-its page and context across games and loads a new document for each: MiniWoB
-pages keep nothing in storage, and a new context costs a renderer process.)
+**Seeds and determinism**: ``reset(seed=s)`` seeds the page's ``Math.random``
+with ``Math.seedrandom("s")`` (as MiniWoB's own Python does) at a fixed date
+(:data:`~s1gym.tasks.web.engine.EPOCH`, UTC, en-US); the page's ``Math.random``
+is seeded before its first script too, and clicks land on the element the move
+names: the same seed and moves give the same page, on any page
+(:mod:`s1gym.tasks.web.engine` says how).
 
 **Fork** stands on the engine seam (:mod:`s1gym.engines.base`): an engine is
 one page (with its own browser context) in the thread's shared Chromium
-(:mod:`s1gym.engines.browser`); a fork is lazy and, when first stepped, replays
-the move list on a fresh page (a page cannot be copied). Engines of all web
-tasks share a pool (:data:`ENGINE_CAPACITY` pages per thread); the browser
-starts with the first engine and closes when the last web env that
-``gym.make`` built (not a fork) closes, and at exit.
+(:mod:`s1gym.engines.browser`). A fork is lazy; stepped, it takes the page of the
+env whose state it shares (which restores its own when it steps again) or
+restores the state on another page: an in-document restart of the episode and
+the moves replayed with the same input, without reading the page in between.
+A (state, move) some page already played is answered from memory, with no page
+(:data:`ANSWER_CACHE`). Engines of all web tasks share a pool
+(:data:`ENGINE_CAPACITY` pages per thread); the browser starts with the first
+engine and closes when the last web env that ``gym.make`` built (not a fork)
+closes, and at exit.
 
 **Failures**: every engine call runs under a watchdog (``step_timeout``
 seconds, default 60): a hung page gets its browser killed and the step raises
@@ -63,72 +73,23 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Hashable
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from s1gym.core import Progress
 from s1gym.engines import browser as _browser
 from s1gym.engines.base import EngineEnv, EnginePool, close_pools, pool_for
 from s1gym.tasks.web import expert as web_expert
+from s1gym.tasks.web.catalogue import CATALOGUE, FLIGHTWOB, WebTask, offered
 from s1gym.tasks.web.engine import WEB_CHARSET, WebAnswer, WebEngine, WebGame, clean
 
-__all__ = ["ENGINE_CAPACITY", "WEB_TASKS", "FlightsEnv", "MiniWoBEnv", "WebTask"]
+__all__ = ["ANSWER_CACHE", "ENGINE_CAPACITY", "WEB_TASKS", "FlightsEnv", "MiniWoBEnv", "WebTask"]
 
-#: Pages (engines) alive at once per thread; more envs/forks replay on demand.
+#: Pages (engines) alive at once per thread; more envs/forks restore on demand.
 ENGINE_CAPACITY = 6
-
-
-@dataclass(frozen=True)
-class WebTask:
-    """A curated MiniWoB++ task: its candidate cap N, step limit and one line about it."""
-
-    name: str
-    max_candidates: int
-    max_steps: int
-    about: str
-
-
-def _tasks(*rows: tuple[str, int, int, str]) -> dict[str, WebTask]:
-    return {name: WebTask(name, n, steps, about) for name, n, steps, about in rows}
-
-
-#: The curated tasks whose moves fit a candidate list (no drawing, dragging or free-form answers).
-#: N: the most candidates met along Random and Rule play over seeds 0-9 (bench/web.py --caps), with
-#: headroom (at least half again); docs/benchmarks.md has the measured maxima.
-WEB_TASKS: dict[str, WebTask] = _tasks(
-    ("book-flight", 48, 30, "book the cheapest/shortest flight: autocomplete, date picker, results"),
-    ("choose-date", 64, 20, "pick a date in a jQuery UI date picker"),
-    ("choose-list", 48, 6, "select an item from a drop-down list and submit"),
-    ("click-button", 24, 6, "click the named button"),
-    ("click-button-sequence", 8, 6, "click two buttons in order"),
-    ("click-checkboxes", 16, 12, "check exactly the named boxes and submit"),
-    ("click-collapsible", 8, 6, "expand a section and click submit"),
-    ("click-collapsible-2", 24, 10, "expand sections to find and click a link"),
-    ("click-dialog", 8, 4, "close the dialog"),
-    ("click-dialog-2", 8, 4, "click the named button of a dialog"),
-    ("click-link", 32, 6, "click the named link"),
-    ("click-option", 16, 6, "choose the named radio option and submit"),
-    ("click-tab", 8, 6, "click the named tab"),
-    ("click-tab-2", 48, 10, "switch tabs to find and click a link"),
-    ("click-test", 4, 4, "click the button"),
-    ("click-test-2", 4, 4, "click button ONE or TWO"),
-    ("click-widget", 24, 4, "click the named kind of widget"),
-    ("email-inbox", 48, 12, "delete, star, reply to or forward an email"),
-    ("enter-date", 8, 6, "enter a date and submit"),
-    ("enter-password", 16, 8, "enter a password twice and submit"),
-    ("enter-text", 8, 6, "type the given text and submit"),
-    ("enter-text-dynamic", 8, 6, "type the given text and submit"),
-    ("focus-text", 4, 4, "focus the text field"),
-    ("focus-text-2", 12, 4, "focus the named text field"),
-    ("login-user", 16, 8, "type username and password, log in"),
-    ("login-user-popup", 16, 10, "log in; dismiss a popup if it appears"),
-    ("multi-layouts", 32, 10, "fill a form in varying layouts"),
-    ("multi-orderings", 32, 10, "fill a form in varying field orders"),
-    ("navigate-tree", 32, 10, "open folders to click the named file"),
-    ("search-engine", 32, 10, "search, page through results, click the n-th"),
-    ("social-media", 64, 6, "click an action on a user's post"),
-    ("use-autocomplete", 24, 8, "enter an item through the autocomplete"),
-)
+#: (state, move) -> answer pairs remembered per thread (a page is a function of its seed and moves).
+ANSWER_CACHE = 4096
+#: The tasks s1gym offers (the catalogue's entries that are not marked unsupported).
+WEB_TASKS: dict[str, WebTask] = offered()
 
 
 def _close_pages(key: tuple[int, bool]) -> None:
@@ -148,6 +109,8 @@ class MiniWoBEnv(EngineEnv):
     default_max_candidates = max(t.max_candidates for t in WEB_TASKS.values())
     default_max_steps = max(t.max_steps for t in WEB_TASKS.values())
     engine_capacity = ENGINE_CAPACITY
+    answer_cache = ANSWER_CACHE
+    forks_take_engines = True
     stall_patience = 4
     option_help: ClassVar[dict[str, str]] = {
         "task": "the MiniWoB++ task (default click-button): " + ", ".join(WEB_TASKS),
@@ -164,9 +127,13 @@ class MiniWoBEnv(EngineEnv):
         max_steps: int | None = None,
         render_mode: str | None = None,
     ) -> None:
-        spec = WEB_TASKS.get(str(task))
+        spec = CATALOGUE.get(str(task))
         if spec is None:
             raise ValueError(f"unknown MiniWoB task {task!r}; the web tasks are: {', '.join(WEB_TASKS)}")
+        if spec.unsupported:
+            raise ValueError(
+                f"MiniWoB task {task!r} is not offered: {spec.unsupported} (`s1 list` shows every task and why)"
+            )
         if not isinstance(headless, bool):
             raise ValueError(f"headless must be true or false, got {headless!r}")
         if not float(step_timeout) > 0:
@@ -186,6 +153,7 @@ class MiniWoBEnv(EngineEnv):
             render_mode=render_mode,
         )
         self.task = spec.name
+        self.web_task = spec
         self.task_name = f"MiniWoB {spec.name}"
         self.headless = headless
         self.step_timeout = float(step_timeout)
@@ -234,7 +202,8 @@ class MiniWoBEnv(EngineEnv):
     def _progress(self) -> Progress:
         a = self._answer
         if not a.done:
-            return Progress(0.0)
+            progress = self.web_task.progress
+            return Progress(progress(a.fields, a.form, a.page) if progress is not None else 0.0)
         # success is the page's full reward (1): click-checkboxes pays r/n for r more right than wrong boxes
         won = a.raw_reward >= 1.0 - 1e-9
         return Progress(max(0.0, min(1.0, a.raw_reward)), won=won, lost=not won)
@@ -265,6 +234,20 @@ class MiniWoBEnv(EngineEnv):
         if self.task not in web_expert.EXACT:
             raise NotImplementedError(f"{self.task_name}: no exact expert (the rule baseline is rule_action())")
         return web_expert.rule_move(self)
+
+    @classmethod
+    def list_tasks(cls) -> tuple[str, list[str], list[tuple[str, ...]]]:
+        """Every page of the miniwob package, offered or not and why (``s1 list`` prints it)."""
+        rows = [
+            (t.name, str(t.max_candidates), str(t.max_steps), "yes" if t.name in web_expert.SOLVERS else "-", t.about)
+            if not t.unsupported
+            else (t.name, "-", "-", "-", f"[dim]not offered: {t.unsupported}[/dim]")
+            for t in CATALOGUE.values()
+        ]
+        rows += [(name, "-", "-", "-", f"[dim]not offered: {why}[/dim]") for name, why in FLIGHTWOB.items()]
+        title = (f"MiniWoB++ tasks: {len(WEB_TASKS)} of the miniwob package's {len(CATALOGUE)} pages offered "
+                 "(s1/MiniWoB-v0 with task=<task>, or s1/MiniWoB-<task>-v0)")
+        return title, ["task", "N", "steps", "rule", "about"], rows
 
     # ------------------------------------------------------------------ more
     def screenshot(self) -> bytes:

@@ -15,70 +15,16 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from s1gym.tasks.web.rules import SOLVERS as MORE_SOLVERS
+from s1gym.tasks.web.view import BARE_CLICK as _BARE_CLICK
+from s1gym.tasks.web.view import CLICK as _CLICK
+from s1gym.tasks.web.view import View
+from s1gym.tasks.web.view import need as _need
+
 if TYPE_CHECKING:
     from s1gym.tasks.web.env import MiniWoBEnv
 
 __all__ = ["EXACT", "SOLVERS", "rule_move"]
-
-_CLICK = re.compile(r'^click (?:(?P<role>[a-z]+) )?"(?P<name>.*?)"(?: in "(?P<context>.*)")?(?: \(\d+\))?$')
-_BARE_CLICK = re.compile(r"^click (?P<role>[a-z]+)(?: in \"(?P<context>.*)\")?(?: \((?P<k>\d+)\))?$")
-
-
-class View:
-    """What a solver may read: fields, page text, candidates, moves played."""
-
-    def __init__(self, env: MiniWoBEnv) -> None:
-        self.fields = dict(env.fields)
-        self.utterance = env.instruction
-        self.page = env.page_text
-        self.moves = list(env.candidates)
-        self.played = [m for m, _ in env.history]
-
-    def field(self, key: str) -> str:
-        return self.fields.get(key, "")
-
-    def clicks(self, name: str | None = None, role: str | None = None, context: str | None = None) -> list[str]:
-        """Click moves whose element has this name (exactly), role and context (a substring)."""
-        out = []
-        for move in self.moves:
-            m = _CLICK.match(move)
-            if not m:
-                continue
-            if name is not None and m["name"] != name:
-                continue
-            if role is not None and (m["role"] or "") != role:
-                continue
-            if context is not None and context not in (m["context"] or ""):
-                continue
-            out.append(move)
-        return out
-
-    def click(self, name: str, role: str | None = None, context: str | None = None) -> str | None:
-        found = self.clicks(name, role, context)
-        return found[0] if found else None
-
-    def type_into(self, value: str, box: str | None = None) -> str | None:
-        for move in self.moves:
-            if move.startswith(f'type "{value}" into textbox') and (box is None or f'textbox "{box}"' in move):
-                return move
-        return None
-
-    def did(self, move: str | None) -> bool:
-        return move is not None and move in self.played
-
-    def submit(self, *names: str) -> str:
-        for name in (*names, "Submit", "submit", "Search", "Login", "OK", "Ok"):
-            move = self.click(name, "button")
-            if move:
-                return move
-        raise LookupError("no submit button among the moves")
-
-
-def _need(move: str | None, what: str) -> str:
-    if move is None:
-        raise LookupError(f"no move to {what}")
-    return move
-
 
 # ---------------------------------------------------------------- one-click tasks
 def _click_button(v: View) -> str:
@@ -267,6 +213,9 @@ def _book_flight(v: View) -> str:
         return _need(v.type_into(value, box), f"type {value!r} into {box}")
     want = dt.datetime.strptime(date, "%m/%d/%Y").date()
     if not re.search(rf"textbox[^\n]*: {re.escape(date)}", v.page):
+        pick = next((m for m in v.moves if m.startswith(f'pick date "{date}"')), None)
+        if pick is not None:
+            return pick
         shown = re.search(r"(January|February|March|April|May|June|July|August|September|October|November|December)\s*\n?[^\n]*?(\d{4})", v.page)
         if shown is None:  # the date picker is closed: open it
             return _need(next((m for m in v.moves if m.startswith("click textbox") and "From:" not in m and "To:" not in m), None), "open the date picker")
@@ -293,18 +242,25 @@ def _choose_flight(v: View, criterion: str) -> str:
 
 SOLVERS: dict[str, Callable[[View], str]] = {
     "book-flight": _book_flight,
+    "book-flight-nodelay": _book_flight,
     "choose-list": _choose_list,
     "click-button": _click_button,
     "click-button-sequence": _click_button_sequence,
     "click-checkboxes": _click_checkboxes,
+    "click-checkboxes-large": _click_checkboxes,
+    "click-checkboxes-transfer": _click_checkboxes,
     "click-dialog": _click_dialog,
     "click-dialog-2": _click_dialog_2,
     "click-link": _click_link,
     "click-option": _click_option,
     "click-tab": _click_tab,
     "click-tab-2": _click_tab_2,
+    "click-tab-2-easy": _click_tab_2,
+    "click-tab-2-hard": _click_tab_2,
+    "click-tab-2-medium": _click_tab_2,
     "click-test": _click_test,
     "click-test-2": _click_test_2,
+    "click-test-transfer": _click_test_2,
     "enter-date": _enter_text,
     "enter-password": _enter_password,
     "enter-text": _enter_text,
@@ -315,7 +271,10 @@ SOLVERS: dict[str, Callable[[View], str]] = {
     "login-user-popup": _login_user,
     "social-media": _social_media,
     "use-autocomplete": _use_autocomplete,
+    "use-autocomplete-nodelay": _use_autocomplete,
 }
+
+SOLVERS.update(MORE_SOLVERS)
 
 #: Tasks whose script wins every instance (checked over seeds by tests/test_web.py).
 EXACT: frozenset[str] = frozenset(SOLVERS)
