@@ -463,38 +463,53 @@ def play_game(job: tuple[int, str, str | None]) -> dict:
     return out
 
 
-def cmd_cv(args) -> None:
-    games = find_games(str(SHARED), "valid_seen")
-    parts = folds(games)
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    kinds = args.policies.split(",")
-    chosen_folds = [k for k in range(len(parts)) if not args.folds or str(k) in args.folds.split(",")]
-    missing = [k for k in chosen_folds if not (out_dir / f"fold{k}.json").exists()]
-    if missing:
-        collected = sorted(int(p.name[:3]) for p in STATES.glob("*.jsonl.gz"))
-        records = load_states(collected)
-        t = time.process_time()
-        design = Design(records)
-        print(f"design: {len(collected)} games, {len(records)} states, {design.X.shape[1]} columns, "
-              f"{time.process_time() - t:.0f} s CPU", flush=True)
-        for k in missing:
-            held = set(parts[k])
-            keep = np.array([r["game"] not in held for r in records])
-            t = time.process_time()
-            model, stats = fit_model([r for r, k_ in zip(records, keep) if k_], f"cv fold {k}",
-                                     design.subset(keep))
-            model.save(out_dir / f"fold{k}.json")
-            print(f"fold {k}: {time.process_time() - t:.0f} s CPU: {stats}", flush=True)
-    if args.fit_only:
+def fit_folds(parts: list[list[int]], among: set[int] | None, out_dir: Path, label: str) -> None:
+    """Fit one model per fold of ``parts`` on the collected games of the other folds (only games in ``among``
+    when given) and save it as ``out_dir/fold<k>.json``; folds whose file exists are skipped."""
+    missing = [k for k in range(len(parts)) if not (out_dir / f"fold{k}.json").exists()]
+    if not missing:
         return
+    collected = sorted(g for g in (int(p.name[:3]) for p in STATES.glob("*.jsonl.gz")) if among is None or g in among)
+    records = load_states(collected)
+    t = time.process_time()
+    design = Design(records)
+    print(f"design: {len(collected)} games, {len(records)} states, {design.X.shape[1]} columns, "
+          f"{time.process_time() - t:.0f} s CPU", flush=True)
+    for k in missing:
+        held = set(parts[k])
+        keep = np.array([r["game"] not in held for r in records])
+        t = time.process_time()
+        model, stats = fit_model([r for r, k_ in zip(records, keep) if k_], f"{label} fold {k}", design.subset(keep))
+        model.save(out_dir / f"fold{k}.json")
+        print(f"fold {k}: {time.process_time() - t:.0f} s CPU: {stats}", flush=True)
+        print(f"  held out: {held_out_top1(model, [r for r, k_ in zip(records, keep) if not k_])}", flush=True)
+
+
+def held_out_top1(model: PairModel, records: list[dict]) -> dict[str, float]:
+    """Share of held-out states where Lookahead(Local) with ``model`` ranks the expert's move first, by kind of
+    state (the expert's own game, the noisy roll-ins) and for pick_two_obj_and_place."""
+    from s1gym.policies.local import Local
+
+    local = Local(pairs=model, preload=False)
+    games = find_games(str(SHARED), "valid_seen")
+    hits: dict[str, list[bool]] = defaultdict(list)
+    for r in records:
+        _, annotated, gold = situations(r)
+        hit = int(np.argmax(local.logits(annotated))) == gold
+        hits["expert" if r["rollin"] == 0 else "rollin"].append(hit)
+        if task_type_of(games[r["game"]]) == "pick_two_obj_and_place":
+            hits["pick_two"].append(hit)
+    return {k: round(float(np.mean(v)), 3) for k, v in sorted(hits.items())}
+
+
+def play_folds(parts: list[list[int]], kinds: list[str], out_dir: Path, workers: int, positions=None) -> None:
+    """Play each fold's games with its model (search arms: the games at ``positions`` of each fold, or all)."""
+    games = find_games(str(SHARED), "valid_seen")
     rank = {g: r for r, g in enumerate(interleaved(games))}
     jobs = []
-    for k in chosen_folds:
-        held = parts[k]
+    for k, held in enumerate(parts):
         for kind in kinds:
-            positions = [int(p) for p in args.search_positions.split(",")]
-            chosen = [held[p] for p in positions if p < len(held)] if kind.startswith("search") else held
+            chosen = [held[p] for p in positions if p < len(held)] if positions and kind.startswith("search") else held
             jobs.extend((g, kind, str(out_dir / f"fold{k}.json")) for g in chosen)
     jobs.sort(key=lambda j: (POLICIES.index(j[1]), rank[j[0]]))
     results_path = out_dir / "results.jsonl"
@@ -503,16 +518,56 @@ def cmd_cv(args) -> None:
         done = {(r["game"], r["policy"]) for r in map(json.loads, results_path.read_text().splitlines())}
     jobs = [j for j in jobs if (j[0], j[1]) not in done]
     with open(results_path, "a") as f:
-        for r in pool_map(play_game, jobs, args.workers):
+        for r in pool_map(play_game, jobs, workers):
             f.write(json.dumps(r) + "\n")
             f.flush()
             print(r, flush=True)
+
+
+def cmd_cv(args) -> None:
+    games = find_games(str(SHARED), "valid_seen")
+    parts = folds(games)
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fit_folds(parts, None, out_dir, "cv")
+    if args.fit_only:
+        return
+    chosen = [k for k in range(len(parts)) if not args.folds or str(k) in args.folds.split(",")]
+    positions = [int(p) for p in args.search_positions.split(",")] if args.search_positions else None
+    play_folds([parts[k] if k in chosen else [] for k in range(len(parts))], args.policies.split(","), out_dir,
+               args.workers, positions)
     report(out_dir, parts)
+
+
+def cmd_inner(args) -> None:
+    """Feature selection inside the training folds of outer fold ``--outer`` (its games are never touched):
+    each of the other four folds is held out in turn, fitted on the remaining three, played."""
+    games = find_games(str(SHARED), "valid_seen")
+    outer = folds(games)
+    parts = [f for k, f in enumerate(outer) if k != args.outer]
+    out_dir = Path(args.out) / f"outer{args.outer}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fit_folds(parts, {g for f in parts for g in f}, out_dir, f"inner (outer {args.outer})")
+    if args.policies:
+        play_folds(parts, args.policies.split(","), out_dir, args.workers)
+        report(out_dir, parts)
 
 
 def report(out_dir: Path, parts: list[list[int]]) -> None:
     results = [json.loads(x) for x in (out_dir / "results.jsonl").read_text().splitlines()]
     fold_of = {g: k for k, f in enumerate(parts) for g in f}
+    results = [r for r in results if r["game"] in fold_of]
+    games = find_games(str(SHARED), "valid_seen")
+    print("| policy | " + " | ".join(TASK_TYPES) + " |")
+    print("|---|" + "---|" * len(TASK_TYPES))
+    for kind in POLICIES:
+        rs = [r for r in results if r["policy"] == kind]
+        if rs:
+            cells = []
+            for t in TASK_TYPES:
+                sel = [r for r in rs if task_type_of(games[r["game"]]) == t]
+                cells.append(f"{sum(r['won'] for r in sel)}/{len(sel)}")
+            print(f"| {kind} | " + " | ".join(cells) + " |")
     print("| policy | fold | games | won | mean steps | calls/game | wall s/game | CPU s/game | CPU s/step |")
     print("|---|---|---|---|---|---|---|---|---|")
     for kind in POLICIES:
@@ -566,11 +621,18 @@ def main(argv: list[str] | None = None) -> None:
                         f"protocol's {SEARCH_POSITIONS}; the amendment's second sample: {SECOND_SAMPLE})")
     v.add_argument("--out", default=str(STATES.parent / "alfworld_cv"))
     v.add_argument("--fit-only", action="store_true", help="fit the folds' models, play nothing")
+    i = sub.add_parser("inner", help="feature selection on the training folds of one outer fold (inner CV)")
+    i.add_argument("--outer", type=int, default=0)
+    i.add_argument("--workers", type=int, default=1)
+    i.add_argument("--policies", default="lookahead", help="comma list, or '' to fit and score only")
+    i.add_argument("--out", default=str(STATES.parent / "alfworld_inner"))
     args = ap.parse_args(argv)
     if args.cmd == "collect":
         return cmd_collect(args)
     if args.cmd == "cv":
         return cmd_cv(args)
+    if args.cmd == "inner":
+        return cmd_inner(args)
     if args.cmd == "ship":
         return cmd_ship(args)
     games = find_games(str(SHARED), "valid_seen")
