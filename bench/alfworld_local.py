@@ -76,6 +76,22 @@ alone, the games at positions 1, 6, 11, 16, 21 and 26 of each held-out fold (``-
 --search-positions 1,6,11,16,21,26``), so that Search's rate rests on more games; all three samples are
 reported, each on its own and pooled.
 
+Third amendment (issue #25: pick-two, a Search that keeps playing), written before any game of it was
+played, development first:
+
+- Development happens inside the training folds of outer fold 0 only (``inner --outer 0``): each of folds
+  1-4 is held out in turn, a model is fitted on the other three and plays the held-out one's games, and
+  the held-out states' top-1 agreement with the expert is scored. The pair model's new features (what was
+  placed of two, where the goal's thing was seen; features are not part of the protocol) and any change of
+  Search's options are chosen on those numbers. Outer fold 0's games are neither played nor scored until
+  the outer run below, so fold 0's outer result is free of selection; folds 1-4 served as inner held-out
+  games, which the report says.
+- The training data are collected again by the same rules (the states are not kept in the repository).
+- The outer run (the protocol above otherwise unchanged: folds, games, data rules, L2): ``Local`` and
+  ``Lookahead(Local)`` on all 140 games; ``Search(Lookahead(Local))`` with the documented options on **all
+  140 games** (``--search-positions ''``), not a sample; each once, one worker. The Search options are
+  fixed in this docstring before the outer run (below).
+
 Reported per fold and in total: games won, mean steps, inner-policy calls per game, wall and CPU
 seconds per game and per step (the machine is shared; CPU time is the robust one). The model shipped in
 s1gym/data/local_alfworld.json is fitted by ``ship`` on all 140 games, after the cross-validated
