@@ -437,8 +437,11 @@ def fit_progress(records: list[dict]) -> dict[str, float]:
 # play
 # --------------------------------------------------------------------------
 
-POLICIES = ("local", "lookahead", "search", "search-rh")
+POLICIES = ("local", "lookahead", "search", "search-rh", "search-greedy", "search-greedy-cap")
 SEARCH_OPTIONS = {"budget": 10, "episode_budget": 150}
+#: The third amendment's arms: ``search-greedy`` plays on greedily once the episode's calls are spent;
+#: ``search-greedy-cap`` also stops each search at SEARCH_CAP calls (development only, inner CV).
+SEARCH_CAP = 40
 
 
 def build_policy(kind: str, model_path: str | None):
@@ -452,9 +455,12 @@ def build_policy(kind: str, model_path: str | None):
         return local
     if kind == "lookahead":
         return Lookahead(local)
-    if kind in ("search", "search-rh"):
+    if kind.startswith("search"):
         progress = model.remaining if model is not None else None
-        return Search(Lookahead(local), heuristic=progress, doubling=kind == "search", **SEARCH_OPTIONS)
+        extra = {"fallback": "greedy"} if kind.startswith("search-greedy") else {}
+        if kind == "search-greedy-cap":
+            extra["search_cap"] = SEARCH_CAP
+        return Search(Lookahead(local), heuristic=progress, doubling=kind != "search-rh", **SEARCH_OPTIONS, **extra)
     raise ValueError(f"unknown policy {kind!r}; use one of {', '.join(POLICIES)}")
 
 
@@ -466,15 +472,21 @@ def play_game(job: tuple[int, str, str | None]) -> dict:
     t, c = time.perf_counter(), time.process_time()
     env.reset(seed=0)
     policy.reset()
-    calls, info = 0, {}
+    calls, info, searches, fallback = 0, {}, [], 0
     while not env.done:
         decision = policy.decide(env.situation())
         calls += decision.usage.calls
+        if decision.info.get("fallback"):
+            fallback += 1
+        elif decision.info.get("policy_calls") and "stop_reason" in decision.info:
+            searches.append(decision.info["policy_calls"])
         if decision.give_up:
             break
         *_, info = env.step(decision.action)
     out = {"game": game, "policy": kind, "won": bool(info.get("won")), "steps": env.steps, "calls": calls,
            "wall_s": time.perf_counter() - t, "cpu_s": time.process_time() - c}
+    if kind.startswith("search"):
+        out.update(searches=len(searches), max_search_calls=max(searches, default=0), fallback_moves=fallback)
     env.close()
     return out
 
