@@ -86,7 +86,14 @@ played, development first:
   Search's options are chosen on those numbers. Outer fold 0's games are neither played nor scored until
   the outer run below, so fold 0's outer result is free of selection; folds 1-4 served as inner held-out
   games, which the report says.
-- The training data are collected again by the same rules (the states are not kept in the repository).
+- The training data are collected again by the same rules (the states are not kept in the repository),
+  but labelled by the handcoded expert as s1gym now tracks it: alfworld 0.4.2's expert was told putting
+  down as ``move X to Y``, a wording its bookkeeping does not parse (it looks for ``put``), so after any
+  put-down it believed it still held the object and wandered: on pick_two_obj_and_place after the first
+  object, and in every noisy roll-in after a random put-down (a quarter of the states collected before the
+  fix). ``HandcodedTracker`` now tells it ``put X in/on Y`` (``alfworld_expert.put_wording``); a game none
+  of whose recorded states follows a put-down gets the same labels and moves either way, so only the
+  others were collected again.
 - The outer run (the protocol above otherwise unchanged: folds, games, data rules, L2): ``Local`` and
   ``Lookahead(Local)`` on all 140 games; ``Search(Lookahead(Local))`` with the documented options on **all
   140 games** (``--search-positions ''``), not a sample; each once, one worker. The Search options are
