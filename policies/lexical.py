@@ -34,7 +34,9 @@ Move tokens (:func:`move_tokens`):
 - ``v:<verb>`` and ``v:<verb>+g<k>`` (the move names k goal words, k <= 2),
   ``v:<verb>+held`` (it names what the player carries), ``v:<verb>+again``
   (played before in this episode), ``v:go+seen`` (it goes to where a free
-  instance of the thing was last seen, while the player holds none),
+  instance of the thing was last seen, while the player holds none), ``v:go+searched``
+  (it goes back to a place, not the goal's, whose contents the player has seen and
+  where no free instance of the thing lies),
   ``v:take+placed`` (it takes back an instance the player put at the goal's place);
 - ``o:<class>``: the things the move names (``go to countertop 2`` ->
   ``o:countertop``), which pair with the goal's words only (the priors: where an
@@ -136,6 +138,12 @@ class Memory:
     held: set[str] = field(default_factory=set)
     #: other instances of the thing -> the place where they were last seen
     seen: dict[str, str] = field(default_factory=dict)
+    #: places whose contents the player has seen (an answer there said what it holds, or nothing)
+    checked: set[str] = field(default_factory=set)
+
+    def searched_places(self, target: Target) -> set[str]:
+        """Checked places away from the goal's place where no free instance of the thing lies."""
+        return {p for p in self.checked if words(p)[:1] != [target.place]} - self.free_places(target)
 
     def free_places(self, target: Target) -> set[str]:
         """Places (``shelf 1``) away from the goal's place where an instance neither held nor placed lies."""
@@ -168,7 +176,10 @@ def memory(history: Sequence[tuple[str, str]], target: Target) -> Memory:
                 out.placed.add(thing)
             else:
                 out.seen[thing] = named[-1]
-        for a, b in _INSTANCE.findall(feedback.lower()):
+        text = feedback.lower()
+        if where and "you see" in text:
+            out.checked.add(where)
+        for a, b in _INSTANCE.findall(text):
             inst = f"{a} {b}"
             if a == target.thing and where and inst not in out.held and inst not in out.placed:
                 out.seen[inst] = where
@@ -235,8 +246,12 @@ def move_tokens(candidate: Candidate, situation: Situation, goal: frozenset[str]
         out.append(f"v:{verb}+held")
     if candidate.text in set(played):
         out.append(f"v:{verb}+again")
-    if verb == "go" and not mem.held and candidate.text.removeprefix("go to ") in mem.free_places(target):
-        out.append("v:go+seen")
+    if verb == "go":
+        place = candidate.text.removeprefix("go to ")
+        if not mem.held and place in mem.free_places(target):
+            out.append("v:go+seen")
+        elif place in mem.searched_places(target):
+            out.append("v:go+searched")
     if verb == "take" and mem.placed and any(f"{a} {b}" in mem.placed for a, b in _INSTANCE.findall(candidate.text)):
         out.append("v:take+placed")
     out.extend(f"o:{w}" for w in sorted(set(rest)))

@@ -88,6 +88,10 @@ def test_tokens_count_what_was_placed_of_two_and_remember_where_the_other_one_li
         by_move = dict(zip(s.texts, situation_pairs(s), strict=True))
         assert "two:1|v:go+seen" in by_move["go to bed 1"] and "two:1|v:go+seen" not in by_move["go to desk 1"]
         e.step(e.index_of("go to bed 1"))
+        s = e.unwrapped.situation()
+        by_move = dict(zip(s.texts, situation_pairs(s), strict=True))
+        assert "two:1|v:go+searched" in by_move["go to shelf 1"]  # seen empty (its pencil is on the desk)
+        assert not any(p.endswith("+searched") for p in by_move["go to desk 1"] + by_move["go to drawer 1"])
         e.step(e.index_of("take pencil 1 from bed 1"))
         s = e.unwrapped.situation()
         assert memory(s.history, goal_target(s.state_text)).held == {"pencil 1"}
