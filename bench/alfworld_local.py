@@ -1,6 +1,8 @@
 """Local on ALFWorld: collect expert data, fit, cross-validate over games, ship the model.
 
     python bench/alfworld_local.py collect --workers 2   # expert and noisy-expert states of all 140 games
+    python bench/alfworld_local.py collect-learner       # one learner roll-in per game (third amendment)
+    python bench/alfworld_local.py inner --outer 0       # feature selection inside outer fold 0's training folds
     python bench/alfworld_local.py cv --workers 2        # fit on 4 folds, play the 5th; every fold
     python bench/alfworld_local.py ship                  # fit on all 140 games -> s1gym/data/local_alfworld.json
 
@@ -85,7 +87,8 @@ played, development first:
   placed of two, where the goal's thing was seen; features are not part of the protocol) and any change of
   Search's options are chosen on those numbers. Outer fold 0's games are neither played nor scored until
   the outer run below, so fold 0's outer result is free of selection; folds 1-4 served as inner held-out
-  games, which the report says.
+  games, which the report says. Whether the learner roll-ins below join the training data is chosen the
+  same way.
 - The training data are collected again by the same rules (the states are not kept in the repository),
   but labelled by the handcoded expert as s1gym now tracks it: alfworld 0.4.2's expert was told putting
   down as ``move X to Y``, a wording its bookkeeping does not parse (it looks for ``put``), so after any
@@ -94,6 +97,14 @@ played, development first:
   fix). ``HandcodedTracker`` now tells it ``put X in/on Y`` (``alfworld_expert.put_wording``); a game none
   of whose recorded states follows a put-down gets the same labels and moves either way, so only the
   others were collected again.
+- Learner roll-ins (DAgger's data, Ross et al. 2011), collected after the states above and used only if
+  the inner CV says they help: one roll-in per game (``collect-learner``, ``rollin`` 2, 30 moves) in
+  which ``Lookahead(Local)`` chooses every move with a *roller*, a model fitted on the states of one other
+  fold only (fold (j+1) mod 5 for a game of fold j), every state labelled by the expert from that state.
+  A model may train on a learner roll-in only if the roller's fold is none of the games it must not see
+  (an outer fold-k model: its training games except those of fold k-1; the inner development models also
+  drop the roll-ins whose roller was fitted on fold 0 or on the inner held-out fold), so no held-out
+  game's labels reach a model through the states a roller chose to visit.
 - The outer run (the protocol above otherwise unchanged: folds, games, data rules, L2): ``Local`` and
   ``Lookahead(Local)`` on all 140 games; ``Search(Lookahead(Local))`` with the documented options on **all
   140 games** (``--search-positions ''``), not a sample; each once, one worker. The Search options are
@@ -185,66 +196,134 @@ def make_env(game: int, **options):
 
 def collect_game(game: int) -> tuple[int, int, float]:
     """The expert's game and the noisy roll-ins of one game, every state with its lookahead annotation."""
-    from s1gym.policies import Uniform
-    from s1gym.wrappers import Lookahead
-
     out = STATES / f"{game:03d}.jsonl.gz"
     if out.exists():
         return game, -1, 0.0
     t0 = time.process_time()
-    env = make_env(game)
-    # The lookahead forks come from a twin without expert tracking (facts and the expert cost a third of a
-    # step); both play the same moves, so they show the same texts.
-    twin = make_env(game, expert=None)
-    lookahead = Lookahead(Uniform())
     records = []
-    for rollin in range(ROLLINS + 1):
-        rng = random.Random(1000 * game + rollin)
+    with _Players(game) as players:
+        for rollin in range(ROLLINS + 1):
+            rng = random.Random(1000 * game + rollin)
+
+            def noisy_expert(annotated, expert: str, rng=rng, rollin=rollin) -> str:
+                texts = annotated.texts
+                noisy = rollin > 0 and rng.random() < NOISE
+                others = [t for t in texts if t != expert]
+                move = rng.choice(others) if (noisy or expert not in texts) and others else expert
+                return move if move in texts else texts[0]
+
+            records += players.play(rollin, noisy_expert, None if rollin == 0 else ROLLIN_MOVES)
+    _write_records(out, records)
+    return game, len(records), time.process_time() - t0
+
+
+def collect_learner_game(job: tuple[int, str]) -> tuple[int, int, float]:
+    """One learner roll-in of a game (``rollin`` 2): Lookahead(Local) with a roller model chooses every move,
+    the expert labels every state (DAgger's data; which roller plays which game: :func:`roller_fold`)."""
+    from s1gym.policies.local import Local
+
+    game, model_path = job
+    out = STATES / "learner" / f"{game:03d}.jsonl.gz"
+    if out.exists():
+        return game, -1, 0.0
+    t0 = time.process_time()
+    local = Local(pairs=PairModel.load(model_path), preload=False)
+
+    def learner(annotated, expert: str) -> str:
+        return annotated.texts[local.decide(annotated).action]
+
+    with _Players(game) as players:
+        records = players.play(2, learner, ROLLIN_MOVES)
+    roller = int(Path(model_path).stem.removeprefix("fold"))
+    _write_records(out, [{**r, "roller": roller} for r in records])
+    return game, len(records), time.process_time() - t0
+
+
+class _Players:
+    """The env that tracks the expert and its twin without (the lookahead forks come from the twin: facts and
+    the expert cost a third of a step; both play the same moves, so they show the same texts)."""
+
+    def __init__(self, game: int) -> None:
+        from s1gym.policies import Uniform
+        from s1gym.wrappers import Lookahead
+
+        self.game = game
+        self.env = make_env(game)
+        self.twin = make_env(game, expert=None)
+        self.lookahead = Lookahead(Uniform())
+
+    def __enter__(self) -> _Players:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.env.close()
+        self.twin.close()
+
+    def play(self, rollin: int, choose, max_moves: int | None) -> list[dict]:
+        """One game from the start, ``choose(annotated situation, expert move) -> move`` choosing the moves;
+        every state where the expert's move is on offer is recorded with it as the label."""
+        env, twin = self.env, self.twin
         env.reset(seed=0)
         twin.reset(seed=0)
-        start = len(records)
-        while not env.done and (rollin == 0 or env.steps < ROLLIN_MOVES):
+        records, info = [], {}
+        while not env.done and (max_moves is None or env.steps < max_moves):
             situation = twin.situation()
             expert = env.rule_action()
             texts = situation.texts
             assert texts == env.candidates and situation.state_text == env.state_text
-            annotated, kept, _ = lookahead.annotate(situation)
+            annotated, kept, _ = self.lookahead.annotate(situation)
             shown = {c.text: c for c in annotated.candidates}
-            noisy = rollin > 0 and rng.random() < NOISE
             if expert in texts:
                 records.append({
-                    "game": game, "rollin": rollin, "step": env.steps, "state_text": situation.state_text,
+                    "game": self.game, "rollin": rollin, "step": env.steps, "state_text": situation.state_text,
                     "history": [list(h) for h in situation.history], "candidates": list(texts),
                     "outcomes": [shown[t].outcome if t in shown else None for t in texts],
                     "new_actions": [list(shown[t].new_actions) if t in shown else [] for t in texts],
                     "expert": expert,
                 })
-            others = [t for t in texts if t != expert]
-            move = rng.choice(others) if (noisy or expert not in texts) and others else expert
-            if move not in texts:
-                move = texts[0]
+            move = choose(annotated, expert)
             *_, info = env.step(env.index_of(move))
             twin.step(twin.index_of(move))
         won = bool(info.get("won"))
-        for r in records[start:]:
+        for r in records:
             r["won"] = won
             r["remaining"] = env.steps - r["step"] if won else None
-    env.close()
-    twin.close()
+        return records
+
+
+def _write_records(out: Path, records: list[dict]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     with gzip.open(tmp, "wt") as f:
         for r in records:
             f.write(json.dumps(r) + "\n")
     tmp.rename(out)
-    return game, len(records), time.process_time() - t0
 
 
-def load_states(games) -> list[dict]:
+def load_states(games, learner: bool = False) -> list[dict]:
+    """The collected records of ``games`` (with ``learner``: also their learner roll-ins, where collected)."""
     out = []
     for g in games:
-        with gzip.open(STATES / f"{g:03d}.jsonl.gz", "rt") as f:
-            out.extend(json.loads(line) for line in f)
+        paths = [STATES / f"{g:03d}.jsonl.gz"]
+        if learner and (STATES / "learner" / f"{g:03d}.jsonl.gz").exists():
+            paths.append(STATES / "learner" / f"{g:03d}.jsonl.gz")
+        for path in paths:
+            with gzip.open(path, "rt") as f:
+                out.extend(json.loads(line) for line in f)
     return out
+
+
+def roller_fold(fold: int) -> int:
+    """The fold whose states fit the model that plays the learner roll-ins of ``fold``'s games."""
+    return (fold + 1) % N_FOLDS
+
+
+def usable(record: dict, forbidden: set[int], fold_games: list[list[int]]) -> bool:
+    """A record may train a model that must not see the ``forbidden`` games: not one of them, and (a learner
+    roll-in) not played by a roller fitted on any of them."""
+    if record["game"] in forbidden:
+        return False
+    return "roller" not in record or not forbidden.intersection(fold_games[record["roller"]])
 
 
 def pool_map(fn, items, workers: int):
@@ -256,6 +335,26 @@ def pool_map(fn, items, workers: int):
 
     with mp.get_context("spawn").Pool(workers) as pool:
         yield from pool.imap_unordered(fn, items)
+
+
+def cmd_collect_learner(args) -> None:
+    """Fit the rollers (one per fold, on that fold's collected states), then one learner roll-in per game."""
+    games = find_games(str(SHARED), "valid_seen")
+    parts = folds(games)
+    rollers = STATES.parent / "rollers"
+    rollers.mkdir(parents=True, exist_ok=True)
+    for k, held in enumerate(parts):
+        path = rollers / f"fold{k}.json"
+        if not path.exists():
+            model, stats = fit_model(load_states(held), f"roller: fold {k}")
+            model.save(path)
+            print(f"roller fold {k}: {stats}", flush=True)
+    fold_of = {g: k for k, f in enumerate(parts) for g in f}
+    todo = interleaved(games) if not args.games else [int(g) for g in args.games.split(",")]
+    jobs = [(g, str(rollers / f"fold{roller_fold(fold_of[g])}.json")) for g in todo]
+    t = time.time()
+    for game, n, cpu in pool_map(collect_learner_game, jobs, args.workers):
+        print(f"game {game}: {n} learner states, {cpu:.0f} s CPU ({time.time() - t:.0f} s)", flush=True)
 
 
 def cmd_collect(args) -> None:
@@ -505,19 +604,21 @@ def fit_folds(parts: list[list[int]], among: set[int] | None, out_dir: Path, lab
     if not missing:
         return
     collected = sorted(g for g in (int(p.name[:3]) for p in STATES.glob("*.jsonl.gz")) if among is None or g in among)
-    records = load_states(collected)
+    records = load_states(collected, learner=True)
+    outer = folds(find_games(str(SHARED), "valid_seen"))
+    outside = set(range(sum(map(len, outer)))) - set(collected) if among is not None else set()
     t = time.process_time()
     design = Design(records)
     print(f"design: {len(collected)} games, {len(records)} states, {design.X.shape[1]} columns, "
           f"{time.process_time() - t:.0f} s CPU", flush=True)
     for k in missing:
         held = set(parts[k])
-        keep = np.array([r["game"] not in held for r in records])
+        keep = np.array([usable(r, held | outside, outer) for r in records])
         t = time.process_time()
         model, stats = fit_model([r for r, k_ in zip(records, keep) if k_], f"{label} fold {k}", design.subset(keep))
         model.save(out_dir / f"fold{k}.json")
         print(f"fold {k}: {time.process_time() - t:.0f} s CPU: {stats}", flush=True)
-        print(f"  held out: {held_out_top1(model, [r for r, k_ in zip(records, keep) if not k_])}", flush=True)
+        print(f"  held out: {held_out_top1(model, [r for r in records if r['game'] in held])}", flush=True)
 
 
 def held_out_top1(model: PairModel, records: list[dict]) -> dict[str, float]:
@@ -531,7 +632,7 @@ def held_out_top1(model: PairModel, records: list[dict]) -> dict[str, float]:
     for r in records:
         _, annotated, gold = situations(r)
         hit = int(np.argmax(local.logits(annotated))) == gold
-        hits["expert" if r["rollin"] == 0 else "rollin"].append(hit)
+        hits[("expert", "rollin", "learner")[r["rollin"]]].append(hit)
         if task_type_of(games[r["game"]]) == "pick_two_obj_and_place":
             hits["pick_two"].append(hit)
     return {k: round(float(np.mean(v)), 3) for k, v in sorted(hits.items())}
@@ -625,7 +726,7 @@ def cmd_ship(args) -> None:
     import s1gym
 
     collected = sorted(int(p.name[:3]) for p in STATES.glob("*.jsonl.gz"))
-    records = load_states(collected)
+    records = load_states(collected, learner=True)
     model, stats = fit_model(records, "ALFWorld valid_seen")
     provenance = {
         "name": "ALFWorld valid_seen", "split": "valid_seen", "data": "../shared/data/alfworld (SOURCE.md)",
@@ -645,6 +746,9 @@ def main(argv: list[str] | None = None) -> None:
     c = sub.add_parser("collect")
     c.add_argument("--workers", type=int, default=2)
     c.add_argument("--games", default="", help="comma list of game indices (default: all)")
+    cl = sub.add_parser("collect-learner", help="learner roll-ins (after collect): DAgger's states")
+    cl.add_argument("--workers", type=int, default=1)
+    cl.add_argument("--games", default="", help="comma list of game indices (default: all)")
     sub.add_parser("folds")
     sub.add_parser("ship")
     v = sub.add_parser("cv")
@@ -664,6 +768,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.cmd == "collect":
         return cmd_collect(args)
+    if args.cmd == "collect-learner":
+        return cmd_collect_learner(args)
     if args.cmd == "cv":
         return cmd_cv(args)
     if args.cmd == "inner":
