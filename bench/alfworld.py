@@ -24,8 +24,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import gymnasium as gym
 
 import s1gym  # noqa: F401
-from s1gym.tasks.alfworld import find_games
-from s1gym.tasks.engine import pool_stats
+from s1gym.tasks.alfworld.env import find_games
+from s1gym.engines.base import pool_stats
 
 SHARED = (
     Path(os.environ.get("S1GYM_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -140,9 +140,9 @@ def alfworld_restores() -> int:
 
 
 def bench_caps(opts: dict) -> None:
-    from s1gym.tasks.alfworld import _import_engine
+    from s1gym.tasks.alfworld.engine import import_engine
 
-    _import_engine()  # the raw engine with s1gym's parse caches (same outputs, see bench_costs): faster
+    import_engine()  # the raw engine with s1gym's parse caches (same outputs, see bench_costs): faster
     games = find_games(opts["data_dir"], opts["split"]) if opts else gym.make("s1/ALFWorld-v0").games
     top = []
     for g in games:

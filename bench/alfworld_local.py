@@ -10,12 +10,12 @@ Protocol (written down and committed before any fitting or measuring)
 --------------------------------------------------------------------
 
 Games. The 140 solvable games of ALFWorld's ``valid_seen`` split (../shared/data/alfworld, SOURCE.md),
-in :func:`s1gym.tasks.alfworld.find_games` order. The unseen split is not available here; every number
+in :func:`s1gym.tasks.alfworld.env.find_games` order. The unseen split is not available here; every number
 below is cross-validated over these games.
 
 Folds. Five folds of games, grouped by task folder (``<task_type>-<Object>-<MRecep>-<Parent>-<Scene>``:
 the trials of one folder always share a fold) and stratified by task type: within each task type (in
-:data:`s1gym.tasks.alfworld.TASK_TYPES` order) the folders are sorted by the sha1 of their name and
+:data:`s1gym.tasks.alfworld.env.TASK_TYPES` order) the folders are sorted by the sha1 of their name and
 dealt round-robin to folds 0..4, the deal going on from type to type (:func:`folds`). Fold sizes are
 28 games each, give or take one. Rooms (ALFRED floor plans) recur across folders: valid_seen is ALFWorld's
 *seen* split, whose rooms also appear in its training data.
@@ -94,7 +94,7 @@ played, development first:
   down as ``move X to Y``, a wording its bookkeeping does not parse (it looks for ``put``), so after any
   put-down it believed it still held the object and wandered: on pick_two_obj_and_place after the first
   object, and in every noisy roll-in after a random put-down (a quarter of the states collected before the
-  fix). ``HandcodedTracker`` now tells it ``put X in/on Y`` (``alfworld_expert.put_wording``); a game none
+  fix). ``HandcodedTracker`` now tells it ``put X in/on Y`` (``s1gym.tasks.alfworld.expert.put_wording``); a game none
   of whose recorded states follows a put-down gets the same labels and moves either way, so only the
   others were collected again.
 - Tidying skipped in the labels (``skip_tidying``; kept only if the inner CV says it helps): alfworld's
@@ -141,7 +141,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from s1gym.policies.lexical import PairModel  # noqa: E402
-from s1gym.tasks.alfworld import TASK_TYPES, find_games, task_type_of  # noqa: E402
+from s1gym.tasks.alfworld.env import TASK_TYPES, find_games, task_type_of  # noqa: E402
 
 SHARED = Path(os.environ.get("S1GYM_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "alfworld"
 #: Where ``collect`` writes one gzipped JSON-lines file of states per game (not part of the repository).

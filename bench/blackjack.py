@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _timing import cpu_us
 
 import s1gym  # noqa: F401
-from s1gym.tasks.blackjack import RANK_VALUE, _copy_state, basic_strategy, hand_total
+from s1gym.tasks.games.blackjack import RANK_VALUE, _copy_state, basic_strategy, hand_total
 
 
 def rlcard_action(game) -> int:

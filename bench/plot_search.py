@@ -8,7 +8,7 @@ One panel per size (small, medium, large, hard, as present), one step curve per 
 share of the panel's games won within b inner-policy calls, for b from 1 to the call cap the games were
 played under (``--budget``; default: the most calls any game used, which is the cap when some game spent
 it all). One run at the cap gives the whole curve because Search's expansion order does not depend on
-the cap, only where it stops (see :func:`s1gym.plots.solve_curve`). Colour tells the policy, line style
+the cap, only where it stops (see :func:`s1gym.reporting.plots.solve_curve`). Colour tells the policy, line style
 the priority. A game (policy, priority, size, seed) that the file holds more than once counts once, its
 last line; the script says how many repeats it left out. One file should hold one protocol: the lines
 do not record the fold or the Search options they were played with.
@@ -23,8 +23,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from s1gym.plots import WIDTH_IN, Curve, check_out_path, draw_solve_curves, new_figure, save, solve_curve
-from s1gym.tasks.datasets import read_rows
+from s1gym.reporting.plots import WIDTH_IN, Curve, check_out_path, draw_solve_curves, new_figure, save, solve_curve
+from s1gym.datasets import read_rows
 
 KEYS = ("policy", "priority", "size", "seed", "solved", "calls")
 #: the benchmark's sizes in their order; others follow alphabetically

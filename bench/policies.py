@@ -258,7 +258,7 @@ def serve(impls: Implementations, label: str, make: Callable[[], tuple[object, C
           requests: int, levels: tuple[int, ...]) -> None:
     """Jev through `s1 serve` (decide_many): requests per second at each concurrency, every request a new state."""
     from s1gym.policies import Jev
-    from s1gym.server import make_server
+    from s1gym.ui.serve import make_server
 
     if isinstance(make, str):
         policy, clear = make, (lambda: None)

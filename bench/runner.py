@@ -23,7 +23,7 @@ import gymnasium as gym
 from s1gym.policies import make_policy
 
 import s1gym  # noqa: F401  registers the tasks
-from s1gym.runner import evaluate
+from s1gym.runner.spec import evaluate
 
 TASK = "s1/CookingWorld-v0"
 

@@ -22,7 +22,7 @@ import numpy as np
 from textworld_express import TextWorldExpressEnv
 
 import s1gym  # noqa: F401
-from s1gym.tasks import _jvm
+from s1gym.engines import jvm as _jvm
 
 MEDIUM = "numLocations=3,numIngredients=2,numDistractorItems=5,includeDoors=0,limitInventorySize=0"
 

@@ -27,10 +27,11 @@ from pathlib import Path
 import gymnasium as gym
 
 import s1gym
-from s1gym.tasks import browser
-from s1gym.tasks.engine import pool_stats
-from s1gym.tasks.web import WEB_TASKS, WebEngine, WebGame
-from s1gym.tasks.web_expert import SOLVERS
+from s1gym.engines import browser
+from s1gym.engines.base import pool_stats
+from s1gym.tasks.web.engine import WebEngine, WebGame
+from s1gym.tasks.web.env import WEB_TASKS
+from s1gym.tasks.web.expert import SOLVERS
 
 SUBSET = ["click-button", "enter-text", "choose-list", "use-autocomplete", "social-media", "book-flight"]
 POLICIES = [
@@ -114,7 +115,7 @@ def caps(seeds: int) -> None:
 # ------------------------------------------------------------------ overheads
 def bare_login(page, seed: str) -> None:
     """login-user as a bare Playwright script: load, seed, start, type both fields, click, read the reward."""
-    from s1gym.tasks.web import task_url
+    from s1gym.tasks.web.engine import task_url
 
     page.goto(task_url("login-user"))
     utterance = page.evaluate(
@@ -134,7 +135,8 @@ def bare_login(page, seed: str) -> None:
 def overhead(reps: int) -> None:
     env = gym.make("s1/MiniWoB-v0", task="login-user")
     env.reset(seed=0)
-    bare_browser = browser.acquire_browser()
+    bare_key = browser.hold(overhead)
+    bare_browser = browser.browser()
     _, page = bare_browser.new_page()
     s1_times, bare_times = [], []
     for i in range(reps):  # alternate so both see the same machine load
@@ -177,7 +179,7 @@ def overhead(reps: int) -> None:
     print("pools:", pool_stats())
     flights.close()
     env.close()
-    browser.release_browser(bare_browser)
+    browser.let_go(overhead, bare_key)
 
 
 def workers(episodes: int) -> None:

@@ -20,10 +20,6 @@ from s1gym.policies.errors import PolicyResponseError
 
 T = TypeVar("T")
 
-#: How a goal line or paragraph opens (``Your task is to: ...``, ``Goal: ...``), as a regex alternation.
-GOAL_OPENERS = r"task\b|goal\b|your task\b|objective\b"
-#: Function words that carry no goal.
-STOPWORDS = frozenset("a an the in on of to with into from at and or is it this that you your".split())
 
 class Secret:
     """A string that never shows itself in ``repr``/``str``/logs (API keys)."""
@@ -87,10 +83,12 @@ def unique_labels(texts: Sequence[str]) -> list[str]:
 
 
 def describe_candidate(candidate: Candidate, max_new: int = 12) -> str | None:
-    """The lookahead text of a candidate (outcome, new moves), or ``None`` when it has none."""
+    """The lookahead text of a candidate (outcome, score change, new moves), or ``None`` when it has none."""
     parts = []
     if candidate.outcome:
         parts.append(f"Outcome: {candidate.outcome}")
+    if candidate.reward:
+        parts.append(f"Score change: {candidate.reward:+.3g}")
     if candidate.new_actions:
         shown = list(candidate.new_actions[:max_new])
         more = len(candidate.new_actions) - len(shown)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from s1gym.errors import S1GymError
+
 __all__ = [
     "PolicyAuthError",
     "PolicyConfigError",
@@ -26,7 +28,7 @@ __all__ = [
 ]
 
 
-class PolicyError(RuntimeError):
+class PolicyError(S1GymError, RuntimeError):
     """Base class: a decision model could not produce a decision."""
 
 

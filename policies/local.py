@@ -25,14 +25,14 @@ On CookingWorld the weights (:data:`COOKING_WEIGHTS`) were fitted
 CookingWorld *train*-fold games (8 per size; the benchmarks use the test
 fold). They are scored there as the mean negative log-likelihood of the gold
 move among the moves Search keeps (losing moves and moves that change nothing
-removed), with Search's 10 % flat odds mixed in: flat odds 2.78 nats, the
-earlier hand-set model 2.09, these weights 1.48 (1.48 on held-out seeds too:
-fitted on even seeds, scored on odd ones). Search never keeps a move that
+removed), with Search's flat odds mixed in; these weights beat flat odds and
+the earlier hand-set model there, on held-out seeds too (fitted on even seeds,
+scored on odd ones; the figures: docs/benchmarks.md, "Figures behind the code"). Search never keeps a move that
 changes nothing, so twelve of the weights are fitted on the kept moves only;
 the thirteenth, ``info_move`` (look, examine, inventory), is then fitted
 alone, with the others fixed, over *all* candidates, for Local played on its
-own: that takes its top-1 over all candidates from 9-19 % to 25-48 % of the
-gold moves and changes nothing under Search. The two lookahead features are 0
+own: that raises its top-1 over all candidates (docs/benchmarks.md, "Figures behind the code") and
+changes nothing under Search. The two lookahead features are 0
 unless the candidates carry outcomes, so they change nothing without
 Lookahead either; their weights are fitted last, alone, on the kept moves as
 Lookahead shows them (a move that makes a goal-naming move available, such as
@@ -94,8 +94,11 @@ from typing import Any
 import numpy as np
 
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
-from s1gym.policies.common import GOAL_OPENERS, STOPWORDS, require_candidates
+from s1gym.datasets import packaged
+from s1gym.estimates import GOAL_OPENERS, STOPWORDS
+from s1gym.policies.common import require_candidates
 from s1gym.policies.lexical import PairModel
+from s1gym.policies.twx_model import TWXModel
 from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
 
 __all__ = ["COOKING_WEIGHTS", "FEATURES", "GENERAL_WEIGHTS", "TASK_MODELS", "TASK_WEIGHTS", "Local", "embed",
@@ -183,15 +186,22 @@ COSINE_FEATURES = frozenset({"goal_cos", "scene_cos", "feedback_cos", "outcome_g
                              "described_scene_cos"})
 
 
+#: A fitted model Local adds to its features: ALFWorld's pair model or a TextWorldExpress game's model.
+TaskModel = PairModel | TWXModel
+
+
+def load_task_model(path: str | Path) -> TaskModel:
+    """A model file of either kind (a TWX model file names its features version)."""
+    return TWXModel.load(path) if '"features_version"' in Path(path).read_text()[:200] else PairModel.load(path)
+
+
 @lru_cache(maxsize=None)
-def task_model(task: str) -> PairModel | None:
-    """The task's shipped pair model (:data:`TASK_MODELS`), loaded once; ``None`` when it has none."""
+def task_model(task: str) -> TaskModel | None:
+    """The task's shipped model (:data:`TASK_MODELS`), loaded once; ``None`` when it has none."""
     name = TASK_MODELS.get(task)
     if name is None:
         return None
-    from s1gym.tasks.datasets import packaged
-
-    return PairModel.load(packaged(name))
+    return load_task_model(packaged(name))
 
 
 def progress_heuristic(task: str = "ALFWorld") -> Callable[[Situation], float]:
@@ -270,10 +280,10 @@ class Local(BasePolicy):
         self._vectors: dict[str, tuple[np.ndarray, frozenset[str]]] = {}
         self._embedder = embedder
         if isinstance(pairs, str | Path):
-            pairs = PairModel.load(pairs)
-        if pairs is not None and pairs is not False and not isinstance(pairs, PairModel):
-            raise ValueError(f"Local pairs must be a PairModel, the path of its JSON file or False (no pair model), "
-                             f"got {pairs!r}")
+            pairs = load_task_model(pairs)
+        if pairs is not None and pairs is not False and not isinstance(pairs, PairModel | TWXModel):
+            raise ValueError(f"Local pairs must be a PairModel or TWXModel, the path of its JSON file or False "
+                             f"(no fitted model), got {pairs!r}")
         self.pairs = pairs
         if preload and embedder is None:
             load_model()
@@ -300,7 +310,7 @@ class Local(BasePolicy):
             return {**dict.fromkeys(FEATURES, 0.0), **model.dense, **self.overrides}
         return {**TASK_WEIGHTS.get(task, GENERAL_WEIGHTS), **self.overrides}
 
-    def model_for(self, task: str) -> PairModel | None:
+    def model_for(self, task: str) -> TaskModel | None:
         """The pair model used on ``task``: the one given to the constructor, else the task's shipped one."""
         if self.pairs is False:
             return None

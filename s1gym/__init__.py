@@ -24,8 +24,8 @@ register_all()
 
 
 def evaluate(task, policy, **kwargs):
-    """Play seeds and write a job folder; see :func:`s1gym.runner.evaluate`."""
-    from s1gym.runner import evaluate as _evaluate
+    """Play seeds and write a job folder; see :func:`s1gym.runner.spec.evaluate`."""
+    from s1gym.runner.spec import evaluate as _evaluate
 
     return _evaluate(task, policy, **kwargs)
 

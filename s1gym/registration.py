@@ -9,26 +9,10 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-#: env id -> entry point ("module:Class"). Imported lazily by gym.make.
-TASKS: dict[str, str] = {
-    "s1/CookingWorld-v0": "s1gym.tasks.twx:CookingWorldEnv",
-    "s1/CoinCollector-v0": "s1gym.tasks.twx:CoinCollectorEnv",
-    "s1/TWC-v0": "s1gym.tasks.twx:TWCEnv",
-    "s1/MapReader-v0": "s1gym.tasks.twx:MapReaderEnv",
-    "s1/Arithmetic-v0": "s1gym.tasks.twx:ArithmeticEnv",
-    "s1/Sorting-v0": "s1gym.tasks.twx:SortingEnv",
-    "s1/SimonSays-v0": "s1gym.tasks.twx:SimonSaysEnv",
-    "s1/PeckingOrder-v0": "s1gym.tasks.twx:PeckingOrderEnv",
-    "s1/Blackjack-v0": "s1gym.tasks.blackjack:BlackjackEnv",
-    "s1/2048-v0": "s1gym.tasks.game2048:Game2048Env",
-    "s1/Millionaire-v0": "s1gym.tasks.millionaire:MillionaireEnv",
-    "s1/TicketRouter-v0": "s1gym.tasks.tickets:TicketRouterEnv",
-    "s1/InjectionGuard-v0": "s1gym.tasks.injection:InjectionGuardEnv",
-    "s1/ALFWorld-v0": "s1gym.tasks.alfworld:ALFWorldEnv",
-    "s1/MiniWoB-v0": "s1gym.tasks.web:MiniWoBEnv",
-    "s1/Flights-v0": "s1gym.tasks.web:FlightsEnv",
-    "s1/Calculator-v0": "s1gym.tasks.calculator:CalculatorEnv",
-}
+from s1gym.tasks import alfworld, desktop, games, text, twx, web
+
+#: env id -> entry point ("module:Class"), from each task family's ``TASKS``. Imported lazily by gym.make.
+TASKS: dict[str, str] = {**twx.TASKS, **games.TASKS, **text.TASKS, **alfworld.TASKS, **web.TASKS, **desktop.TASKS}
 
 
 def register_all() -> None:

@@ -48,6 +48,7 @@ import numpy as np
 from gymnasium import spaces
 
 from s1gym.checks import positive_int
+from s1gym.core import S1Env
 
 __all__ = [
     "EncodeText",
@@ -86,8 +87,8 @@ class HashedBagOfWords:
     into ``dim`` buckets; a row holds ``log(1 + count)`` per bucket, scaled to
     unit length. That is scikit-learn's ``HashingVectorizer`` with
     ``alternate_sign=False`` and ``sublinear_tf``-style counts, written out
-    because its per-call overhead (about 0.5 ms) is a hundred env steps of
-    2048; this one caches the bucket of every token it has seen. ``ids``
+    because its per-call overhead is that of a hundred env steps of 2048
+    (docs/benchmarks.md, "Figures behind the code"); this one caches the bucket of every token it has seen. ``ids``
     gives the sparse form (bucket ids and weights), what an ``nn.EmbeddingBag``
     takes.
     """
@@ -285,8 +286,6 @@ def task_features(task: str) -> _Features:
 
 
 def _require_discrete(env: gym.Env) -> None:
-    from s1gym.core import S1Env
-
     if not isinstance(env.unwrapped, S1Env):
         raise TypeError(f"s1gym.rl wrappers need an s1gym task env (gym.make('s1/...')), got {env.unwrapped!r}")
     if not isinstance(env.action_space, spaces.Discrete):

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import s1gym  # noqa: F401  (registers the envs)
-from s1gym.tasks.game2048 import (
+from s1gym.tasks.games.game2048 import (
     MOVES,
     PCG32,
     Game2048Env,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 pytest.importorskip("alfworld", reason="the optional extra alfworld==0.4.2 is not installed")
 
 import s1gym  # noqa: F401
-from s1gym.tasks.alfworld import TASK_TYPES, ALFWorldEnv, find_games
+from s1gym.tasks.alfworld.env import TASK_TYPES, ALFWorldEnv, find_games
 
 SHARED = Path(os.environ.get("S1GYM_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 ALFWORLD_SHARED = SHARED / "alfworld"
@@ -191,8 +191,8 @@ def test_fork_restores_the_state_without_replay(env):
 
 
 def test_close_engines_unloads_the_pool_and_envs_recover():
-    from s1gym.tasks.alfworld import close_engines
-    from s1gym.tasks.engine import pool_stats
+    from s1gym.tasks.alfworld.engine import close_engines
+    from s1gym.engines.base import pool_stats
 
     e = gym.make("s1/ALFWorld-v0")
     e.reset(seed=1)

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import s1gym  # noqa: F401  (registers the envs)
-from s1gym.tasks.blackjack import BlackjackEnv, basic_strategy, hand_total
+from s1gym.tasks.games.blackjack import BlackjackEnv, basic_strategy, hand_total
 
 PROPERTY = settings(max_examples=25, deadline=None)
 

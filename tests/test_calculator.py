@@ -20,11 +20,11 @@ import numpy as np
 import pytest
 
 from s1gym.core import BasePolicy, Decision
-from s1gym.tasks import calculator_goals as goals
-from s1gym.tasks.calculator import SLOTS, CalculatorCrashed, CalculatorEngine, CalculatorEnv, unavailable
-from s1gym.tasks.calculator_goals import GoalError
-from s1gym.tasks.desktop import DesktopSession, DesktopUnavailable, group_members
-from s1gym.tasks.engine import close_pools
+from s1gym.tasks.desktop import goals
+from s1gym.tasks.desktop.calculator import SLOTS, CalculatorCrashed, CalculatorEngine, CalculatorEnv, unavailable
+from s1gym.tasks.desktop.goals import GoalError
+from s1gym.engines.desktop import DesktopSession, DesktopUnavailable, group_members
+from s1gym.engines.base import close_pools
 
 desktop = pytest.mark.skipif(bool(unavailable()), reason=unavailable() or "")
 
@@ -319,7 +319,7 @@ class HangsTheAppOnce(BasePolicy):
 @desktop
 @pytest.mark.slow
 def test_the_runner_marks_a_hung_app_errored_and_plays_the_next_trial_fresh(tmp_path, own_pool):
-    from s1gym.runner import evaluate
+    from s1gym.runner.spec import evaluate
 
     summary = evaluate("Calculator", HangsTheAppOnce(), episodes=3, seed=0, out=tmp_path, job="crash")
     assert summary["errors"] == 1 and summary["wins"] == 2
@@ -329,7 +329,7 @@ def test_the_runner_marks_a_hung_app_errored_and_plays_the_next_trial_fresh(tmp_
 @pytest.mark.slow
 def test_the_guard_ends_a_desktop_whose_python_process_was_killed(tmp_path):
     code = (
-        "from s1gym.tasks.desktop import DesktopSession\n"
+        "from s1gym.engines.desktop import DesktopSession\n"
         "s = DesktopSession(); print(s.pgid, s.root, flush=True)\n"
         "import time; time.sleep(60)\n"
     )

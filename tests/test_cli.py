@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from job_schema import validate_job
 
-from s1gym.cli import main, parse_value, table_rows
+from s1gym.ui.cli import main, parse_value, table_rows
 
 HERE = Path(__file__).resolve().parent
 TASK = "test_runner:tinytest/Counter-v0"
@@ -52,7 +52,7 @@ def test_run_killed_then_resumed_has_no_duplicates(tmp_path):
     argv = [
         sys.executable,
         "-m",
-        "s1gym.cli",
+        "s1gym.ui.cli",
         "run",
         TASK,
         "--policy",

@@ -31,7 +31,7 @@ SLOW_STEPS = {"s1/ALFWorld-v0", "s1/Calculator-v0", "s1/MiniWoB-v0", "s1/Flights
 def skip_if_unavailable(env_id: str) -> None:
     """Skip a task whose machine-level stack is absent (only then: CI installs it, so there it runs)."""
     if env_id == "s1/Calculator-v0":
-        from s1gym.tasks.calculator import unavailable
+        from s1gym.tasks.desktop.calculator import unavailable
 
         reason = unavailable()
         if reason:

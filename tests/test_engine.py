@@ -1,4 +1,4 @@
-"""The engine seam (s1gym.tasks.engine) on the toy tally task of tests/toy_engine.py."""
+"""The engine seam (s1gym.engines.base) on the toy tally task of tests/toy_engine.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from s1gym.tasks.engine import EnginePool, close_pools, pool_for, pool_stats
+from s1gym.engines.base import EnginePool, close_pools, pool_for, pool_stats
 
 from toy_engine import SnapshotTallyEngine, TallyEngine, TallyEnv
 

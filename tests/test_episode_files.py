@@ -14,7 +14,7 @@ from paint_task import painted_cells
 
 from s1gym import jobs
 from s1gym.core import BasePolicy, Decision, Situation, Usage
-from s1gym.runner import evaluate
+from s1gym.runner.spec import evaluate
 
 PARA = st.text(alphabet="ab \n:.", max_size=12)
 OBS = st.lists(PARA, min_size=1, max_size=4).map("\n\n".join)

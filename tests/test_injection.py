@@ -10,8 +10,8 @@ import gymnasium as gym
 import pytest
 
 import s1gym  # noqa: F401  (registers the tasks)
-from s1gym.tasks.datasets import DataError
-from s1gym.tasks.injection import InjectionGuardEnv, injection_label, looks_like_injection
+from s1gym.datasets import DataError
+from s1gym.tasks.text.injection import InjectionGuardEnv, injection_label, looks_like_injection
 
 SHARED = Path(os.environ.get("S1GYM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 INJECTIONS = SHARED / "injection" / "prompt_injections.jsonl"

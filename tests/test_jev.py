@@ -29,7 +29,7 @@ from s1gym.policies import (
 from typesafe_sdk import RetryPolicy
 
 from s1gym.core import BasePolicy, Candidate, Decision, Situation
-from s1gym.server import make_server
+from s1gym.ui.serve import make_server
 
 KEY = "ts-secret-key-123456"
 FAST = RetryPolicy(max_retries=2, backoff_initial=0.01, backoff_max=0.02, timeout=10)

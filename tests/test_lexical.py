@@ -123,7 +123,7 @@ def test_local_adds_the_pair_scores_and_names_its_model(soap, tmp_path):
     from_path = Local(pairs=tmp_path / "m.json", preload=False, embedder=Refuses())
     assert np.allclose(from_path.decide(s).probabilities, local.decide(s).probabilities)
     assert Local(pairs=False, preload=False).options()["pairs"] is False
-    with pytest.raises(ValueError, match="PairModel, the path of its JSON file or False"):
+    with pytest.raises(ValueError, match="PairModel or TWXModel, the path of its JSON file or False"):
         Local(pairs=3, preload=False)
 
 
@@ -148,7 +148,7 @@ def test_cross_validation_folds_keep_a_task_folder_together_and_cover_every_game
     spec = importlib.util.spec_from_file_location("alfworld_local", BENCH)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    from s1gym.tasks.alfworld import TASK_TYPES, find_games, task_type_of
+    from s1gym.tasks.alfworld.env import TASK_TYPES, find_games, task_type_of
 
     games = find_games(str(SHARED / "alfworld"), "valid_seen")
     parts = bench.folds(games)

@@ -84,7 +84,7 @@ def test_outcomes_and_repeats_move_the_odds(local):
 
 def test_jev_against_s1_serve_with_the_local_model(monkeypatch, local):
     from s1gym.policies import Jev
-    from s1gym.server import make_server
+    from s1gym.ui.serve import make_server
 
     monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
     with make_server(local) as server:
@@ -218,7 +218,7 @@ def backends():
 
 def test_backends_match_sentence_transformers_encode(backends):
     """Both backends, length-bucketed, give what SentenceTransformer.encode (batch 64) gives, within TOLERANCE."""
-    from s1gym.policies import minilm
+    from s1gym.policies import minilm_runtime as minilm
 
     reference = minilm.sentence_transformer().encode(TEXTS, batch_size=64, normalize_embeddings=True)
     for name, embedder in backends.items():
@@ -230,7 +230,7 @@ def test_backends_match_sentence_transformers_encode(backends):
 
 
 def test_token_ids_are_the_sentence_transformer_tokenizers(backends):
-    from s1gym.policies import minilm
+    from s1gym.policies import minilm_runtime as minilm
 
     features = minilm.sentence_transformer().tokenize(TEXTS)
     expected = [ids[mask.bool()].tolist() for ids, mask in zip(features["input_ids"], features["attention_mask"])]
@@ -307,7 +307,7 @@ def test_embed_reuses_the_cache_and_dedupes(backends):
 
 
 def test_backend_choice_and_clean_fallback(monkeypatch, tmp_path):
-    from s1gym.policies import minilm
+    from s1gym.policies import minilm, minilm_runtime
     from s1gym.policies.errors import PolicyConfigError
 
     monkeypatch.setenv("S1GYM_CACHE", str(tmp_path))
@@ -318,12 +318,12 @@ def test_backend_choice_and_clean_fallback(monkeypatch, tmp_path):
         minilm.load("torch")
     monkeypatch.delenv("S1GYM_LOCAL_THREADS")
     # A damaged cached export is replaced by a fresh one.
-    path = minilm._export_path()
+    path = minilm_runtime._export_path()
     path.parent.mkdir(parents=True)
     path.write_bytes(b"not an onnx model")
     fresh = minilm.load("onnx")
     assert fresh.backend == "onnxruntime" and path.stat().st_size > 10_000_000
-    assert np.abs(fresh.encode(["take red potato"]) - minilm.load("torch").encode(["take red potato"])).max() < minilm.TOLERANCE
+    assert np.abs(fresh.encode(["take red potato"]) - minilm.load("torch").encode(["take red potato"])).max() < minilm_runtime.TOLERANCE
     # Without onnxruntime: auto falls back to torch and says why; onnx asked for explicitly is an error naming it.
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     fallback = minilm.load("auto")
@@ -349,7 +349,7 @@ def test_s1_serve_local_memory_stays_bounded_under_distinct_large_requests():
     import httpx
 
     s1 = Path(sys.executable).with_name("s1")
-    command = [str(s1)] if s1.exists() else [sys.executable, "-m", "s1gym.cli"]
+    command = [str(s1)] if s1.exists() else [sys.executable, "-m", "s1gym.ui.cli"]
     env = {**os.environ, "S1GYM_EMBED_CACHE_MB": "0.25", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     env.pop("TYPESAFE_API_KEY", None)
     server = subprocess.Popen([*command, "serve", "--policy", "local", "--port", "0"], env=env,

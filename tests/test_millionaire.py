@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import s1gym  # noqa: F401  (registers the tasks)
-from s1gym.tasks.datasets import DataError, fetch_opentdb, load_trivia
-from s1gym.tasks.millionaire import FIFTY_FIFTY, LADDER, WALK_AWAY, MillionaireEnv, guaranteed, prize
+from s1gym.datasets import DataError, fetch_opentdb, load_trivia
+from s1gym.tasks.games.millionaire import FIFTY_FIFTY, LADDER, WALK_AWAY, MillionaireEnv, guaranteed, prize
 
 SHARED = Path(os.environ.get("S1GYM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 TRIVIA = SHARED / "trivia" / "opentdb_multiple.jsonl"

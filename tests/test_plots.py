@@ -1,5 +1,5 @@
 """Pictures: solve rate against the call budget and the score distribution per arm, from real job
-folders (``s1gym.plots``, ``s1 table --plot``, ``s1 run --plot``) and from search-benchmark lines
+folders (``s1gym.reporting.plots``, ``s1 table --plot``, ``s1 run --plot``) and from search-benchmark lines
 (bench/plot_search.py)."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from s1gym import plots
-from s1gym.cli import main, table_rows
-from s1gym.runner import evaluate
+from s1gym.reporting import plots
+from s1gym.ui.cli import main, table_rows
+from s1gym.runner.spec import evaluate
 from s1gym.stats import bootstrap_ci
 
 TASK = "test_runner:tinytest/Counter-v0"
@@ -199,7 +199,7 @@ def test_run_plot_flag_draws_the_job_and_checks_the_name_first(tmp_path, capsys)
 
 
 def test_import_s1gym_does_not_import_matplotlib():
-    code = "import sys, s1gym, s1gym.cli, s1gym.plots; sys.exit('matplotlib' in sys.modules)"
+    code = "import sys, s1gym, s1gym.ui.cli, s1gym.reporting.plots; sys.exit('matplotlib' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, timeout=300).returncode == 0
 
 

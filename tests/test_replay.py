@@ -21,13 +21,13 @@ from paint_task import TASK as PAINT
 from paint_task import painted_cells
 
 from s1gym import jobs
-from s1gym.cli import main
+from s1gym.ui.cli import main
 from s1gym.core import BasePolicy, Decision, Situation
 from s1gym.registration import task_ids
-from s1gym.replay.gif import frames_gif, page_gif
-from s1gym.replay.index import write_index
-from s1gym.replay.page import ReplayError, Strings, load_trial, page_html, shown_ticks, trial_data, write_page
-from s1gym.runner import evaluate
+from s1gym.reporting.replay.gif import frames_gif, page_gif
+from s1gym.reporting.replay.index import write_index
+from s1gym.reporting.replay.page import ReplayError, Strings, load_trial, page_html, shown_ticks, trial_data, write_page
+from s1gym.runner.spec import evaluate
 
 # --------------------------------------------------------------------------
 # Jobs the tests replay (made once)
@@ -126,7 +126,7 @@ def test_transcript_views_and_wrapper_events(made):
 
 
 def test_search_events_name_calls_plan_and_following():
-    from s1gym.replay.page import tick_events
+    from s1gym.reporting.replay.page import tick_events
 
     searched = {"info": {"stop_reason": "budget", "policy_calls": 100, "expansions": 103, "elapsed_s": 2.5,
                          "solved": False, "plan": ["read cookbook", "take knife"], "plan_length": 2, "plan_score": 0.5}}
@@ -237,7 +237,7 @@ def test_unfinished_trial_is_named(made, tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def browser():
-    from s1gym.replay.gif import chromium_page
+    from s1gym.reporting.replay.gif import chromium_page
 
     with chromium_page(1300, 950) as page:
         errors: list[str] = []

@@ -20,7 +20,7 @@ from job_schema import validate_job
 
 from s1gym import jobs
 from s1gym.core import BasePolicy, Decision, S1Env, Situation, Usage
-from s1gym.runner import RunError, evaluate
+from s1gym.runner.spec import RunError, evaluate
 from s1gym.stats import bootstrap_ci
 
 TASK = "test_runner:tinytest/Counter-v0"
@@ -291,7 +291,7 @@ def test_workers_give_identical_results(tmp_path):
 
 
 def test_seeded_policy_seeded_per_episode(tmp_path, monkeypatch):
-    from s1gym import runner
+    from s1gym.runner import spec as runner
 
     monkeypatch.setattr(runner, "SEEDED_POLICIES", frozenset({"random", "test_runner:Seeded"}))
     a = evaluate(TASK, "test_runner:Seeded", episodes=4, seed=0, out=tmp_path, job="a")
@@ -386,7 +386,7 @@ def test_ray_local_run(tmp_path):
 
 
 def test_cookingworld_small_with_random(tmp_path):
-    pytest.importorskip("s1gym.tasks.twx")
+    pytest.importorskip("s1gym.tasks.twx.env")
     pytest.importorskip("s1gym.policies.basic")
     from s1gym.policies import make_policy  # noqa: F401  (skips below if the policies package lacks it)
 

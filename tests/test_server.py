@@ -22,7 +22,7 @@ import zstandard
 from loopback import exchange, read_until_closed, status_of
 
 from s1gym.core import BasePolicy, Decision
-from s1gym.server import Limits, PortError, add_arguments, make_server
+from s1gym.ui.serve import Limits, PortError, add_arguments, make_server
 
 AUTH = {"Authorization": "Bearer any-key"}
 
@@ -294,7 +294,7 @@ def test_half_sent_requests_time_out_and_connections_are_bounded():
 def test_clients_that_hang_up_do_not_flood_the_log_with_tracebacks(capfd, caplog):
     slow = Slow(0.02)
     body = json.dumps(choice(2)).encode()
-    with caplog.at_level(logging.DEBUG, logger="s1gym.server"), make_server(slow) as srv:
+    with caplog.at_level(logging.DEBUG, logger="s1gym.ui.serve"), make_server(slow) as srv:
         for _ in range(30):  # send a request, then reset the connection before the answer comes
             sock = socket.create_connection(srv.server_address[:2])
             sock.sendall(f"{POST_HEAD}Content-Length: {len(body)}\r\n\r\n".encode() + body)
@@ -313,7 +313,7 @@ def test_a_busy_port_is_one_line_naming_the_port_and_the_fix(server):
     with pytest.raises(PortError, match=f"port {port} .* in use .*--port") as caught:
         make_server("uniform", port=port)
     assert caught.value.errno == errno.EADDRINUSE and f"pid {os.getpid()} " in str(caught.value)
-    done = subprocess.run([sys.executable, "-m", "s1gym.cli", "serve", "--policy", "uniform", "--port", str(port)],
+    done = subprocess.run([sys.executable, "-m", "s1gym.ui.cli", "serve", "--policy", "uniform", "--port", str(port)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     (line,) = done.stderr.strip().splitlines()
@@ -321,7 +321,7 @@ def test_a_busy_port_is_one_line_naming_the_port_and_the_fix(server):
 
 
 def test_serve_help_documents_the_limits():
-    done = subprocess.run([sys.executable, "-m", "s1gym.cli", "serve", "--help"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "s1gym.ui.cli", "serve", "--help"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0
     for text in ("--max-body-bytes", "4 MiB", "--max-candidates", "1024", "--max-questions", "--timeout",
                  "--max-connections", "64 levels", "413", "422", "408", "503"):

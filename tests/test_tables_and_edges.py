@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from s1gym import jobs
-from s1gym.cli import main, table_rows
+from s1gym.ui.cli import main, table_rows
 from s1gym.core import BasePolicy, Decision
-from s1gym.runner import evaluate
+from s1gym.runner.spec import evaluate
 from s1gym.wrappers import Search
 
 TASK = "test_runner:tinytest/Counter-v0"
@@ -151,7 +151,7 @@ def test_resume_rewrites_result_from_disk_before_playing(tmp_path):
 
 def test_jobs_started_in_the_same_second_get_their_own_folders(tmp_path, monkeypatch):
     """Two quick runs in a row (the README's pictures block) collided on the start-time name."""
-    monkeypatch.setattr(jobs, "default_job_name", lambda: "2026-11-30__16-09-48")
+    monkeypatch.setattr("s1gym.jobs.folder.default_job_name", lambda: "2026-11-30__16-09-48")
     config = {"tasks": [{"name": "s1/Blackjack-v0"}]}
     first = jobs.JobFolder.open(tmp_path, None, config, resume=False)
     second = jobs.JobFolder.open(tmp_path, None, config, resume=False)

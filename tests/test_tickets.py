@@ -12,8 +12,8 @@ import gymnasium as gym
 import pytest
 
 import s1gym  # noqa: F401  (registers the tasks)
-from s1gym.tasks.datasets import DataError
-from s1gym.tasks.tickets import TicketRouterEnv, keyword_route
+from s1gym.datasets import DataError
+from s1gym.tasks.text.tickets import TicketRouterEnv, keyword_route
 
 SHARED = Path(os.environ.get("S1GYM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 BITEXT = SHARED / "tickets" / "bitext_customer_support.csv"

@@ -1,4 +1,4 @@
-"""TextWorldExpress tasks (s1gym.tasks.twx) on the real JVM: options, seeds, caps, expert, fork, JVM sharing."""
+"""TextWorldExpress tasks (s1gym.tasks.twx.env) on the real JVM: options, seeds, caps, expert, fork, JVM sharing."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import s1gym  # noqa: F401  (registers the envs)
-from s1gym.tasks import _jvm, twx
+from s1gym.engines import jvm as _jvm
+from s1gym.tasks.twx import env as twx
 
 OTHER_GAMES = ["CoinCollector", "TWC", "MapReader", "Arithmetic", "Sorting", "SimonSays", "PeckingOrder"]
 
@@ -355,7 +356,7 @@ def test_one_jvm_per_process_and_close_keeps_it_for_the_others():
 def _child_drops_what_it_inherited(conn) -> None:
     import gc
 
-    from s1gym.tasks import engine
+    from s1gym.engines import base as engine
 
     gc.collect()  # whatever the child let go of is finalized now
     conn.send(len(engine.pool_stats()))

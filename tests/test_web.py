@@ -15,8 +15,10 @@ pytest.importorskip("miniwob", reason="the web extra is not installed: pip insta
 
 import s1gym
 from s1gym.core import TooManyCandidatesError
-from s1gym.tasks import browser, web_expert
-from s1gym.tasks.web import NO_TIME_LIMIT_MS, WEB_TASKS, MiniWoBEnv
+from s1gym.engines import browser
+from s1gym.tasks.web import expert as web_expert
+from s1gym.tasks.web.engine import NO_TIME_LIMIT_MS
+from s1gym.tasks.web.env import WEB_TASKS, MiniWoBEnv
 
 
 @pytest.fixture(autouse=True)
@@ -228,7 +230,7 @@ def test_no_chromium_process_outlives_the_env():
 def test_replay_pages_share_the_threads_playwright_while_a_web_env_runs():
     """A second ``sync_playwright()`` in a thread whose driver runs fails; replay's browser is the
     web tasks' one (CI failed when the replay tests ran after the web tests in one process)."""
-    from s1gym.replay.gif import chromium_page
+    from s1gym.reporting.replay.gif import chromium_page
 
     env = make("click-button")
     try:
@@ -247,7 +249,7 @@ def test_a_forked_child_starts_without_the_parents_driver_browser_or_pools():
     its pages (CI saw "socket hang up" and "Cannot find command to respond" from that)."""
     import multiprocessing
 
-    from s1gym.tasks import engine
+    from s1gym.engines import base as engine
 
     env = make("click-button")
     try:

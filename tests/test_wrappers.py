@@ -604,3 +604,13 @@ def test_lookahead_and_search_refuse_tasks_whose_forks_know_the_answer():
     decision = Lookahead(Uniform(), allow_oracle=True).decide(env.situation())
     dropped = decision.info["lookahead"]["dropped_losing"]
     assert len(dropped) == 3 and env.expert_action() not in dropped  # the three wrong answers, read from forks
+
+
+def test_search_time_travels_as_a_typed_field_through_wrappers():
+    """The runner reads how long a decision planned from Decision.planning_s, not from Search's info."""
+    env = make(corridor(4))
+    decisions = play(env, Rethink(Search(TablePolicy(), budget=50)))
+    searched = [d for d in decisions if d.info["stop_reason"] != "following_plan"]
+    assert searched and all(d.planning_s == d.info["elapsed_s"] for d in searched)
+    assert all(d.planning_s is None for d in decisions if d.info["stop_reason"] == "following_plan")
+    assert TablePolicy().decide(make(corridor(2)).situation()).planning_s is None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from s1gym.core import Progress
-from s1gym.tasks.engine import Engine, EngineEnv
+from s1gym.engines.base import Engine, EngineEnv
 
 
 class TallyEngine(Engine):

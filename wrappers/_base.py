@@ -7,9 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from s1gym.core import BasePolicy, Decision, Policy, S1Env, Situation
+from s1gym.errors import S1GymError
 
 
-class WrapperOrderError(ValueError):
+class WrapperOrderError(S1GymError, ValueError):
     """A wrapper stack that cannot work, e.g. Search around Rethink."""
 
 
@@ -101,7 +102,7 @@ def inner_wrappers(policy: object) -> list[Wrapper]:
     return out
 
 
-class OracleForkError(ValueError):
+class OracleForkError(S1GymError, ValueError):
     """A wrapper was asked to look ahead on a task whose forks know the answer."""
 
 

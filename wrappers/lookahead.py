@@ -15,8 +15,9 @@ class Lookahead(Wrapper):
     """Fork once per candidate, step the copy, and annotate the candidate before asking ``policy``.
 
     Each candidate gets ``outcome`` (the observation after the move, without
-    its ``Moves:`` paragraph) and ``new_actions`` (the moves available after it
-    that were not available before, in the new state's order). Candidates whose step loses the game are
+    its ``Moves:`` paragraph), ``new_actions`` (the moves available after it
+    that were not available before, in the new state's order) and ``reward``
+    (what the move earns: the change in the task's score). Candidates whose step loses the game are
     dropped unless every candidate loses; the inner policy is asked once and
     its probabilities are mapped back onto the full candidate list (dropped
     candidates get 0). The real env is never stepped: only forks are.
@@ -44,9 +45,9 @@ class Lookahead(Wrapper):
             env = self.fork(situation)
             if before is None:
                 before = frozenset(env.candidates)
-            _obs, _reward, _terminated, _truncated, info = env.step_move(cand.text)
+            _obs, reward, _terminated, _truncated, info = env.step_move(cand.text)
             new = tuple(a for a in env.candidates if a not in before)
-            c = Candidate(cand.text, outcome=env.state_text, new_actions=new)
+            c = Candidate(cand.text, outcome=env.state_text, new_actions=new, reward=float(reward))
             env.close()
             all_annotated.append(c)
             if info["lost"]:
@@ -74,4 +75,4 @@ class Lookahead(Wrapper):
         p = np.zeros(len(situation.candidates))
         p[kept] = d.probabilities
         info = {**d.info, "lookahead": {"dropped_losing": losing, "shown": len(kept)}}
-        return Decision(p, kept[d.action], d.usage, info, give_up=d.give_up)
+        return Decision(p, kept[d.action], d.usage, info, give_up=d.give_up, planning_s=d.planning_s)

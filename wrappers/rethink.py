@@ -149,7 +149,9 @@ class Rethink(Wrapper):
         if events:
             self.log.append({"step": len(situation.history), **events})
         info = {**d.info, "rethink": {**events, "plans": self._plans_or_stalls, "quiet_acts": self._quiet_acts}}
-        return Decision(p, action, d.usage, info, give_up=d.give_up or bool(events.get("give_up")))
+        return Decision(
+            p, action, d.usage, info, give_up=d.give_up or bool(events.get("give_up")), planning_s=d.planning_s
+        )
 
     def _apply_blocks(
         self, situation: Situation, d: Decision, blocked: set[str]

@@ -1,0 +1,456 @@
+"""Local on the TextWorldExpress games: collect oracle-labelled states, fit, select on dev, ship.
+
+    python bench/twx_local.py collect --task CookingWorld --games 300 --workers 2     # oracle + noisy roll-ins
+    python bench/twx_local.py fit --task CookingWorld --out /tmp/cw.json               # fit on what was collected
+    python bench/twx_local.py dagger --task CookingWorld --model /tmp/cw.json --games 300   # learner roll-ins
+    python bench/twx_local.py play --task CookingWorld --setting medium --model /tmp/cw.json --arms local,lookahead
+    python bench/twx_local.py ship --task CookingWorld                                 # fit -> s1gym/data
+
+The protocol (which folds fit, select and report) is bench/twx_protocol.md, committed before any fit.
+
+Data. Every state of three kinds of game played on the TWX *train* fold, labelled by the privileged
+oracles of bench/twx_oracle.py with the set of moves that make progress from that state:
+
+- ``oracle``: the oracle's own game (its move drawn among the good ones);
+- ``dart``: DART-style noisy roll-ins (Laskey et al. 2017): each of the first 30 moves is, with probability
+  0.3, a uniformly random candidate, then the oracle plays to the end;
+- ``dagger``: DAgger roll-ins (Ross et al. 2011) with a fitted model: each move is the learner's
+  (``Local`` or ``Lookahead(Local)``, alternating by game) with probability 0.7, else the oracle's, for up
+  to 60 moves; then the oracle to the end.
+
+Every state is stored with its Lookahead annotation (each kept candidate's outcome and new moves), and the
+oracle's moves left to the win where the rest of the game was the oracle's (the progress estimate's target).
+States go to ``$S1GYM_TWX_STATES`` (default ``~/.cache/s1gym/twx_states``), one gzipped JSON-lines file per
+game and kind; nothing collected is part of the repository.
+
+Fit. A conditional-logit model over the feature names of :mod:`s1gym.policies.twx_features`, by the
+likelihood of the *set* of good moves (the log of their summed probability): first the features a plain
+decision shows, on all candidates; then the lookahead features alone (the rest fixed) on the candidates
+Lookahead keeps. L2 fixed in advance: :data:`L2`. The progress estimate is a ridge regression
+(:data:`L2_PROGRESS`) of the oracle's moves left on :func:`s1gym.policies.twx_model.progress_tokens`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import multiprocessing as mp
+import os
+import random
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+STATES = Path(os.environ.get("S1GYM_TWX_STATES", "~/.cache/s1gym/twx_states")).expanduser()
+DATA = Path(__file__).resolve().parents[1] / "s1gym" / "data"
+L2 = 1.0
+L2_PROGRESS = 1.0
+NOISE = 0.3
+NOISY_MOVES = 30
+DAGGER_LEARNER = 0.7
+DAGGER_MOVES = 60
+
+HARD = {"num_locations": 11, "num_ingredients": 5, "num_distractors": 10, "include_doors": True}
+#: gym.make options per setting; "random" draws CookingWorld's options per seed.
+SETTINGS: dict[str, dict[str, dict | None]] = {
+    "CookingWorld": {"small": {"size": "small"}, "medium": {"size": "medium"}, "large": {"size": "large"},
+                     "hard": HARD, "random": None},
+    **{t: {"default": {}} for t in ("CoinCollector", "MapReader", "TWC", "Arithmetic", "Sorting", "SimonSays",
+                                   "PeckingOrder")},
+}
+GAME_OF = {"CookingWorld": "cookingworld", "CoinCollector": "coin", "MapReader": "mapreader", "TWC": "twc",
+           "Arithmetic": "arithmetic", "Sorting": "sorting", "SimonSays": "simonsays", "PeckingOrder": "peckingorder"}
+
+
+def options_for(task: str, setting: str, seed: int) -> dict:
+    opts = SETTINGS[task][setting]
+    if opts is not None:
+        return dict(opts)
+    rng = random.Random(10_000 + seed)
+    return {"num_locations": rng.randint(1, 11), "num_ingredients": rng.randint(1, 5),
+            "num_distractors": rng.randint(0, 10), "include_doors": rng.random() < 0.5}
+
+
+def make_env(task: str, setting: str, seed: int, fold: str):
+    import gymnasium as gym
+
+    import s1gym  # noqa: F401
+
+    return gym.make(f"s1/{task}-v0", fold=fold, **options_for(task, setting, seed)).unwrapped
+
+
+# --------------------------------------------------------------------------
+# collect
+# --------------------------------------------------------------------------
+
+
+def _record(env, good: set[str], lookahead, meta: dict) -> dict:
+    situation = env.situation()
+    annotated, kept, _ = lookahead.annotate(situation)
+    shown = {c.text: c for c in annotated.candidates}
+    texts = situation.texts
+    return {**meta, "step": env.steps, "state_text": situation.state_text, "score": situation.score,
+            "history": [list(h) for h in situation.history], "candidates": list(texts),
+            "outcomes": [shown[t].outcome if t in shown else None for t in texts],
+            "new_actions": [list(shown[t].new_actions) if t in shown else [] for t in texts],
+            "rewards": [shown[t].reward if t in shown else None for t in texts],
+            "good": sorted(good)}
+
+
+def collect_game(job: tuple[str, str, int, str, str | None]) -> tuple[str, int, float]:
+    """Play one game of one kind and write its labelled states."""
+    task, setting, seed, kind, model_path = job
+    from twx_oracle import good_moves
+
+    from s1gym.policies import Local, Uniform
+    from s1gym.wrappers import Lookahead
+
+    out = STATES / task / f"{setting}-{seed:04d}-{kind}.jsonl.gz"
+    if out.exists():
+        return str(out), -1, 0.0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.process_time()
+    env = make_env(task, setting, seed, "train")
+    env.reset(seed=seed)
+    rng = random.Random(hash((task, setting, seed, kind)) & 0xFFFFFFFF)
+    annotate = Lookahead(Uniform())
+    learner = None
+    if kind == "dagger":
+        local = Local(pairs=model_path, preload=False)
+        learner = Lookahead(local) if seed % 2 else local
+        learner.reset()
+    records, oracle_from = [], None
+    info = {"won": False}
+    while env.candidates:
+        good = good_moves(env)
+        if not good:
+            break
+        records.append(_record(env, good, annotate, {"task": task, "setting": setting, "seed": seed,
+                                                     "kind": kind}))
+        move = rng.choice(sorted(good))
+        if kind == "dart" and env.steps < NOISY_MOVES and rng.random() < NOISE:
+            move = rng.choice(env.candidates)
+        elif kind == "dagger" and env.steps < DAGGER_MOVES and rng.random() < DAGGER_LEARNER:
+            situation = env.situation()
+            move = situation.texts[learner.decide(situation).action]
+        if oracle_from is None and (kind == "oracle" or env.steps >= (NOISY_MOVES if kind == "dart" else DAGGER_MOVES)):
+            oracle_from = len(records) - 1
+        *_, info = env.step_move(move)
+        if env.steps >= env.max_steps:
+            break
+    won = bool(info.get("won"))
+    for i, r in enumerate(records):
+        r["won"] = won
+        r["remaining"] = env.steps - r["step"] if won and oracle_from is not None and i >= oracle_from else None
+    env.close()
+    tmp = out.with_suffix(".tmp")
+    with gzip.open(tmp, "wt") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    tmp.rename(out)
+    return str(out), len(records), time.process_time() - t0
+
+
+def pool_map(fn, items: list, workers: int) -> Iterable:
+    if workers <= 1:
+        yield from map(fn, items)
+        return
+    with mp.get_context("spawn").Pool(workers) as pool:
+        yield from pool.imap_unordered(fn, items)
+
+
+def cmd_collect(args) -> None:
+    settings = args.settings.split(",") if args.settings else list(SETTINGS[args.task])
+    kinds = args.kinds.split(",")
+    jobs = [(args.task, s, seed, k, args.model) for seed in range(args.first, args.first + args.games)
+            for s in settings for k in kinds]
+    t = time.time()
+    n = 0
+    for i, (path, count, cpu) in enumerate(pool_map(collect_game, jobs, args.workers)):
+        n += max(0, count)
+        if i % 50 == 0 or i == len(jobs) - 1:
+            print(f"{i + 1}/{len(jobs)} games, {n} states, {time.time() - t:.0f} s", flush=True)
+
+
+def load_records(task: str, kinds: Iterable[str] | None = None, settings: Iterable[str] | None = None) -> list[dict]:
+    out = []
+    kinds = set(kinds) if kinds else None
+    settings = set(settings) if settings else None
+    for path in sorted((STATES / task).glob("*.jsonl.gz")):
+        setting, _seed, kind = path.name.removesuffix(".jsonl.gz").split("-")
+        if (kinds and kind not in kinds) or (settings and setting not in settings):
+            continue
+        with gzip.open(path, "rt") as f:
+            out.extend(json.loads(line) for line in f)
+    return out
+
+
+# --------------------------------------------------------------------------
+# fit
+# --------------------------------------------------------------------------
+
+
+def situations(task: str, record: dict):
+    """The record's decision as Local sees it plainly and with Lookahead (kept candidates only)."""
+    from s1gym.core import Candidate, Situation
+
+    texts = record["candidates"]
+    plain = Situation(task=task, observation=record["state_text"], state_text=record["state_text"],
+                      candidates=tuple(Candidate(t) for t in texts), score=record["score"],
+                      history=tuple(tuple(h) for h in record["history"]))
+    kept = [Candidate(t, outcome=o, new_actions=tuple(n), reward=r)
+            for t, o, n, r in zip(texts, record["outcomes"], record["new_actions"], record["rewards"], strict=True)
+            if o is not None]
+    return plain, plain.with_candidates(kept)
+
+
+class Design:
+    """Decisions as one sparse matrix, one row per candidate; the good candidates of each decision."""
+
+    def __init__(self, rows: list[list[list[str]]], good: list[list[int]], vocab: dict[str, int] | None = None,
+                 growing: bool = True):
+        """``vocab``: the columns to start from (copied); ``growing``: add a column for every new name."""
+        from scipy import sparse
+
+        self.vocab: dict[str, int] = {} if vocab is None else dict(vocab)
+        r_idx, c_idx, starts, gold_rows, gold_seg = [], [], [0], [], []
+        for d, (cands, g) in enumerate(zip(rows, good, strict=True)):
+            base = starts[-1]
+            for i, names in enumerate(cands):
+                for name in names:
+                    j = self.vocab.get(name)
+                    if j is None:
+                        if not growing:
+                            continue
+                        j = self.vocab[name] = len(self.vocab)
+                    r_idx.append(base + i)
+                    c_idx.append(j)
+            gold_rows.extend(base + i for i in g)
+            gold_seg.extend([d] * len(g))
+            starts.append(base + len(cands))
+        n = starts[-1]
+        self.X = sparse.csr_matrix((np.ones(len(r_idx)), (r_idx, c_idx)), shape=(n, len(self.vocab)))
+        self.starts = np.asarray(starts)
+        self.good_rows = np.asarray(gold_rows, dtype=np.int64)
+        self.good_seg = np.asarray(gold_seg, dtype=np.int64)
+        self.names = [""] * len(self.vocab)
+        for k, j in self.vocab.items():
+            self.names[j] = k
+
+    @property
+    def n(self) -> int:
+        return len(self.starts) - 1
+
+    def loss_grad(self, w: np.ndarray) -> tuple[float, np.ndarray]:
+        z = self.X @ w
+        seg = self.starts[:-1]
+        counts = np.diff(self.starts)
+        m = np.maximum.reduceat(z, seg)
+        e = np.exp(z - np.repeat(m, counts))
+        s = np.add.reduceat(e, seg)
+        eg = e[self.good_rows]
+        sg = np.bincount(self.good_seg, weights=eg, minlength=self.n)
+        loss = float(np.sum(np.log(s)) - np.sum(np.log(sg)))
+        p = e / np.repeat(s, counts)
+        p[self.good_rows] -= eg / sg[self.good_seg]
+        return loss, self.X.T @ p
+
+    def fit(self, l2: float, start: np.ndarray | None = None, free: np.ndarray | None = None) -> np.ndarray:
+        from scipy.optimize import minimize
+
+        k = self.X.shape[1]
+        w0 = np.zeros(k) if start is None else np.resize(start, k)
+        if start is not None and len(start) < k:
+            w0[len(start):] = 0.0
+        free = np.ones(k, dtype=bool) if free is None else free
+
+        def fg(x: np.ndarray):
+            w = w0.copy()
+            w[free] = x
+            loss, grad = self.loss_grad(w)
+            return loss + l2 * float(x @ x), grad[free] + 2 * l2 * x
+
+        res = minimize(fg, w0[free], jac=True, method="L-BFGS-B", options={"maxiter": 1000})
+        w = w0.copy()
+        w[free] = res.x
+        return w
+
+    def top1(self, w: np.ndarray) -> float:
+        z = self.X @ w
+        good = set(self.good_rows.tolist())
+        hits = [a + int(np.argmax(z[a:b])) in good for a, b in zip(self.starts[:-1], self.starts[1:])]
+        return float(np.mean(hits))
+
+
+def build(task: str, records: list[dict]) -> tuple[list, list, list, list]:
+    from s1gym.policies.twx_features import candidate_tokens
+
+    plain_rows, plain_good, ahead_rows, ahead_good = [], [], [], []
+    for r in records:
+        plain, annotated = situations(task, r)
+        good = set(r["good"])
+        plain_rows.append(candidate_tokens(plain))
+        plain_good.append([i for i, t in enumerate(plain.texts) if t in good])
+        kept_good = [i for i, t in enumerate(annotated.texts) if t in good]
+        if kept_good and len(annotated.candidates) > 1:
+            ahead_rows.append(candidate_tokens(annotated))
+            ahead_good.append(kept_good)
+    return plain_rows, plain_good, ahead_rows, ahead_good
+
+
+def fit_model(task: str, records: list[dict], name: str):
+    from s1gym.policies.twx_model import TWXModel
+
+    t = time.time()
+    plain_rows, plain_good, ahead_rows, ahead_good = build(task, records)
+    plain = Design(plain_rows, plain_good)
+    w_plain = plain.fit(L2)
+    ahead = Design(ahead_rows, ahead_good, dict(plain.vocab))
+    k = len(plain.vocab)
+    free = np.zeros(len(ahead.vocab), dtype=bool)
+    free[k:] = True
+    w_both = ahead.fit(L2, start=w_plain, free=free)
+    weights = {n: float(v) for n, v in zip(ahead.names, w_both) if abs(v) >= 1e-4}
+    progress = fit_progress(task, records)
+    stats = {"decisions": plain.n, "games": len({(r["setting"], r["seed"]) for r in records}),
+             "nll_plain": round(plain.loss_grad(w_plain)[0] / plain.n, 4),
+             "nll_lookahead": round(ahead.loss_grad(w_both)[0] / max(1, ahead.n), 4),
+             "top1_plain": round(plain.top1(w_plain), 4), "top1_lookahead": round(ahead.top1(w_both), 4),
+             "features": len(weights), "fit_seconds": round(time.time() - t)}
+    return TWXModel(weights, progress, {"name": name, "task": task, **stats}), stats
+
+
+def fit_progress(task: str, records: list[dict]) -> dict[str, float]:
+    from s1gym.policies.twx_model import progress_tokens
+
+    rows, ys = [], []
+    for r in records:
+        if r.get("remaining") is not None:
+            plain, _ = situations(task, r)
+            rows.append(progress_tokens(plain))
+            ys.append(float(r["remaining"]))
+    vocab = sorted({t for row in rows for t in row})
+    index = {t: j for j, t in enumerate(vocab)}
+    X = np.zeros((len(rows), len(vocab)))
+    for i, row in enumerate(rows):
+        X[i, [index[t] for t in row]] = 1.0
+    penalty = L2_PROGRESS * np.eye(len(vocab))
+    penalty[index["*"], index["*"]] = 0.0
+    w = np.linalg.solve(X.T @ X + penalty, X.T @ np.asarray(ys))
+    pred = np.maximum(0, X @ w)
+    print(f"progress: {len(rows)} states, mean |error| {np.mean(np.abs(pred - ys)):.2f} moves "
+          f"(predicting the mean: {np.mean(np.abs(np.mean(ys) - np.asarray(ys))):.2f})", flush=True)
+    return {t: float(v) for t, v in zip(vocab, w)}
+
+
+def cmd_fit(args) -> None:
+    records = load_records(args.task, args.kinds.split(",") if args.kinds else None)
+    model, stats = fit_model(args.task, records, args.name or Path(args.out).stem)
+    print(json.dumps(stats))
+    model.save(args.out)
+
+
+# --------------------------------------------------------------------------
+# play
+# --------------------------------------------------------------------------
+
+
+def build_policy(arm: str, model_path: str | None):
+    from s1gym.policies import Local, Random, Uniform
+    from s1gym.wrappers import Lookahead, Search
+
+    def local():
+        return Local(pairs=model_path, preload=False) if model_path else Local(preload=False)
+
+    if arm == "random":
+        return Random()
+    if arm == "local":
+        return local()
+    if arm == "lookahead":
+        return Lookahead(local())
+    if arm == "search-uniform":
+        return Search(Uniform(), episode_budget=1000)
+    if arm == "search-local":
+        return Search(local(), episode_budget=1000)
+    if arm.endswith("-progress"):  # the model file's progress estimate as h
+        from s1gym.policies.twx_model import TWXModel
+
+        h = TWXModel.load(model_path).remaining
+        inner = local() if arm == "search-local-progress" else Uniform()
+        return Search(inner, episode_budget=1000, heuristic=h)
+    raise ValueError(f"unknown arm {arm!r}")
+
+
+def play_game(job: tuple[str, str, int, str, str, str | None]) -> dict:
+    task, setting, seed, fold, arm, model_path = job
+    from s1gym.episode import play_episode
+
+    t0 = time.process_time()
+    env = make_env(task, setting, seed, fold)
+    policy = build_policy(arm, model_path)
+    policy.reset()
+    out = play_episode(env, policy, seed)
+    env.close()
+    calls = out["usage"].calls
+    return {"task": task, "setting": setting, "seed": seed, "fold": fold, "arm": arm,
+            "won": bool(out.get("won")), "score": float(out.get("score", 0.0)), "steps": out.get("steps"),
+            "calls": calls, "cpu_s": round(time.process_time() - t0, 2)}
+
+
+def cmd_play(args) -> None:
+    seeds = range(args.first, args.first + args.games)
+    jobs = [(args.task, args.setting, s, args.fold, arm, args.model) for arm in args.arms.split(",") for s in seeds]
+    results: dict[str, list[dict]] = {}
+    out = open(args.json, "a") if args.json else None
+    for r in pool_map(play_game, jobs, args.workers):
+        results.setdefault(r["arm"], []).append(r)
+        if out:
+            out.write(json.dumps({**r, "model": args.model}) + "\n")
+            out.flush()
+    for arm, rs in results.items():
+        won = [r for r in rs if r["won"]]
+        calls = sorted(r["calls"] for r in won)
+        med = calls[len(calls) // 2] if calls else None
+        print(f"{args.task} {args.setting} {args.fold} {arm}: won {len(won)}/{len(rs)}, "
+              f"score {np.mean([r['score'] for r in rs]):.3f}, median calls (won) {med}, "
+              f"cpu {np.mean([r['cpu_s'] for r in rs]):.1f} s/game", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--task", required=True)
+    c.add_argument("--settings")
+    c.add_argument("--kinds", default="oracle,dart")
+    c.add_argument("--games", type=int, default=100)
+    c.add_argument("--first", type=int, default=0)
+    c.add_argument("--model")
+    c.add_argument("--workers", type=int, default=2)
+    f = sub.add_parser("fit")
+    f.add_argument("--task", required=True)
+    f.add_argument("--kinds")
+    f.add_argument("--out", required=True)
+    f.add_argument("--name")
+    p = sub.add_parser("play")
+    p.add_argument("--task", required=True)
+    p.add_argument("--setting", default="default")
+    p.add_argument("--fold", default="dev", choices=("train", "dev", "test"))
+    p.add_argument("--arms", default="local,lookahead")
+    p.add_argument("--model")
+    p.add_argument("--games", type=int, default=30)
+    p.add_argument("--first", type=int, default=0)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--json")
+    args = ap.parse_args(argv)
+    {"collect": cmd_collect, "fit": cmd_fit, "play": cmd_play}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,459 @@
+"""The environment side of the contract: :class:`S1Env`, whose class docstring is what every task keeps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from s1gym.checks import positive_int
+from s1gym.core.game import BASE_CHARSET, Progress, TooManyCandidatesError, copy_generator, text_atoms
+from s1gym.core.situation import Candidate, Privileged, Situation
+from s1gym.estimates import load_progress
+
+__all__ = ["S1Env"]
+
+
+class S1Env(gym.Env[str, np.int64]):
+    """Base class of every s1gym task: the environment contract.
+
+    **Spaces.** ``observation_space`` is ``Text`` over the task's charset;
+    ``action_space`` is ``Discrete(N)`` (N the task's candidate cap). Index
+    ``i`` means ``info["candidates"][i]``. Most tasks list their legal moves
+    there, in a deterministic order. Tasks whose moves are a fixed set
+    (2048's four directions, Blackjack's hit/stand) declare
+    :attr:`action_slots`: then ``N = len(action_slots)``, index ``i`` always
+    means slot ``i`` and ``info["candidates"]`` is the slots; the mask says
+    which are legal now. A slot may be worded by the state while keeping its
+    meaning (the quiz's "first listed answer"): hook ``_slot_moves()``.
+
+    **Mask.** ``info["action_mask"]`` (int8, shape ``(N,)``, also
+    :meth:`action_masks` for sb3-contrib) marks the legal indices. When the
+    game is over no move is legal and the mask is all ones: any index is then
+    accepted as a no-op (so masked sampling never meets an empty mask, and a
+    vector env's autoreset step, which ignores the action, works).
+
+    **Steps.** ``reset(seed=s)`` starts game ``s`` (same seed, same indices:
+    same observations, infos and rewards). ``step(i)`` plays candidate ``i``;
+    ``reward`` is the change of ``score``; ``terminated`` when the game ends
+    (won, lost or over); ``truncated`` when :attr:`steps` reaches
+    ``max_steps``. A masked or out-of-range index is a no-op move: state
+    unchanged, reward 0, ``info["invalid_action"]`` true and feedback that
+    says so; it still counts as a step toward ``max_steps``, so an agent that
+    only plays invalid moves is truncated like any other.
+
+    **Info.** Every ``reset`` and ``step`` info holds ``candidates`` (list of
+    str), ``action_mask``, ``score`` (float), ``won``, ``lost``,
+    ``game_over``, ``invalid_action`` (bool) and ``steps`` (int), plus the
+    task's :meth:`_extra_info`; each key keeps one type for the whole episode
+    (Gymnasium's vector envs stack them).
+
+    **Fork.** :meth:`fork` returns an independent env in exactly this state,
+    RNG included; stepping either never changes the other. :meth:`situation`
+    is what a policy may know; privileged knowledge reaches baselines only
+    through :class:`Privileged`.
+
+    **Hooks** (subclasses implement the game; the base owns everything above):
+
+    - ``_new_game(seed, options) -> str``: start a game, return the opening feedback.
+    - ``_legal_moves() -> list[str]``: the legal moves now, in a deterministic order.
+    - ``_play(move) -> str``: apply a legal move, return the feedback text.
+    - ``_describe() -> str``: the current state as text (no feedback, no moves).
+    - ``_progress() -> Progress``: score, won, lost, over.
+    - ``_fork_into(clone)``: give ``clone`` (a shallow copy of ``self``, base
+      bookkeeping and RNG already copied) its own copy of every mutable part
+      of the game state.
+    - optional: ``_extra_info()``, ``state_key()``, ``expert_action()``,
+      ``rule_action()``, ``summarize_episodes()``, ``progress_estimate()``.
+
+    Engines without a cheap copy (a JVM, a browser) build on
+    :class:`s1gym.engines.base.EngineEnv`, which implements ``_new_game``,
+    ``_play`` and ``_fork_into`` over pooled engines (docs/adding-a-task.md).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"]}
+
+    #: The task's name as policies see it (``Situation.task``).
+    task_name: ClassVar[str] = "task"
+    #: Default candidate cap N (``Discrete(N)``); options may change it.
+    default_max_candidates: ClassVar[int] = 8
+    #: Default step limit (truncation).
+    default_max_steps: ClassVar[int] = 100
+    #: Rethink's stall patience for this task (``None``: never stalls).
+    stall_patience: ClassVar[int | None] = None
+    #: A fork knows what the player must not (the right answer, the label): stepping a copy reveals
+    #: whether a move is right. Lookahead and Search refuse such tasks unless told to measure the oracle.
+    fork_reveals_answer: ClassVar[bool] = False
+    #: Options ``gym.make`` accepts, name -> one-line help (shown by ``s1 list``).
+    option_help: ClassVar[Mapping[str, str]] = {}
+    #: Longest observation the Text space accepts.
+    max_observation_length: ClassVar[int] = 100_000
+    #: The data file (in s1gym/data) holding this task's learned progress estimate (see
+    #: :meth:`progress_estimate` and :mod:`s1gym.estimates`); ``None``: the task ships none.
+    progress_model: ClassVar[str | None] = None
+
+    def __init__(
+        self,
+        *,
+        max_candidates: int | None = None,
+        max_steps: int | None = None,
+        charset: frozenset[str] = BASE_CHARSET,
+        render_mode: str | None = None,
+        action_slots: Sequence[str] | None = None,
+    ) -> None:
+        """``action_slots``: the task's fixed moves (index i always means slot i); ``None``: the
+        candidates are the legal moves of each state, capped at ``max_candidates``."""
+        super().__init__()
+        self.action_slots: tuple[str, ...] | None = None if action_slots is None else tuple(action_slots)
+        if self.action_slots is not None:
+            if len(set(self.action_slots)) != len(self.action_slots) or not self.action_slots:
+                raise ValueError(f"{self.task_name}: action_slots must be distinct and non-empty")
+            if max_candidates is not None and max_candidates != len(self.action_slots):
+                raise ValueError(
+                    f"{self.task_name}: the moves are a fixed set of {len(self.action_slots)} "
+                    f"({', '.join(self.action_slots)}); max_candidates cannot change it (got {max_candidates})"
+                )
+            self.max_candidates = len(self.action_slots)
+            self._slots_now = self.action_slots
+            self._slot_index = {m: i for i, m in enumerate(self.action_slots)}
+        else:
+            self.max_candidates = positive_int("max_candidates", max_candidates, self.default_max_candidates)
+        self.max_steps = positive_int("max_steps", max_steps, self.default_max_steps)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"{self.task_name}: render_mode={render_mode!r} is not supported; use one of "
+                f"{self.metadata['render_modes']} or None"
+            )
+        self.render_mode = render_mode
+        self.action_space = spaces.Discrete(self.max_candidates)
+        self.observation_space = spaces.Text(
+            max_length=self.max_observation_length, min_length=0, charset=charset
+        )
+        self._candidates: tuple[str, ...] = ()
+        self._history: tuple[tuple[str, str], ...] = ()
+        self._feedback = ""
+        self._steps = 0
+        self._score = 0.0
+        self._won = False
+        self._lost = False
+        self._over = False
+        self._started = False
+
+    # ---------------------------------------------------------------- hooks
+    def _new_game(self, seed: int | None, options: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def _legal_moves(self) -> list[str]:
+        raise NotImplementedError
+
+    def _play(self, move: str) -> str:
+        raise NotImplementedError
+
+    def _describe(self) -> str:
+        raise NotImplementedError
+
+    def _progress(self) -> Progress:
+        raise NotImplementedError
+
+    def _fork_into(self, clone: S1Env) -> None:
+        raise NotImplementedError
+
+    def _slot_moves(self) -> Sequence[str]:
+        """Fixed action slots only: the move each slot stands for now (default: the slot names).
+
+        A slot keeps one meaning (the quiz's "first listed answer") while its
+        wording may change with the state; such a task returns the wording here.
+        """
+        return self.action_slots or ()
+
+    def _extra_info(self) -> dict[str, Any]:
+        """Task-specific entries added to ``info`` (never privileged knowledge; one type per key)."""
+        return {}
+
+    def state_key(self) -> str:
+        """A key of the game state, independent of the path that reached it.
+
+        The default is the state description plus the candidates; tasks whose
+        description leaves out part of the state override it.
+        """
+        return self._describe() + "\n#" + "|".join(self._candidates)
+
+    def state_atoms(self) -> frozenset[str]:
+        """The facts that hold in this state, as short texts (Search's novelty counts the new ones).
+
+        The default is the sentences and lines of the state description; tasks may give finer facts.
+        """
+        return text_atoms(self._describe())
+
+    def expert_action(self) -> str:
+        """The next move of a winning (or baseline) plan: privileged, for Rule and tests."""
+        raise NotImplementedError(f"{self.task_name} has no expert; use another policy than Rule")
+
+    def rule_action(self) -> str:
+        """The task's hand-written baseline move (the ``Rule`` policy); defaults to the expert.
+
+        Tasks whose expert is an oracle (e.g. knows the right answer) override
+        this with a baseline that has no such knowledge.
+        """
+        return self.expert_action()
+
+    @classmethod
+    def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` with every default in force filled in: what the runner records and ``s1 table``
+        keys rows by (so ``size=medium`` and the default medium are one setup). The default reads
+        the defaults of the ``__init__`` keywords along the class hierarchy; tasks with options outside
+        their signature override it."""
+        import inspect
+
+        out: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            init = klass.__dict__.get("__init__")
+            if init is None or not issubclass(klass, S1Env):
+                continue
+            for p in inspect.signature(init).parameters.values():
+                if p.default is not inspect.Parameter.empty and p.name not in ("render_mode", "charset", "action_slots"):
+                    out[p.name] = p.default
+        if cls.option_help:  # the documented options only (base classes take internal arguments too)
+            out = {k: v for k, v in out.items() if k in cls.option_help}
+        out.update(options)
+        return out
+
+    @classmethod
+    def progress_estimate(cls) -> Callable[[Situation], float] | None:
+        """The task's learned estimate of the moves left to a win from a situation (what
+        ``Search(heuristic="progress")`` uses), or ``None`` when the task ships none. The default loads
+        :attr:`progress_model`; :mod:`s1gym.estimates` says how a task ships one."""
+        return None if cls.progress_model is None else load_progress(cls.progress_model)
+
+    @classmethod
+    def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Task-specific metrics over finished episodes (the runner adds them to its summary)."""
+        return {}
+
+    # ------------------------------------------------------------ contract
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Start game ``seed`` (``None``: drawn from the env's RNG); returns ``(observation, info)``."""
+        super().reset(seed=seed)
+        self._feedback = self._new_game(seed, dict(options or {}))
+        self._history = ()
+        self._steps = 0
+        self._started = True
+        self._refresh()
+        return self._observation(), self._info(invalid=False)
+
+    def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Play index ``action``; ``(observation, reward, terminated, truncated, info)`` (see the class doc)."""
+        self._require_started()
+        move = self._move_at(_as_index(action))
+        if move is None:
+            return self._invalid_step(action)
+        before = self._score
+        self._feedback = self._play(move)
+        self._steps += 1
+        self._history = self._history + ((move, self._feedback),)
+        self._refresh()
+        reward = self._score - before
+        return self._observation(), float(reward), self._over, self._truncated(), self._info(invalid=False)
+
+    def _move_at(self, index: int | None) -> str | None:
+        """The legal move at ``index``, or ``None`` (out of range, masked, or the game is over)."""
+        if index is None or self._over:
+            return None
+        texts = self._slots_now if self.action_slots is not None else self._candidates
+        if not 0 <= index < len(texts):
+            return None
+        move = texts[index]
+        if self.action_slots is not None and move not in self._legal_set:
+            return None
+        return move
+
+    def _truncated(self) -> bool:
+        return (not self._over) and self._steps >= self.max_steps
+
+    def _invalid_step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self._over:
+            reason = "the game is over"
+        elif len(self._candidates) == 0:
+            reason = "there are no moves"
+        elif self.action_slots is not None:
+            legal = ", ".join(f"{self._slot_index[m]} ({m})" for m in self._candidates)
+            reason = f"legal moves now are {legal}"
+        else:
+            reason = f"valid moves are 0..{len(self._candidates) - 1}"
+        self._feedback = f"Invalid move {action!r}: {reason}. Nothing happened."
+        if not self._over:
+            self._steps += 1  # counts toward max_steps, so an agent cannot stall forever on invalid moves
+        return self._observation(), 0.0, self._over, self._truncated(), self._info(invalid=True)
+
+    def _refresh(self) -> None:
+        progress = self._progress()
+        if not isinstance(progress, Progress):
+            progress = Progress(*progress)
+        self._score, self._won, self._lost = float(progress.score), bool(progress.won), bool(progress.lost)
+        self._over = progress.ended
+        moves = [] if self._over else list(self._legal_moves())
+        if self.action_slots is not None:
+            slots = self._slot_moves()
+            if slots is not self._slots_now and tuple(slots) != self._slots_now:
+                slots = tuple(slots)
+                if len(slots) != len(self.action_slots) or len(set(slots)) != len(slots):
+                    raise RuntimeError(
+                        f"{self.task_name}: _slot_moves() must give {len(self.action_slots)} distinct moves, "
+                        f"got {slots}"
+                    )
+                self._slots_now, self._slot_index = slots, {m: i for i, m in enumerate(slots)}
+            stray = [m for m in moves if m not in self._slot_index]
+            if stray:
+                raise RuntimeError(f"{self.task_name}: legal moves {stray} are not among its action slots")
+            moves.sort(key=self._slot_index.__getitem__)
+            self._legal_set = frozenset(moves)
+        elif len(moves) > self.max_candidates:
+            raise TooManyCandidatesError(self.task_name, self.max_candidates, len(moves))
+        self._candidates = tuple(moves)
+
+    def _state_text(self) -> str:
+        """Feedback and state description: the observation without its ``Moves:`` paragraph."""
+        parts = [p for p in (self._feedback.strip(), self._describe().strip()) if p]
+        return "\n\n".join(parts)
+
+    def _observation(self) -> str:
+        state = self._state_text()
+        if not self._candidates:
+            return state
+        moves = "Moves: " + ", ".join(self._candidates)
+        return f"{state}\n\n{moves}" if state else moves
+
+    def _info(self, invalid: bool) -> dict[str, Any]:
+        info = {
+            "candidates": list(self._slots_now if self.action_slots is not None else self._candidates),
+            "action_mask": self.action_masks(),
+            "score": self._score,
+            "won": self._won,
+            "lost": self._lost,
+            "game_over": self._over,
+            "invalid_action": invalid,
+            "steps": self._steps,
+        }
+        info.update(self._extra_info())
+        return info
+
+    def _require_started(self) -> None:
+        if not self._started:
+            raise gym.error.ResetNeeded(f"{self.task_name}: call env.reset() before env.step()")
+
+    def action_masks(self) -> np.ndarray:
+        """The legal indices as int8 ones (all ones once the game is over: see the class doc)."""
+        if self._over:
+            return np.ones(self.max_candidates, dtype=np.int8)
+        mask = np.zeros(self.max_candidates, dtype=np.int8)
+        if self.action_slots is not None:
+            mask[[self._slot_index[m] for m in self._candidates]] = 1
+        else:
+            mask[: len(self._candidates)] = 1
+        return mask
+
+    def index_of(self, move: str) -> int:
+        """The action index of a legal move by its text; ``ValueError`` when it is not legal now."""
+        if move in self._candidates:
+            return self._slot_index[move] if self.action_slots is not None else self._candidates.index(move)
+        shown = ", ".join(repr(c) for c in self._candidates[:12])
+        more = "" if len(self._candidates) <= 12 else f", ... ({len(self._candidates)} in all)"
+        raise ValueError(
+            f"{self.task_name}: {move!r} is not a candidate move now; candidates are [{shown}{more}]"
+        )
+
+    def step_move(self, move: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """``step(index_of(move))``: play a legal move by its text."""
+        return self.step(self.index_of(move))
+
+    def fork(self) -> S1Env:
+        """An independent env in exactly this state (RNG included)."""
+        self._require_started()
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        if self._np_random is not None:
+            clone._np_random = copy_generator(self._np_random)
+        self._fork_into(clone)
+        return clone
+
+    def situation(self, notes: Sequence[str] = ()) -> Situation:
+        """What a policy may know now."""
+        self._require_started()
+        state = self._state_text()
+        return Situation(
+            task=self.task_name,
+            observation=self._observation(),
+            candidates=tuple(Candidate(t) for t in self._candidates),
+            history=self._history,
+            notes=tuple(notes),
+            score=self._score,
+            fork=self.fork,
+            state_key=self.state_key(),
+            stall_patience=self.stall_patience,
+            state_text=state,
+            privileged=Privileged(self),
+        )
+
+    def render(self) -> str | None:
+        text = self._observation() if self._started else ""
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # --------------------------------------------------------- properties
+    @property
+    def candidates(self) -> tuple[str, ...]:
+        """The legal moves now (what policies choose among), in index order."""
+        return self._candidates
+
+    @property
+    def state_text(self) -> str:
+        """The observation without its ``Moves:`` paragraph (what Lookahead shows as an outcome)."""
+        return self._state_text()
+
+    @property
+    def score(self) -> float:
+        return self._score
+
+    @property
+    def won(self) -> bool:
+        return self._won
+
+    @property
+    def lost(self) -> bool:
+        return self._lost
+
+    @property
+    def steps(self) -> int:
+        """Steps taken this episode, invalid ones included (they count toward ``max_steps``)."""
+        return self._steps
+
+    @property
+    def history(self) -> tuple[tuple[str, str], ...]:
+        return self._history
+
+    @property
+    def game_over(self) -> bool:
+        """The game has ended (won, lost, or neither, e.g. a push); ``terminated`` in step's terms."""
+        return self._over
+
+    @property
+    def done(self) -> bool:
+        """The game has ended or the step limit is reached."""
+        return self._over or self._steps >= self.max_steps
+
+
+def _as_index(action: Any) -> int | None:
+    if type(action) is int:
+        return action
+    try:
+        arr = np.asarray(action)
+    except Exception:
+        return None
+    if arr.shape != () or not np.issubdtype(arr.dtype, np.integer):
+        return None
+    return int(arr)

@@ -1,0 +1,162 @@
+"""One JVM per process, shared by every TextWorldExpress env and fork.
+
+TextWorldExpress's own ``TextWorldExpressEnv`` launches a JVM per env (and
+``clone()`` launches another one and replays: docs/benchmarks.md). Here one py4j
+gateway per process hosts any number of game objects (Scala
+``PythonInterface`` instances), so making an env or a fork never starts a JVM.
+
+Lifetime: envs :meth:`JVM.retain` / :meth:`JVM.release` it (a reference
+count). When the count drops to zero the JVM stays up and warm (a restart
+pays class loading and JIT warm-up again, and tests and runners make envs one
+after another); it is shut down at interpreter exit (:mod:`s1gym.engines.lifecycle`; the
+launcher's ``die_on_exit`` also kills it if Python dies) or explicitly with
+:func:`shutdown_jvm`. A process that forks (``os.fork``/multiprocessing)
+gets its own JVM on first use in the child: the parent's sockets are not
+reused.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import threading
+from typing import Any
+
+from s1gym.engines import lifecycle
+from s1gym.errors import S1GymError
+
+#: The oldest Java that runs the TextWorldExpress 1.1.0 jar (its classes are Java 8 bytecode, major 52).
+MIN_JAVA = 8
+
+INSTALL_HINT = (
+    "install a Java runtime >= {min} and put `java` on PATH, e.g. "
+    "`sudo apt-get install openjdk-17-jre-headless` (Debian/Ubuntu), "
+    "`brew install openjdk@17` (macOS) or `conda install -c conda-forge openjdk=17`"
+)
+
+
+class JavaNotFoundError(S1GymError, RuntimeError):
+    """Java is missing or too old for TextWorldExpress."""
+
+
+def java_version(java: str) -> int | None:
+    """The major version of ``java`` (``java -version``), ``None`` when it cannot be told."""
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
+    if not m:
+        return None
+    major = int(m.group(1))
+    return int(m.group(2) or 0) if major == 1 else major  # "1.8" means Java 8
+
+
+def check_java() -> str:
+    """The path of a usable ``java``; :class:`JavaNotFoundError` saying how to install one otherwise."""
+    java_home = os.environ.get("JAVA_HOME")
+    java = shutil.which("java") or (os.path.join(java_home, "bin", "java") if java_home else None)
+    if not java or not os.path.exists(java):
+        raise JavaNotFoundError(
+            "TextWorldExpress needs Java but no `java` was found on PATH; " + INSTALL_HINT.format(min=MIN_JAVA)
+        )
+    version = java_version(java)
+    if version is not None and version < MIN_JAVA:
+        raise JavaNotFoundError(
+            f"TextWorldExpress needs Java >= {MIN_JAVA} but {java} is Java {version}; "
+            + INSTALL_HINT.format(min=MIN_JAVA)
+        )
+    return java
+
+
+class JVM:
+    """A py4j gateway to a JVM running the TextWorldExpress jar."""
+
+    def __init__(self, classpath: str, cwd: str) -> None:
+        from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
+
+        java = check_java()
+        try:
+            port, proc = launch_gateway(
+                classpath=classpath, die_on_exit=True, cwd=cwd, javaopts=["-Xverify:none"],
+                java_path=java, return_proc=True,
+            )
+        except Exception as exc:  # the launcher reports a dead JVM as a bare error
+            raise JavaNotFoundError(
+                f"could not start the TextWorldExpress JVM with {java} ({exc}); " + INSTALL_HINT.format(min=MIN_JAVA)
+            ) from exc
+        self.process = proc
+        self.gateway = JavaGateway(gateway_parameters=GatewayParameters(auto_field=True, port=port), java_process=proc)
+        self.pid = os.getpid()
+        self.refs = 0
+        self.lock = threading.RLock()
+        #: Per-JVM caches owned by the users of the gateway (e.g. game generators).
+        self.cache: dict[Any, Any] = {}
+        self.closed = False
+
+    @property
+    def jvm(self):
+        return self.gateway.jvm
+
+    def retain(self) -> None:
+        with self.lock:
+            self.refs += 1
+
+    def release(self) -> None:
+        with self.lock:
+            self.refs = max(0, self.refs - 1)
+
+    def shutdown(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.gateway.shutdown()
+        except Exception:
+            pass
+        try:
+            if self.process.poll() is None:
+                self.process.stdin.write(b"\n")  # py4j's launcher exits on a newline (py4j issue 320)
+                self.process.stdin.flush()
+                self.process.wait(timeout=5)
+        except Exception:
+            try:
+                self.process.kill()
+            except Exception:
+                pass
+
+
+_lock = threading.Lock()
+_current: JVM | None = None
+
+
+def get_jvm(classpath: str, cwd: str) -> JVM:
+    """The process's JVM, started on first use (again after ``os.fork`` or :func:`shutdown_jvm`)."""
+    global _current
+    jvm = _current
+    if jvm is not None and jvm.pid == os.getpid() and not jvm.closed:
+        return jvm
+    with _lock:
+        if _current is None or _current.pid != os.getpid() or _current.closed:
+            _current = JVM(classpath, cwd)
+        return _current
+
+
+def current_jvm() -> JVM | None:
+    """The live JVM of this process, if one was started."""
+    jvm = _current
+    return jvm if jvm is not None and jvm.pid == os.getpid() and not jvm.closed else None
+
+
+def shutdown_jvm() -> None:
+    """Stop this process's JVM now (envs still open re-start one and replay their games on next use)."""
+    global _current
+    with _lock:
+        jvm, _current = _current, None
+    if jvm is not None and jvm.pid == os.getpid():
+        jvm.shutdown()
+
+
+lifecycle.at_exit("jvm", shutdown_jvm)

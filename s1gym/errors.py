@@ -1,0 +1,51 @@
+"""One base for every s1gym error: ``except S1GymError`` catches anything s1gym raises on purpose.
+
+Each error also keeps the built-in base its callers already catch (``ValueError`` for bad arguments and
+options, ``RuntimeError`` for a broken run, ``ConnectionError``/``TimeoutError``/``OSError`` where the
+operating system's meaning applies), so ``except ValueError`` goes on working. Every error lives in the
+module that raises it; this module holds the base and :class:`RunError` (raised by every runner layer).
+The tree (``tests/test_errors.py`` checks that every exception class of s1gym, its policies and its
+wrappers is on it)::
+
+    S1GymError
+    ├── TooManyCandidatesError (RuntimeError)     s1gym.core.game: more legal moves than the task's cap N
+    ├── RunError (RuntimeError)                   s1gym.errors: a run cannot start or go on (runner, backends)
+    ├── EpisodeError (RuntimeError)               s1gym.runner.episode: a policy broke the contract mid-episode
+    ├── JobFolderError (ValueError)               s1gym.jobs.folder: a job folder cannot be used as asked
+    ├── DataError (ValueError)                    s1gym.datasets: a data file is missing or malformed
+    ├── ReplayError (ValueError)                  s1gym.reporting.replay.page: a trial cannot be replayed
+    ├── JavaNotFoundError (RuntimeError)          s1gym.engines.jvm: no Java for TextWorldExpress
+    ├── BrowserNotFoundError (FileNotFoundError)  s1gym.engines.browser: no Chromium or Playwright
+    ├── BrowserCrashed (RuntimeError)             s1gym.engines.browser: the browser died or hung
+    ├── AtspiError (RuntimeError)                 s1gym.engines.atspi: the accessibility bus failed
+    ├── DesktopError (RuntimeError)               s1gym.engines.desktop: the desktop session failed
+    │   ├── DesktopUnavailable                    no X server, D-Bus or application to run
+    │   └── CalculatorCrashed                     s1gym.tasks.desktop.calculator: the calculator died
+    ├── GoalError (ValueError)                    s1gym.tasks.desktop.goals: a calculator goal is malformed
+    ├── PolicyError (RuntimeError)                s1gym.policies.errors: a decision model failed
+    │   ├── PolicyConfigError (ValueError)        bad options, missing key or extra
+    │   ├── PolicyAuthError                       the service refused the key
+    │   ├── PolicyRateLimitError                  too many requests
+    │   ├── PolicyServerError                     the service failed (5xx)
+    │   ├── PolicyConnectionError (ConnectionError)  the service could not be reached
+    │   │   └── PolicyTimeoutError (TimeoutError)    no answer in time
+    │   ├── PolicyRequestError                    the service rejected the request (4xx)
+    │   └── PolicyResponseError                   the answer could not be read
+    ├── _Unavailable                              s1gym.policies.minilm: an embedding backend cannot run here
+    ├── WrapperOrderError (ValueError)            s1gym.wrappers: wrappers composed in an order that breaks one
+    ├── OracleForkError (ValueError)              s1gym.wrappers: forking a task whose fork reveals the answer
+    ├── RequestError                              s1gym.ui.serve: an HTTP error answer (status and body)
+    └── PortError (OSError)                       s1gym.ui.serve: the server cannot listen where asked
+"""
+
+from __future__ import annotations
+
+__all__ = ["RunError", "S1GymError"]
+
+
+class S1GymError(Exception):
+    """The base of every error s1gym raises on purpose (see the module docstring for the tree)."""
+
+
+class RunError(S1GymError, RuntimeError):
+    """A run cannot start or go on: unknown task or policy, bad options, a missing extra (Ray)."""

@@ -1,0 +1,237 @@
+"""A job folder: found (discovery), opened new or resumed, trials written as they finish, the summary at the end."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from s1gym.errors import S1GymError
+from s1gym.jobs.files import atomic_write_bytes, atomic_write_json, now_iso, read_json, remove_stale_temp_files, scrub
+from s1gym.jobs.harbor import eval_key, job_result, new_id, seed_of, trial_name
+from s1gym.jobs.summary import summarize_trials
+
+__all__ = ["JobFolder", "JobFolderError", "find_jobs", "is_job_dir", "iter_job_trials", "load_trials"]
+
+
+def default_job_name() -> str:
+    """Harbor's default job name: the local start time."""
+    return datetime.now().strftime("%Y-%m-%d__%H-%M-%S")
+
+
+def _fresh_job_path(out: Path) -> Path:
+    """A new, empty ``out/<start time>`` folder, made atomically; a job started in the same second (two
+    quick runs in a row, or in parallel) gets ``<start time>-2``, ``-3``... instead of failing."""
+    base = default_job_name()
+    for k in range(1, 10_000):
+        path = out / (base if k == 1 else f"{base}-{k}")
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise JobFolderError(_unwritable(path, exc)) from exc
+    raise JobFolderError(f"{out}: 10,000 jobs started at {base}; pass --job NAME")
+
+
+def is_job_dir(folder: Path) -> bool:
+    config = folder / "config.json"
+    if not config.is_file():
+        return False
+    try:
+        data = read_json(config)
+    except (OSError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and "job_name" in data and "s1gym" in data
+
+
+def find_jobs(roots: Iterable[Path | str]) -> list[Path]:
+    """Every s1gym job folder at or under ``roots`` (not descending into jobs), sorted."""
+    found: list[Path] = []
+    for root in roots:
+        root = Path(root)
+        if not root.exists():
+            raise FileNotFoundError(
+                f"{root}: no such folder; pass a job folder or a folder of jobs (e.g. ./jobs)"
+            )
+        if is_job_dir(root):
+            found.append(root)
+            continue
+        for dirpath, dirnames, _ in os.walk(root):
+            here = Path(dirpath)
+            if here != root and is_job_dir(here):
+                found.append(here)
+                dirnames[:] = []
+            else:
+                dirnames.sort()
+    return sorted(set(found))
+
+
+def load_trials(job_dir: Path) -> list[dict[str, Any]]:
+    """The finished trials of a job (their ``result.json``), sorted by seed."""
+    trials = []
+    for result in job_dir.glob("*/result.json"):
+        try:
+            data = read_json(result)
+        except (OSError, json.JSONDecodeError):
+            continue  # cannot happen with atomic writes; a hand-edited file is skipped, not fatal
+        if isinstance(data, dict) and "trial_name" in data:
+            trials.append(data)
+    return sorted(trials, key=lambda t: (seed_of(t), t["trial_name"]))
+
+
+def iter_job_trials(job_dirs: Iterable[Path]) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    for job_dir in job_dirs:
+        yield read_json(job_dir / "config.json"), load_trials(job_dir)
+
+
+class JobFolderError(S1GymError, ValueError):
+    """A job folder cannot be used as asked (exists, is a file, ran something else); the message says how."""
+
+
+#: The parts of a job config that must match to resume it (not the orchestrator).
+RESUME_KEYS = ("agents", "tasks", "seeds")
+
+
+class JobFolder:
+    """One job's folder: opened (new or resumed), trials written as they finish, the summary at the end.
+
+    Only the driver process uses it. ``trials`` are the finished trials on disk
+    (their ``result.json``), by trial name.
+    """
+
+    #: How often a running job rewrites its result.json (it grows with the job).
+    RESULT_EVERY_S = 1.0
+
+    def __init__(self, path: Path, config: Mapping[str, Any], job_id: str, started_at: str) -> None:
+        self.path = path
+        self.config = dict(config)
+        self.id = job_id
+        self.started_at = started_at
+        self.trials: dict[str, dict[str, Any]] = {t["trial_name"]: t for t in load_trials(path)}
+        self._last_write = 0.0
+
+    @classmethod
+    def open(cls, out: Path, name: str | None, config: Mapping[str, Any], *, resume: bool) -> JobFolder:
+        """A new job folder ``out/name`` (default name: the start time), or, with ``resume``, the job of
+        that name or the latest job in ``out`` that ran the same task, options, agent and seeds."""
+        _check_out_dir(out)
+        found = _find_resumable(out, config) if resume and name is None else None
+        path = found or (out / name if name else _fresh_job_path(out))
+        config = {**config, "job_name": path.name, "jobs_dir": str(out)}
+        if resume and path.exists():
+            if not is_job_dir(path):
+                raise JobFolderError(f"--resume: {path} is not a job folder (no config.json with job_name)")
+            if _comparable(read_json(path / "config.json")) != _comparable(config):
+                raise JobFolderError(
+                    f"--resume: {path} ran a different task, options, policy or seed range; "
+                    "start a new job (another --job NAME) instead"
+                )
+            remove_stale_temp_files(path)
+            previous = read_json(path / "result.json") if (path / "result.json").exists() else {}
+        elif path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise JobFolderError(f"{path} already exists; pass --resume to continue it or another --job NAME")
+        else:
+            previous = {}
+        try:
+            atomic_write_json(path / "config.json", config)
+        except OSError as exc:
+            raise JobFolderError(_unwritable(path, exc)) from exc
+        folder = cls(path, config, previous.get("id") or new_id(), previous.get("started_at") or now_iso())
+        folder.write_result(None)  # counts from the trials on disk (a killed run may have left more)
+        return folder
+
+    def pending(self, seeds: Iterable[int], env_id: str, retry_errors: bool = False) -> list[int]:
+        """The seeds without a finished trial (``retry_errors``: errored trials count as not finished)."""
+        if retry_errors:
+            self.trials = {k: t for k, t in self.trials.items() if not t.get("exception_info")}
+        return [s for s in seeds if trial_name(env_id, s) not in self.trials]
+
+    def write_trial(self, files: Mapping[str, Any]) -> None:
+        """config first, the screenshots and the episode next, ``result.json`` last: its presence marks
+        a finished trial."""
+        trial_dir = self.path / files["name"]
+        atomic_write_json(trial_dir / "config.json", files["config"])
+        frames_dir = trial_dir / "agent" / "frames"
+        if frames_dir.is_dir():  # a replayed trial: frames of an earlier attempt must not linger
+            for old in frames_dir.glob("*.png"):
+                old.unlink()
+        for rel, png in (files.get("frames") or {}).items():
+            atomic_write_bytes(trial_dir / "agent" / rel, png)
+        atomic_write_json(trial_dir / "agent" / "episode.json", files["episode"], indent=None)
+        atomic_write_json(trial_dir / "result.json", files["result"])
+        self.trials[files["name"]] = dict(files["result"])
+        self.write_result(None, every_s=self.RESULT_EVERY_S)
+
+    def write_result(self, finished_at: str | None, every_s: float = 0.0) -> None:
+        """The job's result.json from the trials on hand; while running at most once per ``every_s``."""
+        if finished_at is None and time.monotonic() - self._last_write < every_s:
+            return
+        self._last_write = time.monotonic()
+        agent = (self.config.get("agents") or [{}])[0]
+        task = (self.config.get("tasks") or [{}])[0]
+        atomic_write_json(
+            self.path / "result.json",
+            job_result(
+                job_id=self.id,
+                started_at=self.started_at,
+                finished_at=finished_at,
+                n_total_trials=int((self.config.get("seeds") or {}).get("count", len(self.trials))),
+                trials=list(self.trials.values()),
+                key=eval_key(str(agent.get("name", "?")), str(task.get("name", "?"))),
+            ),
+        )
+
+    def finish(self, summary: Mapping[str, Any], env_cls: type | None) -> dict[str, Any]:
+        """Write the final result.json and summary.json; returns the summary (scrubbed)."""
+        self.write_result(now_iso())
+        full = {**summary, "job_name": self.path.name, "job_dir": str(self.path),
+                **summarize_trials(list(self.trials.values()), env_cls)}
+        atomic_write_json(self.path / "summary.json", full)
+        return scrub(full)
+
+    def errors(self) -> dict[str, list[str]]:
+        """Distinct error messages of the errored trials -> the trials that raised them."""
+        out: dict[str, list[str]] = {}
+        for name, t in sorted(self.trials.items()):
+            info = t.get("exception_info")
+            if info:
+                out.setdefault(f"{info['exception_type']}: {info['exception_message']}", []).append(name)
+        return out
+
+
+def _check_out_dir(out: Path) -> None:
+    """A clear error when the jobs folder cannot hold jobs (a file, unwritable, a missing parent we cannot make)."""
+    if out.exists() and not out.is_dir():
+        raise JobFolderError(f"--out {out} is a file, not a folder; pass a folder for the job folders (e.g. --out jobs)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise JobFolderError(_unwritable(out, exc)) from exc
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise JobFolderError(f"--out {out}: no permission to write there; pass a folder you can write (e.g. --out jobs)")
+
+
+def _unwritable(path: Path, exc: OSError) -> str:
+    return (
+        f"cannot write the job folder at {path} ({exc.strerror or exc}); "
+        "pass --out with a folder you can write (e.g. --out jobs or --out ~/s1gym-jobs)"
+    )
+
+
+def _comparable(config: Mapping[str, Any]) -> dict[str, Any]:
+    data = scrub(config)
+    return {k: data.get(k) for k in RESUME_KEYS}
+
+
+def _find_resumable(out: Path, config: Mapping[str, Any]) -> Path | None:
+    if not out.is_dir():
+        return None
+    want = _comparable(config)
+    matches = [d for d in out.iterdir() if is_job_dir(d) and _comparable(read_json(d / "config.json")) == want]
+    return max(matches, key=lambda d: d.stat().st_mtime, default=None)

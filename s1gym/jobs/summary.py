@@ -1,0 +1,54 @@
+"""Our ``summary.json``: the mean score with a 95 % bootstrap interval, wins, steps, latency, calls, tokens
+and cost over a set of trials, plus the task's own metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from s1gym.jobs.files import to_jsonable
+from s1gym.jobs.harbor import _usage_totals, seed_of, trial_metadata, trial_reward
+from s1gym.stats import bootstrap_ci, mean, median
+
+__all__ = ["summarize_trials"]
+
+
+def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None = None) -> dict[str, Any]:
+    """Our summary over a set of trials: scores over scored episodes, errors counted apart.
+
+    ``env_cls.summarize_episodes`` (when given) adds the task's own metrics
+    (accuracy, confusion matrix, winnings...) from the stored final infos.
+    """
+    trials = sorted(trials, key=lambda t: (seed_of(t), t["trial_name"]))
+    scored = [t for t in trials if not t.get("exception_info")]
+    scores = [trial_reward(t) for t in scored]
+    low, high = bootstrap_ci(scores)
+    latencies = [x for t in scored for x in trial_metadata(t).get("decision_latency_s", [])]
+    steps = [int(trial_metadata(t).get("n_steps") or 0) for t in scored]
+    wins = sum(1 for t in scored if trial_metadata(t).get("won"))
+    summary: dict[str, Any] = {
+        "episodes": len(trials),
+        "scored": len(scored),
+        "errors": len(trials) - len(scored),
+        "mean_score": mean(scores),
+        "ci95": [low, high],
+        "wins": wins,
+        "win_rate": wins / len(scored) if scored else None,
+        "gave_up": sum(1 for t in scored if trial_metadata(t).get("gave_up")),
+        "mean_steps": mean(steps),
+        "median_latency_s": median(latencies),
+        # Search plans once and then follows its plan, so the median can hide the planning cost.
+        "mean_latency_s": mean(latencies),
+        "decision_time_s": float(sum(latencies)),
+        # Search's own time per search (the decisions that searched, not the ones following a plan).
+        "mean_search_s": mean([x for t in scored for x in trial_metadata(t).get("search_time_s") or []]),
+        "decisions": len(latencies),
+        **_usage_totals(trials),
+    }
+    if env_cls is not None and scored:
+        finals = [trial_metadata(t).get("final_info") or {} for t in scored]
+        try:
+            summary["task_metrics"] = to_jsonable(env_cls.summarize_episodes(finals))
+        except Exception as exc:  # a metrics bug must not lose the job's summary  # noqa: BLE001
+            summary["task_metrics"] = {"error": f"{type(exc).__name__}: {exc}"}
+    return summary

@@ -1,0 +1,290 @@
+"""ALFWorld's engine: textworld's ``PddlEnv`` with alfworld's ``AlfredDemangler``, the game state in a private
+copy of the compiled Fast Downward library, saved and restored as *snapshots* (the library's state vector
+plus textworld's Python-side fact sets; see :mod:`s1gym.tasks.alfworld.env`). The PDDL->SAS translation and
+the game logic parse are cached per game, so resets cost one restore."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import sys
+import threading
+from collections import OrderedDict, defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from s1gym.engines.base import Engine, close_pools
+
+__all__ = ["ENGINE_CAPACITY", "INSTALL_HINT", "ALFEngine", "EngineAnswer", "close_engines", "import_engine"]
+
+INSTALL_HINT = (
+    "install the optional extra: pip install 'alfworld==0.4.2' (it builds with cmake, g++ and make)"
+)
+
+
+def import_engine():
+    try:
+        import fast_downward  # noqa: F401
+        import textworld
+        from alfworld.agents.environment.alfred_tw_env import AlfredDemangler
+        from textworld.envs.pddl import PddlEnv
+        from textworld.envs.pddl import logic as pddl_logic
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError(f"s1/ALFWorld-v0 needs the ALFWorld engine: {INSTALL_HINT} ({exc})") from exc
+    _install_caches(pddl_logic)
+    return textworld, PddlEnv, AlfredDemangler, pddl_logic
+
+
+class _CachedTranslation:
+    """Stands in for the ``fast_downward`` module inside textworld's PDDL logic, memoising ``pddl2sas``.
+
+    Why: textworld re-translates the PDDL problem twice on every reset (0.2-2 s
+    of pure Python). The translation is a pure function of the texts and its
+    result is only read, so one translation per game serves every reset.
+    """
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+        self._cache: OrderedDict[tuple, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._module, name)
+
+    def pddl2sas(self, domain: str, problem: str, verbose: bool = False, optimize: bool = False):
+        key = (
+            hashlib.sha1(domain.encode()).hexdigest(),
+            hashlib.sha1(problem.encode()).hexdigest(),
+            optimize,
+        )
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        argv = list(sys.argv)  # fast_downward's translator overwrites sys.argv; keep the host's
+        try:
+            out = self._module.pddl2sas(domain, problem, verbose=verbose, optimize=optimize)
+        finally:
+            sys.argv[:] = argv
+        with self._lock:
+            self._cache[key] = out
+            while len(self._cache) > 64:
+                self._cache.popitem(last=False)
+        return out
+
+
+class _CachedQueries:
+    """Stands in for ``textworld.logic.Rule`` inside the text grammar, memoising ``parse_conjunctive_query``.
+
+    Why: the grammar re-parses the same few condition strings (with tatsu) for
+    every admissible command at every step; the parsed rule is only read.
+    """
+
+    def __init__(self, rule_class: Any) -> None:
+        self._rule_class = rule_class
+        self.parse_conjunctive_query = lru_cache(maxsize=4096)(rule_class.parse_conjunctive_query)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rule_class, name)
+
+
+def _memo_parse(parse: Any) -> Any:
+    """Memoise textgen's ``_parse_and_convert`` (tatsu, about half of a step); callers mutate, so hand out copies."""
+    cache: dict[tuple, Any] = {}
+
+    def parse_and_convert(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("trace"):
+            return parse(*args, **kwargs)
+        key = (args, tuple(sorted(kwargs.items())))
+        if key not in cache:
+            if len(cache) > 20_000:
+                cache.clear()
+            cache[key] = parse(*args, **kwargs)
+        return copy.deepcopy(cache[key])
+
+    parse_and_convert.s1gym_memo = True  # type: ignore[attr-defined]
+    return parse_and_convert
+
+
+def _install_caches(pddl_logic: Any) -> None:
+    """Memoise textworld's pure, slow parsing steps (same results, read-only use) once per process."""
+    from textworld.envs.pddl import textgen
+
+    if not isinstance(pddl_logic.fast_downward, _CachedTranslation):
+        pddl_logic.fast_downward = _CachedTranslation(pddl_logic.fast_downward)
+    if not isinstance(textgen.Rule, _CachedQueries):
+        textgen.Rule = _CachedQueries(textgen.Rule)
+    if not getattr(textgen._parse_and_convert, "s1gym_memo", False):
+        textgen._parse_and_convert = _memo_parse(textgen._parse_and_convert)
+    if not getattr(textgen.copy_context, "s1gym_memo", False):
+        textgen.copy_context = _copy_context
+
+
+def _copy_context(context: dict) -> dict:
+    """textgen's ``copy_context`` with shallow copies of the two dicts it deep-copies.
+
+    The derivation only adds keys to those dicts; the entity infos and
+    variables in them are read, never changed, so copying the dicts is enough
+    (a large share of a step was spent deep-copying them: docs/benchmarks.md). bench/alfworld.py checks
+    that feedback and admissible commands stay identical to the raw engine's.
+    """
+    return {
+        "state": context["state"],
+        "facts": context["facts"],
+        "variables": dict(context["variables"]),
+        "mapping": dict(context["mapping"]),
+        "entity_infos": context["entity_infos"],
+    }
+
+
+_copy_context.s1gym_memo = True  # type: ignore[attr-defined]
+
+
+@lru_cache(maxsize=16)
+def _game_data(gamefile: str) -> dict:
+    with open(gamefile) as f:
+        return json.load(f)
+
+
+@lru_cache(maxsize=16)
+def _game_logic(domain: str, grammar: str):
+    _, _, _, pddl_logic = import_engine()
+    return pddl_logic.GameLogic(domain=domain, grammar=grammar)
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """A game state that can be restored into any engine that has the game loaded."""
+
+    values: str  # the SAS state vector, one value per variable, newline separated
+    facts: tuple  # textworld's fact bookkeeping (facts, vars by name, vars by type, var counts)
+    feedback: str  # the text the state was reached with
+    #: textworld's infos of the state (its valid actions and their commands) and the applicable operators
+    #: they refer to, so that a restore need not derive them again (about a third of the CPU of a fork and
+    #: a step: docs/benchmarks.md).
+    #: ``None``: derive them.
+    derived: tuple[Mapping[str, Any], Mapping[int, Any]] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha1(self.values.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class EngineAnswer:
+    """What the engine answers to a new game or a move: textworld's state and what the player holds."""
+
+    state: Any
+    holding: str
+
+
+class ALFEngine(Engine):
+    """One live ALFWorld game: a ``PddlEnv`` (own libdownward copy) wrapped in alfworld's demangler."""
+
+    can_snapshot = True
+    close_at_exit = False  # a private libdownward copy: unloading it during interpreter teardown crashes
+
+    def __init__(self, facts: bool) -> None:
+        textworld, PddlEnv, AlfredDemangler, _ = import_engine()
+        infos = textworld.EnvInfos(won=True, admissible_commands=True, facts=facts)
+        self.pddl = PddlEnv(infos)
+        self.env = AlfredDemangler(self.pddl, shuffle=False)
+        self.gamefile: str | None = None
+        self.state: Any = None
+
+    def load(self, gamefile: str) -> None:
+        if self.gamefile == gamefile:
+            return
+        data = _game_data(gamefile)
+        # PddlEnv.load, with the parsed logic cached per game (the pddl2sas cache covers the state).
+        pddl = self.pddl
+        pddl._game_file, pddl._game_data, pddl.walkthrough = gamefile, data, data.get("walkthrough")
+        _, _, _, pddl_logic = import_engine()
+        pddl._logic = _game_logic(data["pddl_domain"], data["grammar"])
+        pddl._pddl_state = pddl_logic.PddlState(pddl.downward_lib, data["pddl_problem"], pddl._logic)
+        pddl._entity_infos = pddl._get_entity_infos()
+        from alfworld.agents.utils.misc import Demangler
+
+        demangler = Demangler(game_infos=pddl._entity_infos, shuffle=False)
+        for info in pddl._entity_infos.values():
+            info.name = demangler.demangle_alfred_name(info.id)
+        self.gamefile = gamefile
+
+    def new_game(self, gamefile: str) -> EngineAnswer:
+        self.load(gamefile)
+        self.state = self.env.reset()
+        return self._answer()
+
+    def step(self, move: str) -> EngineAnswer:
+        self.state, _, _ = self.env.step(move)
+        return self._answer()
+
+    def _answer(self) -> EngineAnswer:
+        ps = self.pddl._pddl_state
+        infos = self.pddl._entity_infos
+        held = sorted(infos[f.arguments[1].name].name for f in ps.facts if f.name == "holds")
+        return EngineAnswer(self.state, ", ".join(held))
+
+    def snapshot(self) -> _Snapshot:
+        from fast_downward import Atom
+
+        lib = self.pddl.downward_lib
+        n = lib.get_state_size()
+        atoms = (Atom * n)()
+        lib.get_state(atoms)
+        values = "\n".join("0" if a.name.startswith("Atom ") else "1" for a in atoms)
+        ps = self.pddl._pddl_state
+        facts = (
+            {k: frozenset(v) for k, v in ps._facts.items()},
+            dict(ps._vars_by_name),
+            {k: frozenset(v) for k, v in ps._vars_by_type.items()},
+            dict(ps._var_counts),
+        )
+        # Textworld never changes the infos or operators once gathered (a step builds new ones): shared.
+        return _Snapshot(values, facts, self.state["feedback"], (dict(self.pddl.state), dict(ps._operators)))
+
+    def restore(self, gamefile: str, snap: _Snapshot) -> None:
+        import textworld
+
+        self.load(gamefile)
+        if self.pddl._pddl_state is None or self.state is None:
+            self.new_game(gamefile)
+        ps = self.pddl._pddl_state
+        head, rest = ps.sas.split("begin_state\n", 1)
+        _, tail = rest.split("end_state\n", 1)
+        ps.downward_lib.load_sas(f"{head}begin_state\n{snap.values}\nend_state\n{tail}".encode())
+        facts, by_name, by_type, counts = snap.facts
+        ps._facts = defaultdict(set, {k: set(v) for k, v in facts.items()})
+        ps._vars_by_name = dict(by_name)
+        ps._vars_by_type = defaultdict(set, {k: set(v) for k, v in by_type.items()})
+        ps._var_counts = type(ps._var_counts)(counts)
+        self.pddl.prev_state = None
+        self.pddl._last_action = None
+        infos, operators = snap.derived or ({}, {})
+        self.pddl.state = textworld.core.GameState(infos)
+        self.pddl.state.feedback = self.pddl.state.raw = snap.feedback
+        if snap.derived is None:
+            self.pddl._gather_infos()
+        else:
+            ps._operators = dict(operators)
+        self.state = self.pddl.state
+
+    def close(self) -> None:
+        try:
+            import fast_downward
+
+            fast_downward.close_lib(self.pddl.downward_lib)
+        except (OSError, AttributeError):  # pragma: no cover - best effort at shutdown
+            pass
+
+
+#: Engines per pool: each holds a private copy of libdownward (tens of MB).
+ENGINE_CAPACITY = 6
+
+
+def close_engines() -> None:
+    """Unload every pooled engine (each holds a private copy of libdownward); envs reload on demand."""
+    close_pools(lambda key: isinstance(key, tuple) and key[:1] == ("alfworld",))

@@ -1,0 +1,319 @@
+"""The ``s1`` command line: run, table, list, play, serve.
+
+s1 run CookingWorld --policy local --wrap search --budget 200 --episodes 5 --option size=small
+s1 table jobs/
+s1 list
+s1 play Blackjack --seed 3
+s1 serve --port 8000
+s1 replay jobs/2048-local jobs/2048-uniform --seed 7 --gif
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from s1gym.errors import RunError
+from s1gym.reporting.table import print_rows, table_rows
+
+__all__ = ["main", "parse_key_values", "table_rows"]
+
+
+# --------------------------------------------------------------------------
+# Parsing
+# --------------------------------------------------------------------------
+
+
+def parse_value(text: str) -> Any:
+    """``3`` -> 3, ``0.5`` -> 0.5, ``true`` -> True, ``null`` -> None, ``[1,2]`` -> list, else the string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        low = text.lower()
+        if low in {"true", "yes", "on"}:
+            return True
+        if low in {"false", "no", "off"}:
+            return False
+        if low in {"none", "null"}:
+            return None
+        return text
+
+
+def parse_key_values(items: Sequence[str] | None, flag: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"s1: {flag} {item!r}: expected key=value, e.g. {flag} size=small")
+        out[key.strip().replace("-", "_")] = parse_value(value.strip())
+    return out
+
+
+def _wrappers(text: str | None) -> list[str]:
+    from s1gym.wrappers import WRAPPERS
+
+    names = [w.strip().lower() for w in (text or "").split(",") if w.strip()]
+    for name in names:
+        if name not in WRAPPERS:
+            raise SystemExit(
+                f"s1: --wrap {name!r}: unknown wrapper; choose from {', '.join(WRAPPERS)} (comma-separated)"
+            )
+    return names
+
+
+def _policy(text: str) -> str:
+    from s1gym.policies import POLICIES
+
+    if text.lower() in POLICIES:
+        return text.lower()
+    if ":" in text:
+        return text  # module:factory
+    raise argparse.ArgumentTypeError(
+        f"unknown policy {text!r}; choose from {', '.join(POLICIES)} or give module:factory"
+    )
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="s1", description="s1gym: text decision tasks for System One models."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,table,list,play,serve,replay}")
+
+    run = sub.add_parser("run", help="play seeds S..S+N-1 with a policy and write a job folder")
+    run.add_argument("task", help="task name or id: CookingWorld, s1/Blackjack-v0, ... (see `s1 list`)")
+    run.add_argument(
+        "--policy", "-p", required=True, type=_policy, help="jev, chat, local, uniform, random, rule or module:factory"
+    )
+    run.add_argument(
+        "--wrap", "-w", default="", help="wrappers, outermost first: e.g. search,lookahead (also rethink)"
+    )
+    run.add_argument("--budget", type=int, help="wrapper budget (Search: inner-policy calls per decision)")
+    run.add_argument("--episodes", "-n", type=int, default=10, help="episodes to play (default 10)")
+    run.add_argument("--seed", "-s", type=int, default=0, help="first seed (default 0)")
+    run.add_argument("--option", "-o", action="append", metavar="KEY=VALUE", help="task option (repeatable)")
+    run.add_argument(
+        "--policy-option", action="append", metavar="KEY=VALUE", help="policy option (repeatable)"
+    )
+    run.add_argument(
+        "--wrap-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="wrapper option, e.g. priority=phs_h or epsilon=0.1 (repeatable)",
+    )
+    par = run.add_mutually_exclusive_group()
+    par.add_argument("--workers", "-j", type=int, default=1, help="episodes in K processes (default 1)")
+    par.add_argument(
+        "--ray",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="ADDRESS",
+        help="run episodes as Ray tasks; without ADDRESS starts a local Ray",
+    )
+    run.add_argument(
+        "--ray-workers", type=int, default=None, help="concurrent Ray actors (default: cluster CPUs)"
+    )
+    run.add_argument("--out", default="jobs", help="jobs folder (default ./jobs)")
+    run.add_argument("--job", help="job name (default: the start time)")
+    run.add_argument(
+        "--resume", action="store_true", help="continue a job: skip finished trials, rerun the rest"
+    )
+    run.add_argument("--retry-errors", action="store_true", help="with --resume: also replay errored trials")
+    run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--plot", metavar="OUT.png", help="after the job, draw its solve-rate curve and scores to OUT.png"
+    )
+    run.add_argument(
+        "--frames", action="store_true",
+        help="store the env's screenshot per tick for `s1 replay` (tasks with env.screenshot(): web, desktop)",
+    )
+
+    table = sub.add_parser(
+        "table", help="one row per setup (task and options, policy and options, wrappers and options) over DIR"
+    )
+    table.add_argument("dirs", nargs="+", metavar="DIR")
+    table.add_argument("--format", choices=("rich", "markdown", "csv", "json"), default="rich")
+    table.add_argument(
+        "--plot", metavar="OUT.png",
+        help="also draw solve rate against the call budget and the scores per row, a figure per task "
+        "(several tasks: OUT-<task>.png)",
+    )
+
+    sub.add_parser("list", help="the registered tasks and their options")
+
+    play = sub.add_parser("play", help="play a task yourself in the terminal")
+    play.add_argument("task")
+    play.add_argument("--seed", "-s", type=int, default=0)
+    play.add_argument("--option", "-o", action="append", metavar="KEY=VALUE")
+
+    serve = sub.add_parser("serve", help="a local System One server (the TypeSafe wire format)")
+    if "serve" in argv:  # import the server only when it is asked for
+        from s1gym.ui import serve as server
+
+        server.add_arguments(serve)
+    replay = sub.add_parser("replay", help="an HTML page (and GIF) playing one or two trials side by side")
+    if "replay" in argv:
+        from s1gym.reporting.replay import cli as replay_cli
+
+        replay_cli.add_arguments(replay)
+    return parser
+
+
+# --------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from s1gym.runner.spec import evaluate
+
+    if args.plot:
+        _plot_check(args.plot)  # a bad file name or no matplotlib fails before the job, not after
+    workers = args.workers
+    if args.ray is not None and args.ray_workers:
+        workers = args.ray_workers
+    summary = evaluate(
+        args.task,
+        args.policy,
+        episodes=args.episodes,
+        seed=args.seed,
+        wrappers=_wrappers(args.wrap),
+        budget=args.budget,
+        options=parse_key_values(args.option, "--option"),
+        policy_options=parse_key_values(args.policy_option, "--policy-option"),
+        wrapper_options=parse_key_values(args.wrap_option, "--wrap-option"),
+        out=args.out,
+        job=args.job,
+        resume=args.resume,
+        retry_errors=args.retry_errors,
+        workers=workers,
+        ray=args.ray,
+        progress=not args.quiet,
+        frames=args.frames,
+    )
+    rows = table_rows([summary["job_dir"]])
+    print_rows(rows, "rich", title=f"job {summary['job_dir']}")
+    if summary.get("task_metrics"):
+        _print_metrics(summary["task_metrics"])
+    if args.plot:
+        _plot([summary["job_dir"]], args.plot)
+    errors = summary.get("errors_by_message") or {}
+    for message, trials in errors.items():
+        shown = ", ".join(trials[:5]) + (f" and {len(trials) - 5} more" if len(trials) > 5 else "")
+        print(f"s1 run: {len(trials)} trial(s) failed with {message.splitlines()[0][:300]} ({shown})", file=sys.stderr)
+    if summary["scored"] == 0:
+        print(
+            f"s1 run: no trial finished with a score ({summary['errors']} errored); "
+            f"details in {summary['job_dir']}/<trial>/result.json (exception_info)",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _print_metrics(metrics: Mapping[str, Any]) -> None:
+    from rich.pretty import Pretty
+
+    from s1gym.reporting.table import console
+
+    console().print("task metrics:", Pretty(metrics))
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    rows = table_rows(args.dirs)
+    if not rows:
+        print(
+            f"s1 table: no job folders under {', '.join(args.dirs)} (run `s1 run ...` first)", file=sys.stderr
+        )
+        return 1
+    if args.plot:
+        _plot_check(args.plot)
+    print_rows(rows, args.format)
+    if args.plot:
+        _plot(args.dirs, args.plot)
+    return 0
+
+
+def _plot_check(out: str) -> None:
+    from s1gym.reporting import plots
+
+    try:
+        plots.check_out_path(out)
+    except ModuleNotFoundError as exc:
+        raise SystemExit(f"s1: --plot: {exc}") from None
+
+
+def _plot(dirs: Sequence[str], out: str) -> None:
+    from s1gym.reporting.plots import plot_jobs
+
+    for figure in plot_jobs(dirs, out):  # paths on stderr: stdout stays the table (json, csv)
+        print(f"s1: wrote {figure.path} ({figure.env_id}, {len(figure.arms)} arms)", file=sys.stderr)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from s1gym.registration import env_class, task_ids
+
+    table = Table(title="s1gym tasks (gym.make(id, **options))")
+    for col in ("id", "N", "steps", "options"):
+        table.add_column(col)
+    for env_id in task_ids():
+        try:
+            cls = env_class(env_id)
+        except Exception as exc:  # a task whose optional engine is missing still shows up  # noqa: BLE001
+            table.add_row(env_id, "", "", f"[dim]unavailable: {type(exc).__name__}: {exc}[/dim]")
+            continue
+        opts = "\n".join(f"{k}: {v}" for k, v in cls.option_help.items()) or "-"
+        table.add_row(env_id, str(cls.default_max_candidates), str(cls.default_max_steps), opts)
+    from s1gym.reporting.table import console
+
+    console().print(table)
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from s1gym.ui.play import play
+
+    play(args.task, seed=args.seed, options=parse_key_values(args.option, "--option"))
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from s1gym.ui import serve as server
+
+    return int(server.run(args) or 0)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from s1gym.reporting.replay import cli as replay_cli
+
+    return replay_cli.run(args)
+
+
+COMMANDS = {"run": cmd_run, "table": cmd_table, "list": cmd_list, "play": cmd_play, "serve": cmd_serve,
+            "replay": cmd_replay}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[:1])
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (RunError, FileNotFoundError, ValueError) as exc:
+        print(f"s1 {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            f"s1 {args.command}: interrupted (finished trials are saved; rerun with --resume)",
+            file=sys.stderr,
+        )
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

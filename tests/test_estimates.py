@@ -1,0 +1,72 @@
+"""A task's learned progress estimate is found through the task (S1Env.progress_estimate), not through a
+decision model: any task can ship one, and Search(heuristic="progress") asks the env it searches."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from toy_tasks import PRIORITY_GRAPH, PRIORITY_SCORES, PRIORITY_TABLE, GraphTask, TablePolicy
+
+from s1gym.core import Situation
+from s1gym.estimates import TokenProgress, context_tokens, load_progress
+from s1gym.wrappers import Search
+
+
+class Estimated(GraphTask):
+    """The priority toy world with an estimate that records what it was asked about."""
+
+    calls: list[str] = []
+
+    @classmethod
+    def progress_estimate(cls):
+        def moves_left(situation: Situation) -> float:
+            cls.calls.append(situation.observation)
+            return 1.0 - situation.score
+
+        return moves_left
+
+
+def toy(cls: type[GraphTask]) -> GraphTask:
+    env = cls(PRIORITY_GRAPH, scores=PRIORITY_SCORES, wins=("win",))
+    env.reset(seed=0)
+    return env
+
+
+def test_search_asks_the_task_for_its_estimate():
+    Estimated.calls = []
+    env = toy(Estimated)
+    search = Search(TablePolicy(PRIORITY_TABLE), heuristic="progress", budget=10)
+    decision = search.decide(env.situation())
+    assert len(Estimated.calls) >= 4  # the root and its three children were scored by the task's estimate
+    assert decision.info["solved"]
+
+
+def test_a_task_without_an_estimate_is_a_clear_error():
+    env = toy(GraphTask)
+    assert GraphTask.progress_estimate() is None
+    with pytest.raises(ValueError, match="Toy ships no learned progress estimate"):
+        Search(TablePolicy(PRIORITY_TABLE), heuristic="progress").decide(env.situation())
+
+
+def test_a_task_names_its_packaged_estimate():
+    from s1gym.tasks.alfworld.env import ALFWorldEnv
+
+    estimate = ALFWorldEnv.progress_estimate()
+    assert isinstance(estimate, TokenProgress) and estimate is load_progress("local_alfworld.json")
+    start = Situation(task="ALFWorld", observation="Your task is to: put a clean soapbar in cabinet.",
+                      candidates=(), state_text="Your task is to: put a clean soapbar in cabinet.\nYou are carrying nothing.")
+    holding = Situation(task="ALFWorld", observation="", candidates=(),
+                        state_text="Your task is to: put a clean soapbar in cabinet.\nYou are carrying the soapbar 1.")
+    assert "hold:-" in context_tokens(start) and "hold:g" in context_tokens(holding)
+    assert 0.0 <= estimate(holding) < estimate(start)
+
+
+def test_token_progress_is_linear_in_the_tokens_and_never_negative(tmp_path):
+    s = Situation(task="t", observation="", candidates=(), state_text="Goal: find the key.\nYou are carrying nothing.")
+    weights = {"*": 5.0, "g:key": 2.0, "hold:-": -10.0}
+    assert TokenProgress(weights)(s) == 0.0  # 5 + 2 - 10, floored at 0
+    assert TokenProgress({"*": 5.0, "g:key": 2.0})(s) == 7.0
+    assert TokenProgress({})(s) == 0.0
+    data = json.loads(json.dumps({"progress": weights}))
+    assert TokenProgress(data["progress"]) == TokenProgress(weights)
