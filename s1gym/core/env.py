@@ -379,6 +379,17 @@ class S1Env(gym.Env[str, np.int64]):
         self._fork_into(clone)
         return clone
 
+    def fork_step(self, move: str, keep: bool = False) -> tuple[S1Env, tuple[str, float, bool, bool, dict[str, Any]]]:
+        """A fork of this env after ``move`` and the step's result (``step_move``'s), this env untouched.
+
+        Tasks on the engine seam serve it from their pool's transition cache when the same state and move
+        were stepped before with ``keep=True`` (:mod:`s1gym.engines.transitions`): the same result without
+        an engine step. Search keeps the children it steps; Lookahead, asked about the same node next, reads
+        them.
+        """
+        child = self.fork()
+        return child, child.step_move(move)
+
     def situation(self, notes: Sequence[str] = ()) -> Situation:
         """What a policy may know now."""
         self._require_started()

@@ -56,6 +56,7 @@ from typing import Any, ClassVar
 
 from s1gym.core import S1Env
 from s1gym.engines import lifecycle
+from s1gym.engines.transitions import StepResult, TransitionCache, copy_result
 
 __all__ = ["Engine", "EngineEnv", "EnginePool", "GameState", "close_pools", "pool_for", "pool_stats"]
 
@@ -127,7 +128,8 @@ class GameState:
 class EnginePool:
     """The engines of one kind in this process: at most ``capacity``, least recently used first."""
 
-    def __init__(self, key: Hashable, open_engine: Callable[[], Engine], capacity: int) -> None:
+    def __init__(self, key: Hashable, open_engine: Callable[[], Engine], capacity: int,
+                 transition_capacity: int = 0) -> None:
         if capacity < 1:
             raise ValueError(f"engine pool {key!r}: capacity must be >= 1, got {capacity}")
         self.key = key
@@ -139,6 +141,10 @@ class EnginePool:
         self.closed = False
         #: counters for benchmarks and tests
         self.opened = self.takeovers = self.restores = self.replayed_moves = 0
+        #: engine steps of envs' moves (forks' included; restores and replays are counted above)
+        self.steps = 0
+        #: (state, move) -> the env after it (:mod:`s1gym.engines.transitions`)
+        self.transitions = TransitionCache(transition_capacity)
 
     def __len__(self) -> int:
         return len(self._engines)
@@ -262,7 +268,8 @@ def _forget_inherited_pools() -> None:
 lifecycle.at_fork_in_child(_forget_inherited_pools)
 
 
-def pool_for(key: Hashable, open_engine: Callable[[], Engine], capacity: int) -> EnginePool:
+def pool_for(key: Hashable, open_engine: Callable[[], Engine], capacity: int,
+             transition_capacity: int = 0) -> EnginePool:
     """The process's pool for ``key`` (made on first use, again after :func:`close_pools`)."""
     pool = _POOLS.get(key)
     if pool is not None and not pool.closed:
@@ -270,7 +277,7 @@ def pool_for(key: Hashable, open_engine: Callable[[], Engine], capacity: int) ->
     with _POOLS_LOCK:
         pool = _POOLS.get(key)
         if pool is None or pool.closed:
-            pool = _POOLS[key] = EnginePool(key, open_engine, capacity)
+            pool = _POOLS[key] = EnginePool(key, open_engine, capacity, transition_capacity)
         return pool
 
 
@@ -292,6 +299,8 @@ def pool_stats() -> dict[Hashable, dict[str, int]]:
             "takeovers": p.takeovers,
             "restores": p.restores,
             "replayed_moves": p.replayed_moves,
+            "steps": p.steps,
+            "transition_hits": p.transitions.hits,
         }
         for key, p in list(_POOLS.items())
     }
@@ -314,6 +323,8 @@ class EngineEnv(S1Env):
 
     #: Most engines of this kind alive at once in a process (per pool key).
     engine_capacity: ClassVar[int] = 8
+    #: Entries of the pool's transition cache (:mod:`s1gym.engines.transitions`); 0 turns it off.
+    transition_capacity: ClassVar[int] = 1024
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -337,7 +348,39 @@ class EngineEnv(S1Env):
 
     # --------------------------------------------------------------- engines
     def _pool(self) -> EnginePool:
-        return pool_for(self._pool_key(), self._open_engine, self.engine_capacity)
+        return pool_for(self._pool_key(), self._open_engine, self.engine_capacity, self.transition_capacity)
+
+    def _transition_settings(self) -> Hashable:
+        """The env's settings, besides the engine's state, that change what a step gives (tasks add theirs)."""
+        return (self.max_steps, self.max_candidates, self.action_slots)
+
+    def _transition_key(self, move: str) -> Hashable:
+        """What identifies the result of playing ``move`` here (see :mod:`s1gym.engines.transitions`)."""
+        state = self.game_state
+        rng = None if self._np_random is None else repr(self._np_random.bit_generator.state)
+        return (type(self), state.game, state.moves, self._steps, self._candidates, self._transition_settings(),
+                rng, move)
+
+    def fork_step(self, move: str, keep: bool = False) -> tuple[S1Env, StepResult]:
+        """A fork after ``move`` and the step's result, from the pool's transition cache when it holds them;
+        ``keep``: store a stepped child there (its snapshot is taken now; a caller that reads the child's
+        state key takes it anyway)."""
+        cache = self._pool().transitions
+        if not cache.capacity:
+            return super().fork_step(move)
+        key = self._transition_key(move)
+        try:
+            hash(key)
+        except TypeError:  # a game id that is not hashable: nothing is cached
+            return super().fork_step(move)
+        hit = cache.get(key)
+        if hit is not None:
+            child, result = hit
+            return child.fork(), copy_result(result)
+        child, result = super().fork_step(move)
+        if keep:
+            cache.put(key, child.fork(), result)
+        return child, result
 
     @property
     def game_state(self) -> GameState:
@@ -403,7 +446,9 @@ class EngineEnv(S1Env):
         state = self.game_state
         raw = engine.step(move)
         new = GameState(state.game, (*state.moves, move), self)
-        self._pool().bind(engine, new)
+        pool = self._pool()
+        pool.steps += 1
+        pool.bind(engine, new)
         self._game_state = new
         return self._on_step(move, raw)
 

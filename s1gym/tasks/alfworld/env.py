@@ -202,6 +202,9 @@ class ALFWorldEnv(EngineEnv):
     def _open_engine(self) -> ALFEngine:
         return ALFEngine(self._wants_facts())
 
+    def _transition_settings(self) -> Hashable:
+        return (*super()._transition_settings(), self.hygiene, self.expert)
+
     def _wants_facts(self) -> bool:
         return self.expert == "handcoded"
 
