@@ -192,6 +192,18 @@ class S1Env(gym.Env[str, np.int64]):
         """The next move of a winning (or baseline) plan: privileged, for Rule and tests."""
         raise NotImplementedError(f"{self.task_name} has no expert; use another policy than Rule")
 
+    def expert_move(self) -> str | None:
+        """The expert's move among the candidates now, for measuring a policy's agreement with it (privileged:
+        the runner reads it after each decision; no policy sees it): :meth:`expert_action` when it names a
+        candidate, ``None`` when the task has no expert here (``NotImplementedError``, or a
+        ``RuntimeError`` such as an expert lost off its plan) or names no candidate. Tasks whose expert names
+        moves the candidates hide, or whose expert is costly, override it (ALFWorld)."""
+        try:
+            move = self.expert_action()
+        except RuntimeError:  # NotImplementedError included: no expert here
+            return None
+        return move if move in self._candidates else None
+
     def rule_action(self) -> str:
         """The task's hand-written baseline move (the ``Rule`` policy); defaults to the expert.
 
