@@ -1,6 +1,8 @@
 """Local on ALFWorld: collect expert data, fit, cross-validate over games, ship the model.
 
     python bench/alfworld_local.py collect --workers 2   # expert and noisy-expert states of all 140 games
+    python bench/alfworld_local.py collect-learner       # one learner roll-in per game (third amendment)
+    python bench/alfworld_local.py inner --outer 0       # feature selection inside outer fold 0's training folds
     python bench/alfworld_local.py cv --workers 2        # fit on 4 folds, play the 5th; every fold
     python bench/alfworld_local.py ship                  # fit on all 140 games -> s1gym/data/local_alfworld.json
 
@@ -75,6 +77,43 @@ horizon 28/29, so ``search`` stays) and before any game below was played: a thir
 alone, the games at positions 1, 6, 11, 16, 21 and 26 of each held-out fold (``--policies search
 --search-positions 1,6,11,16,21,26``), so that Search's rate rests on more games; all three samples are
 reported, each on its own and pooled.
+
+Third amendment (issue #25: pick-two, a Search that keeps playing), written before any game of it was
+played, development first:
+
+- Development happens inside the training folds of outer fold 0 only (``inner --outer 0``): each of folds
+  1-4 is held out in turn, a model is fitted on the other three and plays the held-out one's games, and
+  the held-out states' top-1 agreement with the expert is scored. The pair model's new features (what was
+  placed of two, where the goal's thing was seen; features are not part of the protocol) and any change of
+  Search's options are chosen on those numbers. Outer fold 0's games are neither played nor scored until
+  the outer run below, so fold 0's outer result is free of selection; folds 1-4 served as inner held-out
+  games, which the report says. Whether the learner roll-ins below join the training data is chosen the
+  same way.
+- The training data are collected again by the same rules (the states are not kept in the repository),
+  but labelled by the handcoded expert as s1gym now tracks it: alfworld 0.4.2's expert was told putting
+  down as ``move X to Y``, a wording its bookkeeping does not parse (it looks for ``put``), so after any
+  put-down it believed it still held the object and wandered: on pick_two_obj_and_place after the first
+  object, and in every noisy roll-in after a random put-down (a quarter of the states collected before the
+  fix). ``HandcodedTracker`` now tells it ``put X in/on Y`` (``s1gym.tasks.alfworld.expert.put_wording``); a game none
+  of whose recorded states follows a put-down gets the same labels and moves either way, so only the
+  others were collected again.
+- Tidying skipped in the labels (``skip_tidying``; kept only if the inner CV says it helps): alfworld's
+  expert closes every receptacle it opened, which no ALFWorld goal needs and which costs a move each
+  time (3 moves a drawer searched instead of 2); a state labelled ``close X`` is labelled with the
+  expert's move from the state after the close instead (same roll-in, the close played, that move on
+  offer in this state).
+- Learner roll-ins (DAgger's data, Ross et al. 2011), collected after the states above and used only if
+  the inner CV says they help: one roll-in per game (``collect-learner``, ``rollin`` 2, 30 moves) in
+  which ``Lookahead(Local)`` chooses every move with a *roller*, a model fitted on the states of one other
+  fold only (fold (j+1) mod 5 for a game of fold j), every state labelled by the expert from that state.
+  A model may train on a learner roll-in only if the roller's fold is none of the games it must not see
+  (an outer fold-k model: its training games except those of fold k-1; the inner development models also
+  drop the roll-ins whose roller was fitted on fold 0 or on the inner held-out fold), so no held-out
+  game's labels reach a model through the states a roller chose to visit.
+- The outer run (the protocol above otherwise unchanged: folds, games, data rules, L2): ``Local`` and
+  ``Lookahead(Local)`` on all 140 games; ``Search(Lookahead(Local))`` with the documented options on **all
+  140 games** (``--search-positions ''``), not a sample; each once, one worker. The Search options are
+  fixed in this docstring before the outer run (below).
 
 Reported per fold and in total: games won, mean steps, inner-policy calls per game, wall and CPU
 seconds per game and per step (the machine is shared; CPU time is the robust one). The model shipped in
@@ -162,66 +201,153 @@ def make_env(game: int, **options):
 
 def collect_game(game: int) -> tuple[int, int, float]:
     """The expert's game and the noisy roll-ins of one game, every state with its lookahead annotation."""
-    from s1gym.policies import Uniform
-    from s1gym.wrappers import Lookahead
-
     out = STATES / f"{game:03d}.jsonl.gz"
     if out.exists():
         return game, -1, 0.0
     t0 = time.process_time()
-    env = make_env(game)
-    # The lookahead forks come from a twin without expert tracking (facts and the expert cost a third of a
-    # step); both play the same moves, so they show the same texts.
-    twin = make_env(game, expert=None)
-    lookahead = Lookahead(Uniform())
     records = []
-    for rollin in range(ROLLINS + 1):
-        rng = random.Random(1000 * game + rollin)
+    with _Players(game) as players:
+        for rollin in range(ROLLINS + 1):
+            rng = random.Random(1000 * game + rollin)
+
+            def noisy_expert(annotated, expert: str, rng=rng, rollin=rollin) -> str:
+                texts = annotated.texts
+                noisy = rollin > 0 and rng.random() < NOISE
+                others = [t for t in texts if t != expert]
+                move = rng.choice(others) if (noisy or expert not in texts) and others else expert
+                return move if move in texts else texts[0]
+
+            records += players.play(rollin, noisy_expert, None if rollin == 0 else ROLLIN_MOVES)
+    _write_records(out, records)
+    return game, len(records), time.process_time() - t0
+
+
+def collect_learner_game(job: tuple[int, str]) -> tuple[int, int, float]:
+    """One learner roll-in of a game (``rollin`` 2): Lookahead(Local) with a roller model chooses every move,
+    the expert labels every state (DAgger's data; which roller plays which game: :func:`roller_fold`)."""
+    from s1gym.policies.local import Local
+
+    game, model_path = job
+    out = STATES / "learner" / f"{game:03d}.jsonl.gz"
+    if out.exists():
+        return game, -1, 0.0
+    t0 = time.process_time()
+    local = Local(pairs=PairModel.load(model_path), preload=False)
+
+    def learner(annotated, expert: str) -> str:
+        return annotated.texts[local.decide(annotated).action]
+
+    with _Players(game) as players:
+        records = players.play(2, learner, ROLLIN_MOVES)
+    roller = int(Path(model_path).stem.removeprefix("fold"))
+    _write_records(out, [{**r, "roller": roller} for r in records])
+    return game, len(records), time.process_time() - t0
+
+
+class _Players:
+    """The env that tracks the expert and its twin without (the lookahead forks come from the twin: facts and
+    the expert cost a third of a step; both play the same moves, so they show the same texts)."""
+
+    def __init__(self, game: int) -> None:
+        from s1gym.policies import Uniform
+        from s1gym.wrappers import Lookahead
+
+        self.game = game
+        self.env = make_env(game)
+        self.twin = make_env(game, expert=None)
+        self.lookahead = Lookahead(Uniform())
+
+    def __enter__(self) -> _Players:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.env.close()
+        self.twin.close()
+
+    def play(self, rollin: int, choose, max_moves: int | None) -> list[dict]:
+        """One game from the start, ``choose(annotated situation, expert move) -> move`` choosing the moves;
+        every state where the expert's move is on offer is recorded with it as the label."""
+        env, twin = self.env, self.twin
         env.reset(seed=0)
         twin.reset(seed=0)
-        start = len(records)
-        while not env.done and (rollin == 0 or env.steps < ROLLIN_MOVES):
+        records, info = [], {}
+        while not env.done and (max_moves is None or env.steps < max_moves):
             situation = twin.situation()
             expert = env.rule_action()
             texts = situation.texts
             assert texts == env.candidates and situation.state_text == env.state_text
-            annotated, kept, _ = lookahead.annotate(situation)
+            annotated, kept, _ = self.lookahead.annotate(situation)
             shown = {c.text: c for c in annotated.candidates}
-            noisy = rollin > 0 and rng.random() < NOISE
             if expert in texts:
                 records.append({
-                    "game": game, "rollin": rollin, "step": env.steps, "state_text": situation.state_text,
+                    "game": self.game, "rollin": rollin, "step": env.steps, "state_text": situation.state_text,
                     "history": [list(h) for h in situation.history], "candidates": list(texts),
                     "outcomes": [shown[t].outcome if t in shown else None for t in texts],
                     "new_actions": [list(shown[t].new_actions) if t in shown else [] for t in texts],
                     "expert": expert,
                 })
-            others = [t for t in texts if t != expert]
-            move = rng.choice(others) if (noisy or expert not in texts) and others else expert
-            if move not in texts:
-                move = texts[0]
+            move = choose(annotated, expert)
             *_, info = env.step(env.index_of(move))
             twin.step(twin.index_of(move))
         won = bool(info.get("won"))
-        for r in records[start:]:
+        for r in records:
             r["won"] = won
             r["remaining"] = env.steps - r["step"] if won else None
-    env.close()
-    twin.close()
+        return records
+
+
+def _write_records(out: Path, records: list[dict]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     with gzip.open(tmp, "wt") as f:
         for r in records:
             f.write(json.dumps(r) + "\n")
     tmp.rename(out)
-    return game, len(records), time.process_time() - t0
 
 
-def load_states(games) -> list[dict]:
+def load_states(games, learner: bool = False) -> list[dict]:
+    """The collected records of ``games`` (with ``learner``: also their learner roll-ins, where collected)."""
     out = []
     for g in games:
-        with gzip.open(STATES / f"{g:03d}.jsonl.gz", "rt") as f:
-            out.extend(json.loads(line) for line in f)
+        paths = [STATES / f"{g:03d}.jsonl.gz"]
+        if learner and (STATES / "learner" / f"{g:03d}.jsonl.gz").exists():
+            paths.append(STATES / "learner" / f"{g:03d}.jsonl.gz")
+        for path in paths:
+            with gzip.open(path, "rt") as f:
+                out.extend(json.loads(line) for line in f)
+    return skip_tidying(out) if SKIP_TIDYING else out
+
+
+#: Label states with the expert's move after its tidying (third amendment, :func:`skip_tidying`).
+SKIP_TIDYING = True
+
+
+def skip_tidying(records: list[dict]) -> list[dict]:
+    """Records labelled ``close X`` take the label of the state after the close instead (same roll-in, the
+    close played, that label on offer here): alfworld's expert closes every receptacle it opened, which no
+    ALFWorld goal needs and which costs a move each time."""
+    by_step = {(r["game"], r["rollin"], r["step"]): r for r in records}
+    out = []
+    for r in records:
+        nxt = by_step.get((r["game"], r["rollin"], r["step"] + 1))
+        if (r["expert"].startswith("close ") and nxt is not None and nxt["history"]
+                and nxt["history"][-1][0] == r["expert"] and nxt["expert"] in r["candidates"]):
+            r = {**r, "expert": nxt["expert"], "tidy": r["expert"]}
+        out.append(r)
     return out
+
+
+def roller_fold(fold: int) -> int:
+    """The fold whose states fit the model that plays the learner roll-ins of ``fold``'s games."""
+    return (fold + 1) % N_FOLDS
+
+
+def usable(record: dict, forbidden: set[int], fold_games: list[list[int]]) -> bool:
+    """A record may train a model that must not see the ``forbidden`` games: not one of them, and (a learner
+    roll-in) not played by a roller fitted on any of them."""
+    if record["game"] in forbidden:
+        return False
+    return "roller" not in record or not forbidden.intersection(fold_games[record["roller"]])
 
 
 def pool_map(fn, items, workers: int):
@@ -233,6 +359,26 @@ def pool_map(fn, items, workers: int):
 
     with mp.get_context("spawn").Pool(workers) as pool:
         yield from pool.imap_unordered(fn, items)
+
+
+def cmd_collect_learner(args) -> None:
+    """Fit the rollers (one per fold, on that fold's collected states), then one learner roll-in per game."""
+    games = find_games(str(SHARED), "valid_seen")
+    parts = folds(games)
+    rollers = STATES.parent / "rollers"
+    rollers.mkdir(parents=True, exist_ok=True)
+    for k, held in enumerate(parts):
+        path = rollers / f"fold{k}.json"
+        if not path.exists():
+            model, stats = fit_model(load_states(held), f"roller: fold {k}")
+            model.save(path)
+            print(f"roller fold {k}: {stats}", flush=True)
+    fold_of = {g: k for k, f in enumerate(parts) for g in f}
+    todo = interleaved(games) if not args.games else [int(g) for g in args.games.split(",")]
+    jobs = [(g, str(rollers / f"fold{roller_fold(fold_of[g])}.json")) for g in todo]
+    t = time.time()
+    for game, n, cpu in pool_map(collect_learner_game, jobs, args.workers):
+        print(f"game {game}: {n} learner states, {cpu:.0f} s CPU ({time.time() - t:.0f} s)", flush=True)
 
 
 def cmd_collect(args) -> None:
@@ -421,8 +567,11 @@ def fit_progress(records: list[dict]) -> dict[str, float]:
 # play
 # --------------------------------------------------------------------------
 
-POLICIES = ("local", "lookahead", "search", "search-rh")
+POLICIES = ("local", "lookahead", "search", "search-rh", "search-greedy", "search-greedy-cap")
 SEARCH_OPTIONS = {"budget": 10, "episode_budget": 150}
+#: The third amendment's arms: ``search-greedy`` plays on greedily once the episode's calls are spent;
+#: ``search-greedy-cap`` also stops each search at SEARCH_CAP calls (development only, inner CV).
+SEARCH_CAP = 40
 
 
 def build_policy(kind: str, model_path: str | None):
@@ -436,9 +585,12 @@ def build_policy(kind: str, model_path: str | None):
         return local
     if kind == "lookahead":
         return Lookahead(local)
-    if kind in ("search", "search-rh"):
+    if kind.startswith("search"):
         progress = model.remaining if model is not None else None
-        return Search(Lookahead(local), heuristic=progress, doubling=kind == "search", **SEARCH_OPTIONS)
+        extra = {"fallback": "greedy"} if kind.startswith("search-greedy") else {}
+        if kind == "search-greedy-cap":
+            extra["search_cap"] = SEARCH_CAP
+        return Search(Lookahead(local), heuristic=progress, doubling=kind != "search-rh", **SEARCH_OPTIONS, **extra)
     raise ValueError(f"unknown policy {kind!r}; use one of {', '.join(POLICIES)}")
 
 
@@ -450,51 +602,74 @@ def play_game(job: tuple[int, str, str | None]) -> dict:
     t, c = time.perf_counter(), time.process_time()
     env.reset(seed=0)
     policy.reset()
-    calls, info = 0, {}
+    calls, info, searches, fallback = 0, {}, [], 0
     while not env.done:
         decision = policy.decide(env.situation())
         calls += decision.usage.calls
+        if decision.info.get("fallback"):
+            fallback += 1
+        elif decision.info.get("policy_calls") and "stop_reason" in decision.info:
+            searches.append(decision.info["policy_calls"])
         if decision.give_up:
             break
         *_, info = env.step(decision.action)
     out = {"game": game, "policy": kind, "won": bool(info.get("won")), "steps": env.steps, "calls": calls,
            "wall_s": time.perf_counter() - t, "cpu_s": time.process_time() - c}
+    if kind.startswith("search"):
+        out.update(searches=len(searches), max_search_calls=max(searches, default=0), fallback_moves=fallback)
     env.close()
     return out
 
 
-def cmd_cv(args) -> None:
-    games = find_games(str(SHARED), "valid_seen")
-    parts = folds(games)
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    kinds = args.policies.split(",")
-    chosen_folds = [k for k in range(len(parts)) if not args.folds or str(k) in args.folds.split(",")]
-    missing = [k for k in chosen_folds if not (out_dir / f"fold{k}.json").exists()]
-    if missing:
-        collected = sorted(int(p.name[:3]) for p in STATES.glob("*.jsonl.gz"))
-        records = load_states(collected)
-        t = time.process_time()
-        design = Design(records)
-        print(f"design: {len(collected)} games, {len(records)} states, {design.X.shape[1]} columns, "
-              f"{time.process_time() - t:.0f} s CPU", flush=True)
-        for k in missing:
-            held = set(parts[k])
-            keep = np.array([r["game"] not in held for r in records])
-            t = time.process_time()
-            model, stats = fit_model([r for r, k_ in zip(records, keep) if k_], f"cv fold {k}",
-                                     design.subset(keep))
-            model.save(out_dir / f"fold{k}.json")
-            print(f"fold {k}: {time.process_time() - t:.0f} s CPU: {stats}", flush=True)
-    if args.fit_only:
+def fit_folds(parts: list[list[int]], among: set[int] | None, out_dir: Path, label: str) -> None:
+    """Fit one model per fold of ``parts`` on the collected games of the other folds (only games in ``among``
+    when given) and save it as ``out_dir/fold<k>.json``; folds whose file exists are skipped."""
+    missing = [k for k in range(len(parts)) if not (out_dir / f"fold{k}.json").exists()]
+    if not missing:
         return
+    collected = sorted(g for g in (int(p.name[:3]) for p in STATES.glob("*.jsonl.gz")) if among is None or g in among)
+    records = load_states(collected, learner=True)
+    outer = folds(find_games(str(SHARED), "valid_seen"))
+    outside = set(range(sum(map(len, outer)))) - set(collected) if among is not None else set()
+    t = time.process_time()
+    design = Design(records)
+    print(f"design: {len(collected)} games, {len(records)} states, {design.X.shape[1]} columns, "
+          f"{time.process_time() - t:.0f} s CPU", flush=True)
+    for k in missing:
+        held = set(parts[k])
+        keep = np.array([usable(r, held | outside, outer) for r in records])
+        t = time.process_time()
+        model, stats = fit_model([r for r, k_ in zip(records, keep) if k_], f"{label} fold {k}", design.subset(keep))
+        model.save(out_dir / f"fold{k}.json")
+        print(f"fold {k}: {time.process_time() - t:.0f} s CPU: {stats}", flush=True)
+        print(f"  held out: {held_out_top1(model, [r for r in records if r['game'] in held])}", flush=True)
+
+
+def held_out_top1(model: PairModel, records: list[dict]) -> dict[str, float]:
+    """Share of held-out states where Lookahead(Local) with ``model`` ranks the expert's move first, by kind of
+    state (the expert's own game, the noisy roll-ins) and for pick_two_obj_and_place."""
+    from s1gym.policies.local import Local
+
+    local = Local(pairs=model, preload=False)
+    games = find_games(str(SHARED), "valid_seen")
+    hits: dict[str, list[bool]] = defaultdict(list)
+    for r in records:
+        _, annotated, gold = situations(r)
+        hit = int(np.argmax(local.logits(annotated))) == gold
+        hits[("expert", "rollin", "learner")[r["rollin"]]].append(hit)
+        if task_type_of(games[r["game"]]) == "pick_two_obj_and_place":
+            hits["pick_two"].append(hit)
+    return {k: round(float(np.mean(v)), 3) for k, v in sorted(hits.items())}
+
+
+def play_folds(parts: list[list[int]], kinds: list[str], out_dir: Path, workers: int, positions=None) -> None:
+    """Play each fold's games with its model (search arms: the games at ``positions`` of each fold, or all)."""
+    games = find_games(str(SHARED), "valid_seen")
     rank = {g: r for r, g in enumerate(interleaved(games))}
     jobs = []
-    for k in chosen_folds:
-        held = parts[k]
+    for k, held in enumerate(parts):
         for kind in kinds:
-            positions = [int(p) for p in args.search_positions.split(",")]
-            chosen = [held[p] for p in positions if p < len(held)] if kind.startswith("search") else held
+            chosen = [held[p] for p in positions if p < len(held)] if positions and kind.startswith("search") else held
             jobs.extend((g, kind, str(out_dir / f"fold{k}.json")) for g in chosen)
     jobs.sort(key=lambda j: (POLICIES.index(j[1]), rank[j[0]]))
     results_path = out_dir / "results.jsonl"
@@ -503,16 +678,56 @@ def cmd_cv(args) -> None:
         done = {(r["game"], r["policy"]) for r in map(json.loads, results_path.read_text().splitlines())}
     jobs = [j for j in jobs if (j[0], j[1]) not in done]
     with open(results_path, "a") as f:
-        for r in pool_map(play_game, jobs, args.workers):
+        for r in pool_map(play_game, jobs, workers):
             f.write(json.dumps(r) + "\n")
             f.flush()
             print(r, flush=True)
+
+
+def cmd_cv(args) -> None:
+    games = find_games(str(SHARED), "valid_seen")
+    parts = folds(games)
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fit_folds(parts, None, out_dir, "cv")
+    if args.fit_only:
+        return
+    chosen = [k for k in range(len(parts)) if not args.folds or str(k) in args.folds.split(",")]
+    positions = [int(p) for p in args.search_positions.split(",")] if args.search_positions else None
+    play_folds([parts[k] if k in chosen else [] for k in range(len(parts))], args.policies.split(","), out_dir,
+               args.workers, positions)
     report(out_dir, parts)
+
+
+def cmd_inner(args) -> None:
+    """Feature selection inside the training folds of outer fold ``--outer`` (its games are never touched):
+    each of the other four folds is held out in turn, fitted on the remaining three, played."""
+    games = find_games(str(SHARED), "valid_seen")
+    outer = folds(games)
+    parts = [f for k, f in enumerate(outer) if k != args.outer]
+    out_dir = Path(args.out) / f"outer{args.outer}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fit_folds(parts, {g for f in parts for g in f}, out_dir, f"inner (outer {args.outer})")
+    if args.policies:
+        play_folds(parts, args.policies.split(","), out_dir, args.workers)
+        report(out_dir, parts)
 
 
 def report(out_dir: Path, parts: list[list[int]]) -> None:
     results = [json.loads(x) for x in (out_dir / "results.jsonl").read_text().splitlines()]
     fold_of = {g: k for k, f in enumerate(parts) for g in f}
+    results = [r for r in results if r["game"] in fold_of]
+    games = find_games(str(SHARED), "valid_seen")
+    print("| policy | " + " | ".join(TASK_TYPES) + " |")
+    print("|---|" + "---|" * len(TASK_TYPES))
+    for kind in POLICIES:
+        rs = [r for r in results if r["policy"] == kind]
+        if rs:
+            cells = []
+            for t in TASK_TYPES:
+                sel = [r for r in rs if task_type_of(games[r["game"]]) == t]
+                cells.append(f"{sum(r['won'] for r in sel)}/{len(sel)}")
+            print(f"| {kind} | " + " | ".join(cells) + " |")
     print("| policy | fold | games | won | mean steps | calls/game | wall s/game | CPU s/game | CPU s/step |")
     print("|---|---|---|---|---|---|---|---|---|")
     for kind in POLICIES:
@@ -535,7 +750,7 @@ def cmd_ship(args) -> None:
     import s1gym
 
     collected = sorted(int(p.name[:3]) for p in STATES.glob("*.jsonl.gz"))
-    records = load_states(collected)
+    records = load_states(collected, learner=True)
     model, stats = fit_model(records, "ALFWorld valid_seen")
     provenance = {
         "name": "ALFWorld valid_seen", "split": "valid_seen", "data": "../shared/data/alfworld (SOURCE.md)",
@@ -555,6 +770,9 @@ def main(argv: list[str] | None = None) -> None:
     c = sub.add_parser("collect")
     c.add_argument("--workers", type=int, default=2)
     c.add_argument("--games", default="", help="comma list of game indices (default: all)")
+    cl = sub.add_parser("collect-learner", help="learner roll-ins (after collect): DAgger's states")
+    cl.add_argument("--workers", type=int, default=1)
+    cl.add_argument("--games", default="", help="comma list of game indices (default: all)")
     sub.add_parser("folds")
     sub.add_parser("ship")
     v = sub.add_parser("cv")
@@ -566,11 +784,20 @@ def main(argv: list[str] | None = None) -> None:
                         f"protocol's {SEARCH_POSITIONS}; the amendment's second sample: {SECOND_SAMPLE})")
     v.add_argument("--out", default=str(STATES.parent / "alfworld_cv"))
     v.add_argument("--fit-only", action="store_true", help="fit the folds' models, play nothing")
+    i = sub.add_parser("inner", help="feature selection on the training folds of one outer fold (inner CV)")
+    i.add_argument("--outer", type=int, default=0)
+    i.add_argument("--workers", type=int, default=1)
+    i.add_argument("--policies", default="lookahead", help="comma list, or '' to fit and score only")
+    i.add_argument("--out", default=str(STATES.parent / "alfworld_inner"))
     args = ap.parse_args(argv)
     if args.cmd == "collect":
         return cmd_collect(args)
+    if args.cmd == "collect-learner":
+        return cmd_collect_learner(args)
     if args.cmd == "cv":
         return cmd_cv(args)
+    if args.cmd == "inner":
+        return cmd_inner(args)
     if args.cmd == "ship":
         return cmd_ship(args)
     games = find_games(str(SHARED), "valid_seen")

@@ -21,20 +21,32 @@ Situation tokens (:func:`s1gym.estimates.context_tokens`, shared with the tasks'
 - ``did:<verb>``, ``did:<verb>+g``: verbs of the moves played so far, and
   those whose move named a goal word (``did:heat+g`` once the egg was heated);
 - ``seen:g``: a goal word other than the verb showed up in the game's answers
-  (after the moves), i.e. the object was seen somewhere.
+  (after the moves), i.e. the object was seen somewhere;
+- what the player did with the goal's *thing* (the object the goal line names,
+  :func:`~s1gym.estimates.goal_target`; instances are ``<thing> <n>``), read from
+  the moves and answers (:func:`~s1gym.estimates.memory`): ``two:<k>`` when the
+  goal asks for two of them and ``k`` (0, 1, 2) are now at the goal's place, put
+  there by the player; ``seen:free`` when the player holds none of them and one
+  it has not placed was seen somewhere other than the goal's place.
 
 Move tokens (:func:`move_tokens`):
 
 - ``v:<verb>`` and ``v:<verb>+g<k>`` (the move names k goal words, k <= 2),
   ``v:<verb>+held`` (it names what the player carries), ``v:<verb>+again``
-  (played before in this episode);
+  (played before in this episode), ``v:go+seen`` (it goes to where a free
+  instance of the thing was last seen, while the player holds none), ``v:go+searched``
+  (it goes back to a place, not the goal's, whose contents the player has seen and
+  where no free instance of the thing lies), ``v:take+placed`` (it takes back an
+  instance the player put at the goal's place);
 - ``o:<class>``: the things the move names (``go to countertop 2`` ->
   ``o:countertop``), which pair with the goal's words only (the priors: where an
   apple is found, which appliance a "hot" goal needs);
 - with lookahead (the candidate carries an outcome): ``out:seen`` (the game's
   answer repeats one already seen: nothing new there), ``out:g<k>`` (the answer
   names k goal words the move itself does not: the move reveals the object),
-  ``out:none`` (it names none), and for each move it makes available,
+  ``out:none`` (it names none), ``out:free`` (it names an instance of the thing
+  that the player neither holds nor placed: the second of two, not the first
+  again), and for each move it makes available,
   ``new:<verb>`` / ``new:<verb>+g<k>`` (``go to microwave 1`` while holding the
   egg opens ``heat egg 1 with microwave 1``: ``new:heat+g1``).
 
@@ -58,7 +70,17 @@ import numpy as np
 
 from s1gym.core import Candidate, Situation
 from s1gym.estimates import FILLER as _FILLER
-from s1gym.estimates import TokenProgress, context_tokens, goal_words, words
+from s1gym.estimates import (
+    INSTANCE,
+    Memory,
+    Target,
+    TokenProgress,
+    context_tokens,
+    goal_target,
+    goal_words,
+    memory,
+    words,
+)
 from s1gym.estimates import feedback_words as _feedback_words
 from s1gym.estimates import held_words as _held
 
@@ -66,11 +88,13 @@ __all__ = ["PairModel", "context_tokens", "goal_words", "move_tokens", "pairs"]
 
 
 def move_tokens(candidate: Candidate, situation: Situation, goal: frozenset[str], held: Iterable[str] = (),
-                played: Iterable[str] = (), seen_feedback: Iterable[str] = ()) -> list[str]:
+                played: Iterable[str] = (), seen_feedback: Iterable[str] = (), target: Target = Target(),
+                mem: Memory | None = None) -> list[str]:
     """The move's tokens (see the module docstring); lookahead tokens when it carries an outcome."""
     mw = words(candidate.text)
     if not mw:
         return []
+    mem = Memory() if mem is None else mem
     verb, rest = mw[0], [w for w in mw[1:] if w not in _FILLER]
     k = min(2, len(goal & set(rest)))
     out = [f"v:{verb}", f"v:{verb}+g{k}"]
@@ -78,6 +102,14 @@ def move_tokens(candidate: Candidate, situation: Situation, goal: frozenset[str]
         out.append(f"v:{verb}+held")
     if candidate.text in set(played):
         out.append(f"v:{verb}+again")
+    if verb == "go":
+        place = candidate.text.removeprefix("go to ")
+        if not mem.held and place in mem.free_places(target):
+            out.append("v:go+seen")
+        elif place in mem.searched_places(target):
+            out.append("v:go+searched")
+    if verb == "take" and mem.placed and any(f"{a} {b}" in mem.placed for a, b in INSTANCE.findall(candidate.text)):
+        out.append("v:take+placed")
     out.extend(f"o:{w}" for w in sorted(set(rest)))
     if candidate.outcome is not None:
         answer = candidate.outcome.strip().split("\n\n", 1)[0]
@@ -85,6 +117,9 @@ def move_tokens(candidate: Candidate, situation: Situation, goal: frozenset[str]
             out.append("out:seen")
         revealed = min(2, len(goal & (_feedback_words(answer) - set(mw))))
         out.append(f"out:g{revealed}" if revealed else "out:none")
+        if target.thing and any(a == target.thing and f"{a} {b}" not in mem.placed and f"{a} {b}" not in mem.held
+                                for a, b in INSTANCE.findall(answer.lower())):
+            out.append("out:free")
         for action in candidate.new_actions:
             aw = words(action)
             if aw:
@@ -110,11 +145,13 @@ def situation_pairs(situation: Situation) -> list[list[str]]:
     """Per candidate, the pairs it scores."""
     state = situation.state_text or ""
     goal = goal_words(state, situation.notes)
-    context = context_tokens(situation, goal)
+    target = goal_target(state)
+    mem = memory(situation.history, target)
+    context = context_tokens(situation, goal, target, mem)
     held = _held(state)
     played = [m for m, _ in situation.history]
     seen_feedback = [f.strip() for _, f in situation.history]
-    return [pairs(context, move_tokens(c, situation, goal, held, played, seen_feedback))
+    return [pairs(context, move_tokens(c, situation, goal, held, played, seen_feedback, target, mem))
             for c in situation.candidates]
 
 

@@ -190,6 +190,37 @@ def test_fork_restores_the_state_without_replay(env):
     fork.close()
 
 
+def test_search_with_lookahead_steps_each_child_once_and_decides_the_same(monkeypatch):
+    """Lookahead reads the children Search just stepped from the pool's transition cache: the same decisions,
+    each with the same probabilities, and fewer engine steps than with the cache off."""
+    from s1gym.engines.base import pool_stats
+    from s1gym.policies import Local
+    from s1gym.tasks.alfworld.engine import close_engines
+    from s1gym.wrappers import Lookahead, Search
+
+    def play(capacity: int) -> tuple[list, int, int]:
+        monkeypatch.setattr(ALFWorldEnv, "transition_capacity", capacity)
+        close_engines()  # a new pool, made with this capacity
+        e = gym.make("s1/ALFWorld-v0", hygiene=True, expert=None).unwrapped
+        decisions = []
+        for seed in (0, 4):
+            search = Search(Lookahead(Local(preload=False)), heuristic="progress", budget=10, episode_budget=150)
+            e.reset(seed=seed)
+            while not e.done:
+                d = search.decide(e.situation())
+                decisions.append((d.action, d.probabilities.tolist(), d.info["policy_calls"]))
+                e.step(d.action)
+            assert e.won
+        e.close()
+        stats = pool_stats()[("alfworld", False)]
+        return decisions, stats["steps"], stats["transition_hits"]
+
+    off, steps_off, hits_off = play(0)
+    on, steps_on, hits_on = play(1024)
+    assert on == off and hits_off == 0
+    assert hits_on > 0 and steps_on == steps_off - hits_on and steps_on < 0.75 * steps_off
+
+
 def test_close_engines_unloads_the_pool_and_envs_recover():
     from s1gym.tasks.alfworld.engine import close_engines
     from s1gym.engines.base import pool_stats

@@ -229,6 +229,28 @@ def random_legal(rng: np.random.Generator, mask: np.ndarray) -> int:
     return int(rng.choice(np.flatnonzero(mask)))
 
 
+def test_the_expert_move_is_a_candidate_and_reading_it_changes_nothing_a_player_sees(env_id):
+    """``expert_move()`` (what the runner's agreement columns compare with) names a candidate, on every
+    task (each has an expert: ALFWorld's handcoded one, TWX's gold path and planners, the web tasks' exact
+    solvers...), and reading it leaves the observation, candidates, history and RNG as they were."""
+    env = make(env_id).unwrapped
+    try:
+        env.reset(seed=0)
+        named = 0
+        for _ in range(4):
+            if env.done or not env.candidates:
+                break
+            before = (snapshot(env), repr(env.np_random.bit_generator.state))
+            move = env.expert_move()
+            assert (snapshot(env), repr(env.np_random.bit_generator.state)) == before
+            assert move is None or move in env.candidates
+            named += move is not None
+            env.step_move(move if move is not None else env.candidates[0])
+        assert named, f"{env_id}: no expert move in its first states"
+    finally:
+        env.close()
+
+
 def test_info_keys_keep_one_type_for_the_whole_episode(env_id):
     """Gymnasium's vector envs stack each info key into one array per step: a key whose type changes
     (None mid-game, a number at the end) or that comes and goes breaks them."""

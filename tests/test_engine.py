@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
@@ -133,6 +134,57 @@ def test_forks_of_forks_under_a_tiny_pool_match_fresh_replays(engine, seed, pref
         assert (f.total, f.won, f.lost, f.history) == (fresh.total, fresh.won, fresh.lost, fresh.history)
         if not f.done:  # and it plays on identically
             assert f.step_move("add 1")[:4] == fresh.step_move("add 1")[:4]
+
+
+def same_info(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) if isinstance(a[k], np.ndarray) else a[k] == b[k]
+                                        for k in a)
+
+
+@PROPERTY
+@given(
+    engine=st.sampled_from(ENGINES),
+    seed=st.integers(0, 1000),
+    paths=st.lists(st.lists(st.integers(0, 2), min_size=1, max_size=4), min_size=1, max_size=6),
+)
+def test_a_transition_served_from_the_cache_is_the_step_it_replaces(engine, seed, paths):
+    """Children kept by ``fork_step(keep=True)`` are handed out again (no engine step) exactly as stepping gives
+    them, and play on identically, whatever the pool does in between."""
+    moves = ("add 1", "add 2", "double")
+    env = make(engine, seed)
+    for path in paths:
+        fresh, cached = make(engine, seed), env
+        for i in path:
+            if fresh.done:
+                break
+            want = fresh.step_move(moves[i])
+            steps = pool(env).steps
+            cached, got = cached.fork_step(moves[i], keep=True)
+            hit = pool(env).steps == steps
+            assert hit or pool(env).steps == steps + 1
+            assert got[:4] == want[:4] and same_info(got[4], want[4]), (path, i, hit)
+            assert (cached.total, cached.steps, cached.history, cached.state_text) == (
+                fresh.total, fresh.steps, fresh.history, fresh.state_text)
+        if not fresh.done:
+            assert cached.step_move("add 1")[:4] == fresh.step_move("add 1")[:4]
+
+
+def test_the_transition_cache_is_bounded_and_keyed_by_the_whole_state(monkeypatch):
+    monkeypatch.setattr(TallyEnv, "transition_capacity", 2)
+    env = make(SnapshotTallyEngine)
+    cache = pool(env).transitions
+    for move in ("add 1", "add 2", "double"):
+        env.fork_step(move, keep=True)
+    assert len(cache) == 2 and cache.stored == 3  # least recently used out
+    steps = pool(env).steps
+    env.fork_step("double")
+    env.fork_step("add 1")  # evicted: stepped again, and not stored (keep=False only reads)
+    assert pool(env).steps == steps + 1 and cache.hits == 1 and len(cache) == 2
+    env.fork_step("double")
+    assert cache.hits == 2 and pool(env).steps == steps + 1
+    other = make(SnapshotTallyEngine, max_steps=1)  # same game and moves, another step limit: another key
+    _, (_, _, _, truncated, _) = other.fork_step("add 2")
+    assert truncated and cache.hits == 2 and pool(env).steps == steps + 2
 
 
 def test_the_docs_show_this_toy_verbatim():

@@ -14,7 +14,15 @@ pytest.importorskip("alfworld", reason="the optional extra alfworld==0.4.2 is no
 
 import s1gym  # noqa: F401
 from s1gym.policies import Local, Uniform
-from s1gym.policies.lexical import PairModel, context_tokens, goal_words, situation_pairs
+from s1gym.policies.lexical import (
+    PairModel,
+    Target,
+    context_tokens,
+    goal_target,
+    goal_words,
+    memory,
+    situation_pairs,
+)
 from s1gym.policies.local import progress_heuristic, task_model
 from s1gym.wrappers import Lookahead
 
@@ -52,6 +60,44 @@ def test_tokens_say_what_the_player_did_holds_and_would_see(soap):
     assert {"hold:g|v:go+g1", "hold:g|new:open+g1", "g:cabinet|o:cabinet", "g:soapbar|v:go"} <= cabinet
     assert "hold:g|v:move+held" in by_move["move soapbar 1 to toilet 1"]
     assert not any("|o:" in p and not p.startswith("g:") for p in cabinet)  # things pair with goal words only
+
+
+def test_tokens_count_what_was_placed_of_two_and_remember_where_the_other_one_lies():
+    """The shipped scene 'put two pencil in desk': after the first pencil is on the desk, the model sees one
+    placed, that taking it back undoes it, and (once seen) where the second one lies."""
+    e = gym.make("s1/ALFWorld-v0", hygiene=True)
+    try:
+        e.reset(seed=5)
+        s = e.unwrapped.situation()
+        assert goal_target(s.state_text) == Target("pencil", "desk", 2)
+        assert "two:0" in context_tokens(s) and "seen:free" not in context_tokens(s)
+        for move in ("go to shelf 1", "take pencil 2 from shelf 1", "go to desk 1", "move pencil 2 to desk 1"):
+            e.step(e.index_of(move))
+        s = e.unwrapped.situation()
+        assert memory(s.history, goal_target(s.state_text)).placed == {"pencil 2"}
+        assert "two:1" in context_tokens(s) and "seen:free" not in context_tokens(s)
+        annotated, _, _ = Lookahead(Uniform()).annotate(s)
+        by_move = dict(zip(annotated.texts, situation_pairs(annotated), strict=True))
+        assert "two:1|v:take+placed" in by_move["take pencil 2 from desk 1"]
+        assert "two:1|out:free" in by_move["go to bed 1"]  # the bed shows pencil 1, not the placed one
+        assert "two:1|out:free" not in by_move["go to shelf 1"]
+        for move in ("go to bed 1", "go to shelf 1"):
+            e.step(e.index_of(move))
+        s = e.unwrapped.situation()
+        assert {"two:1", "seen:free"} <= set(context_tokens(s))
+        by_move = dict(zip(s.texts, situation_pairs(s), strict=True))
+        assert "two:1|v:go+seen" in by_move["go to bed 1"] and "two:1|v:go+seen" not in by_move["go to desk 1"]
+        e.step(e.index_of("go to bed 1"))
+        s = e.unwrapped.situation()
+        by_move = dict(zip(s.texts, situation_pairs(s), strict=True))
+        assert "two:1|v:go+searched" in by_move["go to shelf 1"]  # seen empty (its pencil is on the desk)
+        assert not any(p.endswith("+searched") for p in by_move["go to desk 1"] + by_move["go to drawer 1"])
+        e.step(e.index_of("take pencil 1 from bed 1"))
+        s = e.unwrapped.situation()
+        assert memory(s.history, goal_target(s.state_text)).held == {"pencil 1"}
+        assert "seen:free" not in context_tokens(s)
+    finally:
+        e.close()
 
 
 def test_scores_are_sums_of_known_pair_weights_and_survive_a_round_trip(soap, tmp_path):

@@ -80,6 +80,18 @@ if "tinytest/Counter-v0" not in gym.registry:
     gym.register("tinytest/Counter-v0", entry_point=CounterEnv, order_enforce=False, disable_env_checker=True)
 
 
+class ExpertCounterEnv(CounterEnv):
+    """The counter with an expert: 'add 2' while it cannot overshoot, else 'add 1' (Greedy's choice)."""
+
+    def expert_action(self) -> str:
+        return "add 2" if self.target - self.x >= 2 else "add 1"
+
+
+if "tinytest/ExpertCounter-v0" not in gym.registry:
+    gym.register("tinytest/ExpertCounter-v0", entry_point=ExpertCounterEnv, order_enforce=False,
+                 disable_env_checker=True)
+
+
 class First(BasePolicy):
     """Always the first candidate ('add 1'): wins every game. Reports made-up tokens and cost."""
 
@@ -184,6 +196,39 @@ def test_job_folder_matches_schema_and_numbers(tmp_path):
     assert first["info"] == {"note": "one"} and first["usage"]["input_tokens"] == 10
     assert episode["final"]["won"] is True
     assert not list(job.rglob("*.tmp"))
+
+
+def test_agreement_with_the_expert_is_recorded_per_decision_and_summarised(tmp_path):
+    from s1gym.reporting.replay.page import Strings, load_trial, trial_data
+    from s1gym.reporting.table import COLUMNS, row_cells, table_rows
+    from s1gym.runner.episode import agreement
+
+    assert agreement([0.5, 0.3, 0.2], 0) == {"expert_p": 0.5, "expert_top": 1.0}
+    assert agreement([0.4, 0.4, 0.2], 1) == {"expert_p": 0.4, "expert_top": 0.5}  # a tie for the top is shared
+    assert agreement([0.5, 0.3, 0.2], 2)["expert_top"] == 0.0
+    expert = "test_runner:tinytest/ExpertCounter-v0"
+    greedy = evaluate(expert, Greedy(), episodes=3, out=tmp_path, job="greedy")
+    first = evaluate(expert, "test_runner:First", episodes=3, out=tmp_path, job="first")
+    none = evaluate(TASK, Greedy(), episodes=3, out=tmp_path, job="none")
+    assert greedy["agreement_at_1"] == 1.0 and greedy["mean_expert_p"] == pytest.approx(0.75)
+    assert greedy["expert_decisions"] == greedy["decisions"]
+    # First plays 'add 1' with probability 1: it agrees exactly where the expert says 'add 1'
+    ticks = [t for p in sorted((tmp_path / "first").glob("*/agent/episode.json")) for t in jobs.read_episode(p)["ticks"]]
+    says_one = [t["expert"] == "add 1" for t in ticks]
+    assert first["agreement_at_1"] == pytest.approx(sum(says_one) / len(ticks)) == first["mean_expert_p"]
+    assert 0 < first["agreement_at_1"] < 1
+    assert none["agreement_at_1"] is None and none["expert_decisions"] == 0
+    assert all("expert" not in t for p in (tmp_path / "none").glob("*/agent/episode.json")
+               for t in jobs.read_episode(p)["ticks"])
+    rows = {(r["task"], r["policy"]): row_cells(r) for r in table_rows([tmp_path])}
+    at = COLUMNS.index("agree@1")
+    assert COLUMNS[at + 1] == "p(expert)"
+    assert rows[("tinytest/ExpertCounter", "greedy")][at:at + 2] == ["1.000", "0.750"]
+    assert rows[("tinytest/Counter", "greedy")][at:at + 2] == ["–", "–"]  # no expert
+    trial = load_trial(next((tmp_path / "first").glob("ExpertCounter__*")))
+    data = trial_data(trial, Strings())
+    marked = [(tk["expert"], [i for _, _, i in tk["top"]]) for tk in data["ticks"]]
+    assert all(e is not None and e in top for e, top in marked)  # the replay names and marks the expert's move
 
 
 def test_policy_object_and_wrapper_names(tmp_path):

@@ -265,6 +265,41 @@ def test_episode_budget_caps_all_searches_of_an_episode_then_gives_up():
         Search(inner, episode_budget=0)
 
 
+def test_a_spent_episode_budget_falls_back_to_the_inner_policys_greedy_play():
+    # Each search doubles into the episode's whole allowance and ends with no gain (the corridor scores 0
+    # until the win), then the inner policy plays one call a move and walks to the win.
+    for fallback in (None, "greedy"):
+        inner = TablePolicy({"forward": 3.0})
+        policy = Search(inner, budget=1, episode_budget=3, fallback=fallback)
+        env = make(corridor(8))
+        decisions = play_checked(env, policy)
+        searched = [d for d in decisions if d.info["stop_reason"] != "episode_budget"]
+        assert len(searched) == 1 and searched[0].info["policy_calls"] == 3
+        if fallback is None:
+            assert decisions[-1].give_up and not env.won and inner.calls == 3
+            assert "fallback" not in decisions[-1].info
+            continue
+        greedy = decisions[1:]
+        assert env.won and not any(d.give_up for d in decisions)
+        assert all(d.info["fallback"] == "greedy" and d.info["policy_calls"] == 1 for d in greedy)
+        assert all(d.info["table"] for d in greedy)  # the inner decision's own info is kept
+        assert [d.usage.calls for d in greedy] == [1] * len(greedy) and len(greedy) == 7
+        assert inner.calls == policy.episode_calls == 3 + len(greedy)
+    assert Search(inner, fallback="greedy").options()["fallback"] == "greedy"
+    with pytest.raises(ValueError, match="fallback must be one of"):
+        Search(inner, fallback="random")
+
+
+def test_search_cap_keeps_one_search_from_spending_the_episodes_calls():
+    inner = TablePolicy()
+    capped = Search(inner, budget=2, episode_budget=20, search_cap=4)
+    decisions = play(make(wide_tree(3)), capped, max_moves=3)
+    assert [d.info["policy_calls"] for d in decisions] == [4, 4, 4]  # 2 -> 4, then a move; not 2 -> 4 -> 8 -> 16
+    assert [d.info["doublings"] for d in decisions] == [1, 1, 1]
+    with pytest.raises(ValueError, match="search_cap"):
+        Search(inner, search_cap=0)
+
+
 def test_a_search_that_finds_nothing_doubles_its_budget_on_the_same_tree():
     inner = TablePolicy()
     policy = Search(inner, budget=2, episode_budget=9, trace=True)

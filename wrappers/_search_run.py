@@ -262,8 +262,7 @@ class _SearchRun:
         kids: list[_Node] = []
         g = node.g + 1
         for text in texts:
-            env = node.env.fork()
-            _obs, _r, _term, truncated, info = env.step_move(text)
+            env, (_obs, _r, _term, truncated, info) = node.env.fork_step(text, keep=True)
             self.stats.generated += 1
             score = float(info["score"])
             if info["won"]:
@@ -312,8 +311,7 @@ class _SearchRun:
     def _materialise(node: _Node) -> S1Env:
         """The node's env, replayed from its parent's (which is kept while the search runs)."""
         assert node.parent is not None and node.parent.env is not None and node.move is not None
-        env = node.parent.env.fork()
-        env.step_move(node.move)
+        env, _ = node.parent.env.fork_step(node.move)
         return env
 
     # ----------------------------------------------------------------- ask

@@ -36,16 +36,15 @@ class Lookahead(Wrapper):
 
     def annotate(self, situation: Situation) -> tuple[Situation, list[int], list[str]]:
         """The annotated situation the inner policy sees, the root indices it keeps, and the dropped moves."""
-        before: frozenset[str] | None = None
         annotated: list[Candidate] = []
         kept: list[int] = []
         losing: list[str] = []
         all_annotated: list[Candidate] = []
+        parent = self.fork(situation)
+        before = frozenset(parent.candidates)
         for i, cand in enumerate(situation.candidates):
-            env = self.fork(situation)
-            if before is None:
-                before = frozenset(env.candidates)
-            _obs, reward, _terminated, _truncated, info = env.step_move(cand.text)
+            # Search keeps the children it steps: asked about a node it expanded, this steps nothing.
+            env, (_obs, reward, _terminated, _truncated, info) = parent.fork_step(cand.text)
             new = tuple(a for a in env.candidates if a not in before)
             c = Candidate(cand.text, outcome=env.state_text, new_actions=new, reward=float(reward))
             env.close()
@@ -55,6 +54,7 @@ class Lookahead(Wrapper):
             else:
                 annotated.append(c)
                 kept.append(i)
+        parent.close()
         if not kept:  # every move loses: show them all rather than nothing
             annotated, kept = all_annotated, list(range(len(all_annotated)))
             losing = []

@@ -85,6 +85,11 @@ PRIORITIES = ("levin", "phs_h", "phs*")
 DEFAULT_PRIORITY = "phs_h"
 
 
+#: ``SearchConfig(fallback=GREEDY)``: play the inner policy's choice once the episode's calls are spent.
+GREEDY = "greedy"
+FALLBACKS = (None, GREEDY)
+
+
 @dataclass(frozen=True)
 class SearchConfig:
     """Every option of :class:`Search`, checked once when it is made."""
@@ -122,7 +127,16 @@ class SearchConfig:
     into a dead end, committing to the first gain is a gamble a search for the win does not take."""
     episode_budget: int | None = None
     """Inner-policy calls for a whole episode (all its searches); once spent with no plan to follow,
-    the decision gives up (``Decision.give_up``) and the runner ends the episode unsolved."""
+    the decision gives up (``Decision.give_up``) and the runner ends the episode unsolved, or with
+    ``fallback="greedy"`` plays on greedily."""
+    fallback: str | None = None
+    """What a decision does once ``episode_budget`` is spent and no plan is left: ``None`` gives up;
+    ``"greedy"`` asks the inner policy once a move and plays its choice (``info["fallback"] =
+    "greedy"``), so a game whose searches found nothing is still played to its end (these calls
+    are counted in the usage, beyond ``episode_budget``)."""
+    search_cap: int | None = None
+    """With ``doubling``: the most calls one search may double up to (``None``: what is left of the
+    episode's), so that one search cannot spend the whole ``episode_budget`` on a single move."""
     novelty: float = 100.0
     """Width-based novelty (Lipovetzky & Geffner's IW(1) and BFWS): a node that makes no fact true
     (``env.state_atoms()``) that no node generated before it in this search with the same score made
@@ -156,6 +170,10 @@ class SearchConfig:
         positive_float("max_seconds", self.max_seconds, optional=True)
         positive_int("batch_size", self.batch_size)
         positive_int("episode_budget (inner-policy calls per episode)", self.episode_budget, optional=True)
+        if self.fallback not in FALLBACKS:
+            raise ValueError(f"fallback must be one of {FALLBACKS} (None gives up once the episode's calls are "
+                             f"spent); got {self.fallback!r}")
+        positive_int("search_cap (inner-policy calls one search may double up to)", self.search_cap, optional=True)
         if self.gain_patience is not None:
             non_negative_float("gain_patience", self.gain_patience)
         object.__setattr__(self, "epsilon", float(self.epsilon))
@@ -229,10 +247,12 @@ class Search(Wrapper):
         if self.config.episode_budget is not None:
             budget = min(budget, self.config.episode_budget - self.episode_calls)
             if budget <= 0:
-                return self._give_up(situation)
+                return self._spent(situation)
         cap = budget
         if self.config.doubling and self.config.episode_budget is not None:
             cap = self.config.episode_budget - self.episode_calls
+            if self.config.search_cap is not None:
+                cap = min(cap, max(budget, self.config.search_cap))
         run = _SearchRun(self, situation, key, budget, cap)
         try:
             decision, plan = run.result(run.run(), diverged)
@@ -243,8 +263,15 @@ class Search(Wrapper):
         self.episode_calls += run.stats.policy_calls
         return decision
 
-    def _give_up(self, situation: Situation) -> Decision:
-        """The episode's calls are spent and no plan is left: end it (the runner honours ``give_up``)."""
+    def _spent(self, situation: Situation) -> Decision:
+        """The episode's calls are spent and no plan is left: play greedily (``fallback="greedy"``) or end
+        the episode (the runner honours ``give_up``)."""
+        if self.config.fallback == GREEDY:
+            d = self.policy.decide(situation)
+            self.episode_calls += d.usage.calls
+            info = {**d.info, "fallback": GREEDY, "stop_reason": "episode_budget", "solved": False,
+                    "partial": True, "plan": [], "plan_length": 0, "expansions": 0, "policy_calls": 1}
+            return dataclasses.replace(d, info=info)
         n = len(situation.candidates)
         info = {
             "stop_reason": "episode_budget",

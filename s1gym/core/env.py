@@ -192,6 +192,18 @@ class S1Env(gym.Env[str, np.int64]):
         """The next move of a winning (or baseline) plan: privileged, for Rule and tests."""
         raise NotImplementedError(f"{self.task_name} has no expert; use another policy than Rule")
 
+    def expert_move(self) -> str | None:
+        """The expert's move among the candidates now, for measuring a policy's agreement with it (privileged:
+        the runner reads it after each decision; no policy sees it): :meth:`expert_action` when it names a
+        candidate, ``None`` when the task has no expert here (``NotImplementedError``, or a
+        ``RuntimeError`` such as an expert lost off its plan) or names no candidate. Tasks whose expert names
+        moves the candidates hide, or whose expert is costly, override it (ALFWorld)."""
+        try:
+            move = self.expert_action()
+        except RuntimeError:  # NotImplementedError included: no expert here
+            return None
+        return move if move in self._candidates else None
+
     def rule_action(self) -> str:
         """The task's hand-written baseline move (the ``Rule`` policy); defaults to the expert.
 
@@ -378,6 +390,17 @@ class S1Env(gym.Env[str, np.int64]):
             clone._np_random = copy_generator(self._np_random)
         self._fork_into(clone)
         return clone
+
+    def fork_step(self, move: str, keep: bool = False) -> tuple[S1Env, tuple[str, float, bool, bool, dict[str, Any]]]:
+        """A fork of this env after ``move`` and the step's result (``step_move``'s), this env untouched.
+
+        Tasks on the engine seam serve it from their pool's transition cache when the same state and move
+        were stepped before with ``keep=True`` (:mod:`s1gym.engines.transitions`): the same result without
+        an engine step. Search keeps the children it steps; Lookahead, asked about the same node next, reads
+        them.
+        """
+        child = self.fork()
+        return child, child.step_move(move)
 
     def situation(self, notes: Sequence[str] = ()) -> Situation:
         """What a policy may know now."""

@@ -65,6 +65,7 @@ from typing import Any, ClassVar
 
 from s1gym.core import S1Env
 from s1gym.engines import lifecycle
+from s1gym.engines.transitions import StepResult, TransitionCache, copy_result
 
 __all__ = ["Engine", "EngineEnv", "EnginePool", "GameState", "close_pools", "pool_for", "pool_stats"]
 
@@ -136,7 +137,8 @@ class GameState:
 class EnginePool:
     """The engines of one kind in this process: at most ``capacity``, least recently used first."""
 
-    def __init__(self, key: Hashable, open_engine: Callable[[], Engine], capacity: int) -> None:
+    def __init__(self, key: Hashable, open_engine: Callable[[], Engine], capacity: int,
+                 transition_capacity: int = 0) -> None:
         if capacity < 1:
             raise ValueError(f"engine pool {key!r}: capacity must be >= 1, got {capacity}")
         self.key = key
@@ -150,6 +152,10 @@ class EnginePool:
         self.opened = self.takeovers = self.restores = self.replayed_moves = self.cache_hits = 0
         #: (game, moves, move) -> answer, least recently used first (EngineEnv.answer_cache bounds it)
         self.answers: OrderedDict[tuple[Any, tuple[str, ...], str], Any] = OrderedDict()
+        #: engine steps of envs' moves (forks' included; restores and replays are counted above)
+        self.steps = 0
+        #: (state, move) -> the env after it (:mod:`s1gym.engines.transitions`)
+        self.transitions = TransitionCache(transition_capacity)
 
     def __len__(self) -> int:
         return len(self._engines)
@@ -276,7 +282,8 @@ def _forget_inherited_pools() -> None:
 lifecycle.at_fork_in_child(_forget_inherited_pools)
 
 
-def pool_for(key: Hashable, open_engine: Callable[[], Engine], capacity: int) -> EnginePool:
+def pool_for(key: Hashable, open_engine: Callable[[], Engine], capacity: int,
+             transition_capacity: int = 0) -> EnginePool:
     """The process's pool for ``key`` (made on first use, again after :func:`close_pools`)."""
     pool = _POOLS.get(key)
     if pool is not None and not pool.closed:
@@ -284,7 +291,7 @@ def pool_for(key: Hashable, open_engine: Callable[[], Engine], capacity: int) ->
     with _POOLS_LOCK:
         pool = _POOLS.get(key)
         if pool is None or pool.closed:
-            pool = _POOLS[key] = EnginePool(key, open_engine, capacity)
+            pool = _POOLS[key] = EnginePool(key, open_engine, capacity, transition_capacity)
         return pool
 
 
@@ -310,6 +317,8 @@ def pool_stats() -> dict[Hashable, dict[str, int]]:
             "restores": p.restores,
             "replayed_moves": p.replayed_moves,
             "cache_hits": p.cache_hits,
+            "steps": p.steps,
+            "transition_hits": p.transitions.hits,
         }
         for key, p in list(_POOLS.items())
     }
@@ -341,6 +350,8 @@ class EngineEnv(S1Env):
     #: it steps again (Search forks each node once per move and never steps the node itself: the first
     #: child costs no replay); False: the fork replays on an engine of its own.
     forks_take_engines: ClassVar[bool] = False
+    #: Entries of the pool's transition cache (:mod:`s1gym.engines.transitions`); 0 turns it off.
+    transition_capacity: ClassVar[int] = 1024
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -368,7 +379,39 @@ class EngineEnv(S1Env):
         if self.close_engines_with_last_env:
             with _POOLS_LOCK:
                 _USERS.setdefault(key, weakref.WeakSet()).add(self)
-        return pool_for(key, self._open_engine, self.engine_capacity)
+        return pool_for(key, self._open_engine, self.engine_capacity, self.transition_capacity)
+
+    def _transition_settings(self) -> Hashable:
+        """The env's settings, besides the engine's state, that change what a step gives (tasks add theirs)."""
+        return (self.max_steps, self.max_candidates, self.action_slots)
+
+    def _transition_key(self, move: str) -> Hashable:
+        """What identifies the result of playing ``move`` here (see :mod:`s1gym.engines.transitions`)."""
+        state = self.game_state
+        rng = None if self._np_random is None else repr(self._np_random.bit_generator.state)
+        return (type(self), state.game, state.moves, self._steps, self._candidates, self._transition_settings(),
+                rng, move)
+
+    def fork_step(self, move: str, keep: bool = False) -> tuple[S1Env, StepResult]:
+        """A fork after ``move`` and the step's result, from the pool's transition cache when it holds them;
+        ``keep``: store a stepped child there (its snapshot is taken now; a caller that reads the child's
+        state key takes it anyway)."""
+        cache = self._pool().transitions
+        if not cache.capacity:
+            return super().fork_step(move)
+        key = self._transition_key(move)
+        try:
+            hash(key)
+        except TypeError:  # a game id that is not hashable: nothing is cached
+            return super().fork_step(move)
+        hit = cache.get(key)
+        if hit is not None:
+            child, result = hit
+            return child.fork(), copy_result(result)
+        child, result = super().fork_step(move)
+        if keep:
+            cache.put(key, child.fork(), result)
+        return child, result
 
     @property
     def game_state(self) -> GameState:
@@ -446,6 +489,7 @@ class EngineEnv(S1Env):
         state = self.game_state
         raw = engine.step(move)
         new = GameState(state.game, (*state.moves, move), self)
+        pool.steps += 1
         pool.bind(engine, new)
         self._game_state = new
         if self.answer_cache:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -173,6 +174,12 @@ def trial_files(
         "truncated": bool(episode.get("truncated", False)),
         "decision_latency_s": [t["latency_s"] for t in ticks],
         "search_time_s": searches,
+        # agreement with the task's expert (ticks where it named a move on offer; s1gym.runner.episode.agreement)
+        "expert_decisions": sum(1 for t in ticks if "expert" in t),
+        "expert_top": math.fsum(t["expert_top"] for t in ticks if "expert" in t),
+        "expert_p": math.fsum(t["expert_p"] for t in ticks if "expert" in t),
+        # moves Search played greedily once its episode's calls were spent (fallback="greedy")
+        "fallback_moves": sum(1 for t in ticks if (t.get("info") or {}).get("fallback")),
         "final_info": episode.get("final_info"),
     }
     result = {

@@ -3,6 +3,7 @@ and cost over a set of trials, plus the task's own metrics."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,6 +12,17 @@ from s1gym.jobs.harbor import _usage_totals, seed_of, trial_metadata, trial_rewa
 from s1gym.stats import bootstrap_ci, mean, median
 
 __all__ = ["summarize_trials"]
+
+
+def _agreement(trials: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Agreement with the task's expert over every decision where it named a move on offer: ``agreement_at_1``
+    (the share whose top move was the expert's, ties shared) and ``mean_expert_p`` (the mean probability given
+    to the expert's move); ``None`` when no decision had an expert move."""
+    meta = [trial_metadata(t) for t in trials]
+    n = sum(int(m.get("expert_decisions") or 0) for m in meta)
+    top = math.fsum(float(m.get("expert_top") or 0.0) for m in meta)
+    p = math.fsum(float(m.get("expert_p") or 0.0) for m in meta)
+    return {"expert_decisions": n, "agreement_at_1": top / n if n else None, "mean_expert_p": p / n if n else None}
 
 
 def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None = None) -> dict[str, Any]:
@@ -43,6 +55,8 @@ def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None =
         # Search's own time per search (the decisions that searched, not the ones following a plan).
         "mean_search_s": mean([x for t in scored for x in trial_metadata(t).get("search_time_s") or []]),
         "decisions": len(latencies),
+        **_agreement(scored),
+        "fallback_moves": sum(int(trial_metadata(t).get("fallback_moves") or 0) for t in scored),
         **_usage_totals(trials),
     }
     if env_cls is not None and scored:

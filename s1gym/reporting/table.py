@@ -91,7 +91,8 @@ def rows_for(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 SUMMARY_KEYS = (
     "episodes", "mean_score", "ci95", "wins", "mean_steps", "mean_latency_s", "median_latency_s",
-    "mean_search_s", "calls", "input_tokens", "output_tokens", "cost_usd", "errors",
+    "mean_search_s", "calls", "input_tokens", "output_tokens", "cost_usd", "errors", "agreement_at_1",
+    "mean_expert_p",
 )
 
 
@@ -134,7 +135,7 @@ def options_text(d: Mapping[str, Any]) -> str:
 
 COLUMNS = (
     "task", "policy", "wrappers", "episodes", "score [95% CI]", "wins", "steps",
-    "latency mean / median", "search s", "calls", "tokens in/out", "cost $", "errors",
+    "latency mean / median", "search s", "calls", "tokens in/out", "cost $", "errors", "agree@1", "p(expert)",
 )
 
 
@@ -169,7 +170,14 @@ def row_cells(r: Mapping[str, Any]) -> list[str]:
         f"{r['input_tokens']}/{r['output_tokens']}",
         f"{r['cost_usd']:.4f}",
         str(r["errors"]),
+        _share(r.get("agreement_at_1")),
+        _share(r.get("mean_expert_p")),
     ]
+
+
+def _share(x: float | None) -> str:
+    """A share in [0, 1] as a cell; "–" where the task has no expert (agreement columns)."""
+    return "–" if x is None else f"{x:.3f}"
 
 
 def print_rows(rows: Sequence[Mapping[str, Any]], fmt: str, title: str | None = None) -> None:

@@ -6,10 +6,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from s1gym.core import Decision, Policy, S1Env, Usage
 from s1gym.errors import S1GymError
 
-__all__ = ["EpisodeError", "play_episode"]
+__all__ = ["EpisodeError", "agreement", "play_episode"]
 
 #: Info keys the trial keeps from the env's final info (task metrics read them); the rest is per step.
 _DROP_FINAL_INFO = frozenset({"action_mask", "candidates"})
@@ -29,6 +31,14 @@ class _Clock:
     def now(self) -> float:
         return time.perf_counter() - self.t0 - self.paused
 
+    def aside(self, fn: Callable[[], Any]) -> Any:
+        """``fn()`` with its time left out of the clock (work that is not play: the expert's move)."""
+        start = time.perf_counter()
+        try:
+            return fn()
+        finally:
+            self.paused += time.perf_counter() - start
+
     def shoot(self, screenshot: Callable[[], bytes] | None, shots: list[bytes]) -> int | None:
         """Append ``screenshot()`` to ``shots`` (its time is not play time); its index, or ``None``."""
         if screenshot is None:
@@ -39,6 +49,15 @@ class _Clock:
         return len(shots) - 1
 
 
+def agreement(probabilities: Any, expert: int) -> dict[str, float]:
+    """The policy's agreement with the expert's move (index ``expert``) in one decision: ``expert_p``, the
+    probability it gave that move, and ``expert_top``, 1 when that move is its most probable, shared evenly
+    when k moves tie for the top (1/k, what a tie broken at random would give)."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    top = np.flatnonzero(p >= p.max())
+    return {"expert_p": float(p[expert]), "expert_top": 1.0 / len(top) if expert in top else 0.0}
+
+
 def play_episode(env: S1Env, policy: Policy, seed: int, *, frames: bool = False) -> dict[str, Any]:
     """Play game ``seed`` to its end and return its record (ticks, final state, usage).
 
@@ -46,8 +65,12 @@ def play_episode(env: S1Env, policy: Policy, seed: int, *, frames: bool = False)
     latency, usage and the decision's info, ``clock_s`` (seconds of play since
     the reset when the decision was asked), ``planning_s`` when the decision
     planned (:attr:`Decision.planning_s`) and, once stepped, the move's
-    ``feedback``. The record ends with the ``final_observation`` and the total
-    ``clock_s``. A decision that gives up ends the episode there, unsolved.
+    ``feedback``. Where the task has an expert (``env.expert_move()``, read after the
+    decision and before the step, off the clock, never shown to the policy) the tick
+    also holds the ``expert`` move, ``expert_p`` (the probability the policy gave it)
+    and ``expert_top`` (:func:`agreement`). The record ends with the
+    ``final_observation`` and the total ``clock_s``. A decision that gives up ends the
+    episode there, unsolved.
 
     ``frames=True`` with an env that has ``screenshot() -> bytes`` (a PNG of its
     state, e.g. the web tasks) adds ``record["frames"]``: one PNG before every
@@ -101,6 +124,9 @@ def play_episode(env: S1Env, policy: Policy, seed: int, *, frames: bool = False)
             }
             if decision.planning_s is not None:
                 tick["planning_s"] = float(decision.planning_s)
+            expert = clock.aside(env.expert_move)  # after the decision, before the step: never seen by the policy
+            if expert is not None:
+                tick.update(agreement(decision.probabilities, situation.texts.index(expert)), expert=expert)
             if frame is not None:
                 tick["frame"] = frame
             ticks.append(tick)

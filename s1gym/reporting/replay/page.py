@@ -241,16 +241,22 @@ def _tick_data(tick: Mapping[str, Any], clock: float, pos: Position, strings: St
     probs = [float(p) for p in tick.get("probabilities") or ()]
     cands = list(tick.get("candidates") or ())
     action = int(tick.get("action", 0))
+    expert = cands.index(tick["expert"]) if tick.get("expert") in cands else None
     order = sorted((i for i in range(len(probs)) if probs[i] > 0), key=lambda i: (-probs[i], i))
     top = order[:TOP_K]
-    if action not in top and action < len(probs):
-        top = [*top[: TOP_K - 1], action]
+    named = [i for i in (action, expert) if i is not None and i < len(probs)]
+    for i in named:  # the chosen move and the expert's are always named, in place of the least likely others
+        if i not in top:
+            if len(top) >= TOP_K:
+                top.remove(next(j for j in reversed(top) if j not in named))
+            top.append(i)
     rest = [i for i in range(len(probs)) if i not in top]
     usage = tick.get("usage") or {}
     return {
         "t": int(tick.get("t", 0)),
         "move": tick.get("move", ""),
         "action": action,
+        "expert": expert,
         "n": len(cands),
         "top": [[cands[i] if i < len(cands) else f"#{i}", probs[i], i] for i in top],
         "others": [len(rest), math.fsum(probs[i] for i in rest)] if rest else None,

@@ -202,6 +202,9 @@ class ALFWorldEnv(EngineEnv):
     def _open_engine(self) -> ALFEngine:
         return ALFEngine(self._wants_facts())
 
+    def _transition_settings(self) -> Hashable:
+        return (*super()._transition_settings(), self.hygiene, self.expert)
+
     def _wants_facts(self) -> bool:
         return self.expert == "handcoded"
 
@@ -292,6 +295,14 @@ class ALFWorldEnv(EngineEnv):
             return self._tracker.next
         move, self._plan_cache = alfworld_expert.planner_action(self)
         return move
+
+    def expert_move(self) -> str | None:
+        """The handcoded expert's move on offer (under ``hygiene`` too, as :meth:`rule_action` finds it);
+        ``None`` with ``expert=None`` and with the planner, which can take minutes a game."""
+        if self.expert != "handcoded":
+            return None
+        move = self.rule_action()
+        return move if move in self.candidates else None
 
     def rule_action(self) -> str:
         """The expert's move, also under ``hygiene`` (see :func:`s1gym.tasks.alfworld.expert.rule_action`)."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from s1gym.tasks.alfworld.env import ALFWorldEnv
 
-__all__ = ["HIDDEN_MOVES_MAX", "ExpertView", "HandcodedTracker", "planner_action", "rule_action"]
+__all__ = ["HIDDEN_MOVES_MAX", "ExpertView", "HandcodedTracker", "planner_action", "put_wording", "rule_action"]
 
 #: The planner's plan from the state after ``moves``: (moves, plan).
 PlanCache = tuple[tuple[str, ...], tuple[str, ...]]
@@ -51,7 +51,7 @@ class HandcodedTracker:
         random.setstate(self.rng)
         note = ""
         try:
-            nxt = self.agent.act(state, 0, state["won"], move)
+            nxt = self.agent.act(state, 0, state["won"], put_wording(move))
             self.next = nxt if nxt in state["admissible_commands"] else "look"
             note = "" if nxt == self.next else "inadmissible"
         except HandCodedAgentTimeout:
@@ -63,6 +63,21 @@ class HandcodedTracker:
             random.setstate(saved)
         if note:
             self.notes = {**self.notes, note: self.notes.get(note, 0) + 1}
+
+
+def put_wording(move: str) -> str:
+    """``move X to Y`` in the wording alfworld's expert tracks (``put X in/on Y``); other moves unchanged.
+
+    alfworld 0.4.2's engine names putting down ``move X to Y`` and its handcoded expert plays it so, but the
+    expert's bookkeeping still looks for ``put`` in the last move: told ``move``, it goes on believing it
+    holds what it put down, and on pick_two_obj_and_place (or after putting back a wrong object) it wanders
+    until the step limit. Told the wording it parses, it plays on as designed (docs/benchmarks.md has the
+    expert's results before and after).
+    """
+    if move.startswith("move ") and " to " in move:
+        thing, place = move[len("move "):].split(" to ", 1)
+        return f"put {thing} in/on {place}"
+    return move
 
 
 @dataclass(frozen=True)

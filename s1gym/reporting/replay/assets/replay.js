@@ -95,7 +95,8 @@
   const b = DATA.bounds;
   const sampled = trials.filter((t) => t.sampled).map((t) => `${t.label}: ${t.ticks.length} of ${t.n_ticks} decisions shown, evenly spaced`);
   footer.textContent = `Bounds: at most ${b.max_ticks} decisions per trial, texts cut at ${b.max_text} characters, ` +
-    `top ${b.top_k} candidates named, screenshots at most ${b.frame_width} px wide.` + (sampled.length ? " " + sampled.join("; ") + "." : "");
+    `top ${b.top_k} candidates named (with the chosen move and, ★, the task expert's where it has one), ` +
+    `screenshots at most ${b.frame_width} px wide.` + (sampled.length ? " " + sampled.join("; ") + "." : "");
   app.appendChild(footer);
 
   // ------------------------------------------------------------------ where is each trial
@@ -260,10 +261,12 @@
     box.appendChild(row);
     const bars = el("div", "bars");
     for (const [name, prob, idx] of tk.top) {
-      const r = el("div", "bar" + (idx === tk.action ? " chosen" : ""));
+      const r = el("div", "bar" + (idx === tk.action ? " chosen" : "") + (idx === tk.expert ? " expert" : ""));
       r.dataset.p = String(prob);
       r.dataset.name = name;
-      r.appendChild(el("span", "name", name));
+      const label = el("span", "name", name);
+      if (idx === tk.expert) { label.title = "the expert's move"; label.prepend(el("span", "expert-mark", "★ ")); }
+      r.appendChild(label);
       const track = el("span", "track");
       const fill = el("span", "fill");
       fill.style.display = "block";

@@ -1,0 +1,88 @@
+"""One engine step per child: a cache of (state, move) -> the env after the move, per engine pool.
+
+Search steps every child of a node it expands; Lookahead, asked about that node
+right after, would step the same children again to show their outcomes. With
+this cache the second visit forks the env the first one left behind instead of
+stepping the engine (:meth:`s1gym.engines.base.EngineEnv.fork_step`).
+
+Keys identify the state exactly: the game, the engine moves that reached it (the
+engines are deterministic: replaying the moves is how a fork is rebuilt, so
+they fix the engine's state), and everything of the env that a step reads or
+returns besides the engine: the step count (truncation), the candidates (a
+hygiene-like option changes them), the task's own settings
+(``EngineEnv._transition_settings``) and the RNG state. A hit hands out a fork
+of the stored child, whose step count, history and RNG are the ones the real
+step gave, and a copy of the step's result.
+
+Only callers that ask for it store (``fork_step(move, keep=True)``): Search,
+which reads every child's state key and so snapshots every child anyway; the
+stored env is a fork of the child sharing that snapshot, so a hit costs a fork
+(a copy of the env's attributes) and stepping on from it costs a restore, as
+from the original. Lookahead only reads, so on its own it changes nothing.
+Entries are kept in least-recently-used order, at most ``capacity`` per pool
+(``EngineEnv.transition_capacity``; docs/benchmarks.md has the memory an entry
+takes on ALFWorld and the A/B).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from s1gym.engines.base import EngineEnv
+
+__all__ = ["StepResult", "TransitionCache", "copy_result"]
+
+StepResult = tuple[str, float, bool, bool, dict[str, Any]]
+
+
+def copy_result(result: StepResult) -> StepResult:
+    """A step's result whose ``info`` the caller may change without touching the stored one."""
+    obs, reward, terminated, truncated, info = result
+    info = {k: (v.copy() if isinstance(v, np.ndarray | list | dict | set) else v) for k, v in info.items()}
+    return obs, reward, terminated, truncated, info
+
+
+class TransitionCache:
+    """(state, move) -> (the env after the move, the step's result), least recently used first out."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = max(0, int(capacity))
+        self._entries: OrderedDict[Hashable, tuple[EngineEnv, StepResult]] = OrderedDict()
+        self._lock = threading.Lock()
+        #: counters for benchmarks and tests
+        self.hits = self.misses = self.stored = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: Hashable) -> tuple[EngineEnv, StepResult] | None:
+        """The stored child and result for ``key``, counted as a hit or a miss."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                self.misses += 1
+                return None
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return entry
+
+    def put(self, key: Hashable, child: EngineEnv, result: StepResult) -> None:
+        """Store ``child`` (an env nobody else steps) and its step's ``result`` under ``key``."""
+        if self.capacity == 0:
+            return
+        with self._lock:
+            self._entries[key] = (child, copy_result(result))
+            self._entries.move_to_end(key)
+            self.stored += 1
+            while len(self._entries) > self.capacity:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
