@@ -190,18 +190,21 @@ def test_fork_restores_the_state_without_replay(env):
     fork.close()
 
 
-def test_search_with_lookahead_steps_each_child_once_and_decides_the_same(monkeypatch):
+def test_search_with_lookahead_steps_each_child_once_and_decides_the_same():
     """Lookahead reads the children Search just stepped from the pool's transition cache: the same decisions,
     each with the same probabilities, and fewer engine steps than with the cache off."""
     from s1gym.engines.base import pool_stats
     from s1gym.policies import Local
-    from s1gym.tasks.alfworld.engine import close_engines
+    from s1gym.engines.transitions import TransitionCache
     from s1gym.wrappers import Lookahead, Search
 
     def play(capacity: int) -> tuple[list, int, int]:
-        monkeypatch.setattr(ALFWorldEnv, "transition_capacity", capacity)
-        close_engines()  # a new pool, made with this capacity
         e = gym.make("s1/ALFWorld-v0", hygiene=True, expert=None).unwrapped
+        e.reset(seed=0)
+        # this capacity on the pool's engines as they are (closing the pool would reload libdownward, which
+        # a process can do only so often: see close_engines)
+        e._pool().transitions = TransitionCache(capacity)
+        before = pool_stats()[("alfworld", False)]["steps"]
         decisions = []
         for seed in (0, 4):
             search = Search(Lookahead(Local(preload=False)), heuristic="progress", budget=10, episode_budget=150)
@@ -213,7 +216,7 @@ def test_search_with_lookahead_steps_each_child_once_and_decides_the_same(monkey
             assert e.won
         e.close()
         stats = pool_stats()[("alfworld", False)]
-        return decisions, stats["steps"], stats["transition_hits"]
+        return decisions, stats["steps"] - before, stats["transition_hits"]
 
     off, steps_off, hits_off = play(0)
     on, steps_on, hits_on = play(1024)

@@ -253,6 +253,7 @@ class EnginePool:
                     except Exception:  # noqa: BLE001 - the state is replayed instead
                         pass
                 self._drop(engine)
+            self.transitions.clear()  # its children would restore into engines of a pool that is gone
             self.closed = True
 
 

@@ -286,5 +286,8 @@ ENGINE_CAPACITY = 6
 
 
 def close_engines() -> None:
-    """Unload every pooled engine (each holds a private copy of libdownward); envs reload on demand."""
+    """Unload every pooled engine (each holds a private copy of libdownward); envs reload on demand.
+
+    Use it sparingly: a process can load libdownward copies only so many times (here, loading 12 copies,
+    unloading them and loading 12 again crashed in ``dlopen`` on the third round)."""
     close_pools(lambda key: isinstance(key, tuple) and key[:1] == ("alfworld",))
