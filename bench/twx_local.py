@@ -320,7 +320,8 @@ def fit_model(task: str, records: list[dict], name: str):
     stats = {"decisions": plain.n, "games": len({(r["setting"], r["seed"]) for r in records}),
              "nll_plain": round(plain.loss_grad(w_plain)[0] / plain.n, 4),
              "nll_lookahead": round(ahead.loss_grad(w_both)[0] / max(1, ahead.n), 4),
-             "top1_plain": round(plain.top1(w_plain), 4), "top1_lookahead": round(ahead.top1(w_both), 4),
+             "top1_plain": round(plain.top1(w_plain), 4),
+             "top1_lookahead": round(ahead.top1(w_both), 4) if ahead.n else None,  # no state with a gain to show
              "features": len(weights), "fit_seconds": round(time.time() - t)}
     return TWXModel(weights, progress, {"name": name, "task": task, **stats}), stats
 
@@ -351,6 +352,10 @@ def fit_progress(task: str, records: list[dict]) -> dict[str, float]:
 def cmd_fit(args) -> None:
     records = load_records(args.task, args.kinds.split(",") if args.kinds else None)
     model, stats = fit_model(args.task, records, args.name or Path(args.out).stem)
+    kinds = sorted({r.get("kind", "?") for r in records})
+    model.provenance.update({
+        "fold": "train", "kinds": kinds, "settings": sorted({r["setting"] for r in records}), "l2": L2,
+        "script": f"python bench/twx_local.py fit --task {args.task} --kinds {','.join(kinds)} --out FILE"})
     print(json.dumps(stats))
     model.save(args.out)
 

@@ -175,12 +175,17 @@ GENERAL_WEIGHTS: dict[str, float] = {
     "verb_group": 1.0,
 }
 
-#: Weights by task (``Situation.task``); other tasks get :data:`GENERAL_WEIGHTS`.
+#: Weights by task (``Situation.task``); other tasks get :data:`GENERAL_WEIGHTS`. A task with a model in
+#: :data:`TASK_MODELS` uses that instead (CookingWorld's hand-set weights serve ``Local(pairs=False)``).
 TASK_WEIGHTS: dict[str, dict[str, float]] = {"CookingWorld": COOKING_WEIGHTS}
 
 #: Tasks with a fitted lexical pair model (:mod:`s1gym.policies.lexical`) shipped in s1gym/data: its pair
 #: scores are added to the logits and its dense weights replace the task's :data:`TASK_WEIGHTS`.
-TASK_MODELS: dict[str, str] = {"ALFWorld": "local_alfworld.json"}
+TASK_MODELS: dict[str, str] = {
+    "ALFWorld": "local_alfworld.json",
+    **{t: f"local_{t.lower()}.json" for t in ("CookingWorld", "CoinCollector", "MapReader", "TWC", "Arithmetic",
+                                             "Sorting", "SimonSays", "PeckingOrder")},  # TWXModel (bench/twx_local.py)
+}
 #: The embedding features; when a task weighs none of them, no text is embedded.
 COSINE_FEATURES = frozenset({"goal_cos", "scene_cos", "feedback_cos", "outcome_goal_cos", "described_goal_cos",
                              "described_scene_cos"})

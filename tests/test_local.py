@@ -28,9 +28,11 @@ KITCHEN = (
 
 @pytest.fixture(scope="module")
 def local():
+    """Local on its embedding features: without the fitted models the TWX games and ALFWorld ship (those
+    are tested in test_twx_models.py and test_lexical.py)."""
     from s1gym.policies import Local
 
-    return Local()
+    return Local(pairs=False)
 
 
 def situation(observation, texts, history=(), notes=(), task="CookingWorld"):
@@ -61,7 +63,10 @@ def test_picks_the_obvious_move(local, observation, texts, best):
 def test_other_tasks_use_the_general_weights(local):
     from s1gym.policies.local import COOKING_WEIGHTS, GENERAL_WEIGHTS
 
-    assert local.weights_for("CookingWorld") == COOKING_WEIGHTS and local.weights_for("Quiz") == GENERAL_WEIGHTS
+    assert local.weights_for("Quiz") == GENERAL_WEIGHTS
+    # CookingWorld ships a fitted model that embeds nothing; without it, the hand-set CookingWorld weights
+    assert not any(type(local)(preload=False).weights_for("CookingWorld").values())
+    assert local.weights_for("CookingWorld") == COOKING_WEIGHTS
     texts = ["unlock door with brass key", "eat brass key", "look"]
     observation = "The door to the north is locked. You hold a brass key."
     d = local.decide(situation(observation, texts, task="Cellar"))
@@ -116,7 +121,7 @@ def test_recipe_ingredient_beats_distractor_and_verb_groups_share_mass(local):
     p = local.decide(situation(RECIPE_ROOM, texts)).probabilities
     assert texts[int(np.argmax(p))] == "take red potato"
     assert p[0] > p[1]
-    flat = type(local)(weights={"verb_group": 0.0}, preload=False).decide(situation(RECIPE_ROOM, texts)).probabilities
+    flat = type(local)(weights={"verb_group": 0.0}, pairs=False, preload=False).decide(situation(RECIPE_ROOM, texts)).probabilities
     # Three "put" variants share one verb's odds with the prior, not three moves' worth.
     assert p[2:5].sum() < flat[2:5].sum()
 
@@ -188,15 +193,13 @@ def recorded_situation(row):
 def test_decisions_match_those_recorded_before_the_fast_path(local):
     """40 real states (CookingWorld, ALFWorld with and without outcomes, tickets) decided by Local as it was
     before the length-bucketed embedding path (bench/local_states.py --golden): same probabilities."""
-    general = type(local)(pairs=False)
     rows = json.loads(GOLDEN.read_text())["decisions"]
     assert len(rows) == 40 and {r["situation"]["task"] for r in rows} == {"CookingWorld", "ALFWorld", "TicketRouter"}
     for row in rows:
         situation = recorded_situation(row["situation"])
-        # ALFWorld's rows were recorded when it used the general weights; it has a pair model now
-        # (tests/test_lexical.py), so they are decided without one: they test the embedding path.
-        decider = general if situation.task == "ALFWorld" else local
-        p = decider.decide(situation).probabilities
+        # ALFWorld's and CookingWorld's rows were recorded before they shipped fitted models; ``local`` decides
+        # without those: the rows test the embedding path.
+        p = local.decide(situation).probabilities
         expected = np.asarray(row["probabilities"])
         assert p.shape == expected.shape
         assert np.abs(p - expected).max() < PROBABILITY_TOLERANCE, row["situation"]["observation"][:80]

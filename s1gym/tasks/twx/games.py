@@ -34,6 +34,7 @@ class CookingWorldEnv(TWXEnv):
     """TWX CookingWorld: find the recipe's ingredients, cut and cook them, prepare and eat the meal."""
 
     task_name = "CookingWorld"
+    progress_model = "local_cookingworld.json"  # Local's model of the game holds it
     game = "cookingworld"
     remembered_moves = ("read cookbook",)
     default_max_candidates = _SIZE_CAPS["medium"]
@@ -71,6 +72,7 @@ class CoinCollectorEnv(TWXEnv):
     """TWX Coin Collector: explore the house and take the coin."""
 
     task_name = "CoinCollector"
+    progress_model = "local_coincollector.json"  # Local's model of the game holds it
     game = "coin"
     default_max_candidates = 32  # over the measured maximum (docs/benchmarks.md)
     params = (
@@ -85,6 +87,7 @@ class TWCEnv(TWXEnv):
     """TWX TextWorld Commonsense: put the misplaced items where they belong."""
 
     task_name = "TWC"
+    progress_model = "local_twc.json"  # Local's model of the game holds it
     game = "twc"
     default_max_candidates = 96  # over the measured maximum (docs/benchmarks.md)
     params = (
@@ -99,6 +102,7 @@ class MapReaderEnv(TWXEnv):
     """TWX Map Reader: read the map, fetch the coin, bring it to the box."""
 
     task_name = "MapReader"
+    progress_model = "local_mapreader.json"  # Local's model of the game holds it
     game = "mapreader"
     remembered_moves = ("read map",)
     default_max_candidates = 64  # over the measured maximum (docs/benchmarks.md)
@@ -115,6 +119,7 @@ class ArithmeticEnv(TWXEnv):
     """TWX Arithmetic: solve the math problem, put the item with that quantity in the box."""
 
     task_name = "Arithmetic"
+    progress_model = "local_arithmetic.json"  # Local's model of the game holds it
     game = "arithmetic"
     remembered_moves = ("read math problem",)
     default_max_candidates = 96  # over the measured maximum (docs/benchmarks.md)
@@ -124,6 +129,7 @@ class SortingEnv(TWXEnv):
     """TWX Sorting: put the items in the box from the smallest quantity up."""
 
     task_name = "Sorting"
+    progress_model = "local_sorting.json"  # Local's model of the game holds it
     game = "sorting"
     exclusive = True
     default_max_candidates = 64  # over the measured maximum (docs/benchmarks.md)
@@ -133,6 +139,7 @@ class SimonSaysEnv(TWXEnv):
     """TWX Simon Says: do exactly what Simon says."""
 
     task_name = "SimonSays"
+    progress_model = "local_simonsays.json"  # Local's model of the game holds it
     game = "simonsays"
     feedback_in_state = True
     stall_patience = None
@@ -160,6 +167,7 @@ class PeckingOrderEnv(TWXEnv):
     """TWX Pecking Order: read the instructions book and follow it, again and again."""
 
     task_name = "PeckingOrder"
+    progress_model = "local_peckingorder.json"  # Local's model of the game holds it
     game = "peckingorder"
     remembered_moves = ("read instructions book",)
     remember_latest = True
