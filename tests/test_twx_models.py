@@ -221,3 +221,17 @@ def test_a_cold_local_decision_on_cookingworld_embeds_nothing():
         assert local.weights_for("CookingWorld") == dict.fromkeys(local.weights_for("CookingWorld"), 0.0)
     finally:
         env.close()
+
+
+def test_the_expert_has_no_move_once_an_ingredient_is_eaten():
+    """Expert agreement asks the expert after every decision (it raised KeyError and ended the episode); a
+    game nothing can win any more (the recipe's salt eaten) has no expert move."""
+    env = make("CookingWorld", size="small")
+    try:
+        env.reset(seed=5)
+        while "eat salt" not in env.candidates:
+            env.step_move(env.expert_action())
+        env.step_move("eat salt")
+        assert env.expert_move() is None
+    finally:
+        env.close()

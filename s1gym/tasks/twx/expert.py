@@ -132,6 +132,9 @@ def plan_cookingworld(env: TWXEnv) -> tuple[str, ...]:
             here = room
 
     def fetch(item: str) -> None:
+        if item not in where:  # eaten, or cooked into something else: nothing can win from here
+            raise RuntimeError(f"{env.task_name}: the expert found no winning plan: the {item} the recipe "
+                               "needs is gone from the game")
         room, chain = where[item]
         go(room)
         for container, is_open in chain:
