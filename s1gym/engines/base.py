@@ -65,7 +65,7 @@ from typing import Any, ClassVar
 
 from s1gym.core import S1Env
 from s1gym.engines import lifecycle
-from s1gym.engines.transitions import StepResult, TransitionCache, copy_result
+from s1gym.engines.transitions import CachedTransitions, TransitionCache
 
 __all__ = ["Engine", "EngineEnv", "EnginePool", "GameState", "close_pools", "pool_for", "pool_stats"]
 
@@ -337,7 +337,7 @@ def _close_at_exit() -> None:
 lifecycle.at_exit("pools", _close_at_exit)
 
 
-class EngineEnv(S1Env):
+class EngineEnv(CachedTransitions, S1Env):
     """An :class:`~s1gym.core.S1Env` whose game lives in pooled engines (see the module docstring)."""
 
     #: Most engines of this kind alive at once in a process (per pool key).
@@ -381,38 +381,6 @@ class EngineEnv(S1Env):
             with _POOLS_LOCK:
                 _USERS.setdefault(key, weakref.WeakSet()).add(self)
         return pool_for(key, self._open_engine, self.engine_capacity, self.transition_capacity)
-
-    def _transition_settings(self) -> Hashable:
-        """The env's settings, besides the engine's state, that change what a step gives (tasks add theirs)."""
-        return (self.max_steps, self.max_candidates, self.action_slots)
-
-    def _transition_key(self, move: str) -> Hashable:
-        """What identifies the result of playing ``move`` here (see :mod:`s1gym.engines.transitions`)."""
-        state = self.game_state
-        rng = None if self._np_random is None else repr(self._np_random.bit_generator.state)
-        return (type(self), state.game, state.moves, self._steps, self._candidates, self._transition_settings(),
-                rng, move)
-
-    def fork_step(self, move: str, keep: bool = False) -> tuple[S1Env, StepResult]:
-        """A fork after ``move`` and the step's result, from the pool's transition cache when it holds them;
-        ``keep``: store a stepped child there (its snapshot is taken now; a caller that reads the child's
-        state key takes it anyway)."""
-        cache = self._pool().transitions
-        if not cache.capacity:
-            return super().fork_step(move)
-        key = self._transition_key(move)
-        try:
-            hash(key)
-        except TypeError:  # a game id that is not hashable: nothing is cached
-            return super().fork_step(move)
-        hit = cache.get(key)
-        if hit is not None:
-            child, result = hit
-            return child.fork(), copy_result(result)
-        child, result = super().fork_step(move)
-        if keep:
-            cache.put(key, child.fork(), result)
-        return child, result
 
     @property
     def game_state(self) -> GameState:

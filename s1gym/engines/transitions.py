@@ -34,9 +34,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
+    from s1gym.core import S1Env
     from s1gym.engines.base import EngineEnv
 
-__all__ = ["StepResult", "TransitionCache", "copy_result"]
+__all__ = ["CachedTransitions", "StepResult", "TransitionCache", "copy_result"]
 
 StepResult = tuple[str, float, bool, bool, dict[str, Any]]
 
@@ -86,3 +87,40 @@ class TransitionCache:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+
+
+class CachedTransitions:
+    """What :class:`~s1gym.engines.base.EngineEnv` adds to ``fork_step``: the pool's transition cache (the
+    mixin comes before :class:`~s1gym.core.S1Env`, whose ``fork_step`` steps a fork)."""
+
+    def _transition_settings(self) -> Hashable:
+        """The env's settings, besides the engine's state, that change what a step gives (tasks add theirs)."""
+        return (self.max_steps, self.max_candidates, self.action_slots)
+
+    def _transition_key(self, move: str) -> Hashable:
+        """What identifies the result of playing ``move`` here (see :mod:`s1gym.engines.transitions`)."""
+        state = self.game_state
+        rng = None if self._np_random is None else repr(self._np_random.bit_generator.state)
+        return (type(self), state.game, state.moves, self._steps, self._candidates, self._transition_settings(),
+                rng, move)
+
+    def fork_step(self, move: str, keep: bool = False) -> tuple[S1Env, StepResult]:
+        """A fork after ``move`` and the step's result, from the pool's transition cache when it holds them;
+        ``keep``: store a stepped child there (its snapshot is taken now; a caller that reads the child's
+        state key takes it anyway)."""
+        cache = self._pool().transitions
+        if not cache.capacity:
+            return super().fork_step(move)
+        key = self._transition_key(move)
+        try:
+            hash(key)
+        except TypeError:  # a game id that is not hashable: nothing is cached
+            return super().fork_step(move)
+        hit = cache.get(key)
+        if hit is not None:
+            child, result = hit
+            return child.fork(), copy_result(result)
+        child, result = super().fork_step(move)
+        if keep:
+            cache.put(key, child.fork(), result)
+        return child, result

@@ -1,0 +1,37 @@
+"""What the rule solvers share: the picture's shapes, the first move with a prefix, a click's name."""
+
+from __future__ import annotations
+
+import re
+
+from s1gym.tasks.web.view import CLICK as _CLICK
+from s1gym.tasks.web.view import View
+from s1gym.tasks.web.view import need as _need
+
+_SHAPE = re.compile(
+    r'^- (?P<kind>\w+) "(?P<label>.*)" (?P<size>\d+)px at \((?P<x>-?\d+),(?P<y>-?\d+)\)(?: fill (?P<fill>\S+))?$', re.MULTILINE
+)
+_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December"]
+
+
+def shapes(v: View) -> list[dict]:
+    """The picture's shapes: kind, label (text or colour), size and centre."""
+    return [{**m.groupdict(), "size": int(m["size"]), "x": int(m["x"]), "y": int(m["y"])} for m in _SHAPE.finditer(v.page)]
+
+
+def shape_move(v: View, s: dict) -> str:
+    move = next((m for m in v.moves if m.startswith(f'click {s["kind"]} "{s["label"]}" at ({s["x"]},{s["y"]})')), None)
+    return _need(move, f"click the {s['kind']} at ({s['x']},{s['y']})")
+
+
+def first(v: View, prefix: str) -> str | None:
+    return next((m for m in v.moves if m.startswith(prefix)), None)
+
+
+def name_of(move: str) -> str:
+    m = _CLICK.match(move)
+    return m["name"] if m else ""
+
+
