@@ -1,10 +1,13 @@
 """Local on the TextWorldExpress games: collect oracle-labelled states, fit, select on dev, ship.
 
-    python bench/twx_local.py collect --task CookingWorld --games 300 --workers 2     # oracle + noisy roll-ins
-    python bench/twx_local.py fit --task CookingWorld --out /tmp/cw.json               # fit on what was collected
-    python bench/twx_local.py dagger --task CookingWorld --model /tmp/cw.json --games 300   # learner roll-ins
-    python bench/twx_local.py play --task CookingWorld --setting medium --model /tmp/cw.json --arms local,lookahead
-    python bench/twx_local.py ship --task CookingWorld                                 # fit -> s1gym/data
+    python bench/twx_local.py collect --task CookingWorld --settings small,medium,large,hard,random --games 100
+                                                        # oracle + noisy (DART) roll-ins on the train fold
+    python bench/twx_local.py collect --task TWC --kinds dagger --model /tmp/twc.json --games 300   # learner roll-ins
+    python bench/twx_local.py fit --task TWC --kinds oracle,dart --out /tmp/twc.json    # fit on what was collected
+    python bench/twx_local.py play --task TWC --fold dev --model /tmp/twc.json --arms local,lookahead   # select on dev
+    python bench/twx_local.py fit --task TWC --kinds oracle,dart --out s1gym/data/local_twc.json       # ship
+    python bench/twx_local.py heldout --workers 2     # the protocol's test games, shipped models (resumable)
+    python bench/twx_local.py report                  # their tables (docs/benchmarks.md)
 
 The protocol (which folds fit, select and report) is bench/twx_protocol.md, committed before any fit.
 
@@ -374,6 +377,10 @@ def build_policy(arm: str, model_path: str | None):
 
     if arm == "random":
         return Random()
+    if arm == "rule":  # the task's expert (TWX's gold path, replanned off it): which games can be won
+        from s1gym.policies import Rule
+
+        return Rule()
     if arm == "local":
         return local()
     if arm == "lookahead":
@@ -398,6 +405,7 @@ def play_game(job: tuple[str, str, int, str, str, str | None]) -> dict:
     t0 = time.process_time()
     wall = time.perf_counter()
     env = make_env(task, setting, seed, fold)
+    env.expert_move = lambda: None  # no expert agreement here: it replans every step of a random game
     policy = build_policy(arm, model_path)
     policy.reset()
     out = play_episode(env, policy, seed)
@@ -406,7 +414,8 @@ def play_game(job: tuple[str, str, int, str, str, str | None]) -> dict:
     return {"task": task, "setting": setting, "seed": seed, "fold": fold, "arm": arm,
             "won": bool(out.get("won")), "score": float(out.get("score", 0.0)), "steps": out.get("steps"),
             "calls": calls, "cpu_s": round(time.process_time() - t0, 2),
-            "wall_s": round(time.perf_counter() - wall, 2)}
+            "wall_s": round(time.perf_counter() - wall, 2),
+            "play_s": round(out["clock_s"], 2)}  # play alone: no env start, no expert agreement
 
 
 def cmd_play(args) -> None:
@@ -434,6 +443,8 @@ HELD_OUT = [("CookingWorld", s, range(700, 750)) for s in ("small", "medium", "l
     for t in ("CoinCollector", "MapReader", "TWC", "Arithmetic", "Sorting", "SimonSays", "PeckingOrder")]
 #: The protocol's arms, cheapest first (so a run cut short still has whole tables for them).
 ARMS = ("random", "local", "lookahead", "search-local", "search-uniform")
+#: Arms that are not the protocol's but say what its numbers mean (``--arms rule``: the expert's wins).
+EXTRA_ARMS = ("rule",)
 HELD_OUT_FILE = Path(__file__).resolve().parents[1] / "docs" / "data" / "twx_heldout.jsonl"
 
 
@@ -461,20 +472,34 @@ def cmd_heldout(args) -> None:
 
 
 def cmd_report(args) -> None:
-    """Markdown tables of a results file: per game and setting, each arm's wins, score, calls and CPU."""
+    """Markdown tables of a results file, one row per game and setting, one column per arm: games won and
+    the median inner-policy calls over the games won; then the mean seconds of play a game."""
     rows: dict[tuple[str, str], dict[str, list[dict]]] = {}
     for line in Path(args.json).read_text().splitlines():
         r = json.loads(line)
         rows.setdefault((r["task"], r["setting"]), {}).setdefault(r["arm"], []).append(r)
-    print("| game | setting | arm | won | mean score | median calls (won) | mean wall s |")
-    print("|---|---|---|---|---|---|---|")
-    for (task, setting), by_arm in rows.items():
-        for arm in sorted(by_arm, key=lambda a: ARMS.index(a) if a in ARMS else 99):
-            rs = by_arm[arm]
-            won = sorted(r["calls"] for r in rs if r["won"])
-            med = won[len(won) // 2] if won else "–"
-            print(f"| {task} | {setting} | {arm} | {len(won)}/{len(rs)} | {np.mean([r['score'] for r in rs]):.3f} | "
-                  f"{med} | {np.mean([r.get('wall_s', 0) for r in rs]):.1f} |")
+    arms = [a for a in ARMS + EXTRA_ARMS if any(a in by_arm for by_arm in rows.values())]
+
+    def cell(rs: list[dict] | None, seconds: bool) -> str:
+        if not rs:
+            return "–"
+        if seconds:
+            return f"{np.mean([r['play_s'] for r in rs]):.2f}"
+        won = sorted(r["calls"] for r in rs if r["won"])
+        return f"{len(won)}/{len(rs)} · {won[len(won) // 2] if won else '–'}"
+
+    for seconds in (False, True):
+        print("\n" + ("mean seconds of play a game" if seconds else "won · median calls (games won)") + "\n")
+        print("| game | setting | " + " | ".join(arms) + " |")
+        print("|---|---|" + "---|" * len(arms))
+        for (task, setting), by_arm in sorted(rows.items(), key=lambda kv: _row_order(*kv[0])):
+            print(f"| {task} | {setting} | " + " | ".join(cell(by_arm.get(a), seconds) for a in arms) + " |")
+
+
+def _row_order(task: str, setting: str) -> tuple[int, int]:
+    order = [t for t, _, _ in HELD_OUT]
+    settings = list(SETTINGS[task])
+    return (order.index(task) if task in order else 99, settings.index(setting) if setting in settings else 99)
 
 
 def main(argv: list[str] | None = None) -> None:
