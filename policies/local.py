@@ -54,6 +54,13 @@ is word matching and a dictionary look-up per pair). The same file holds a
 learned progress estimate (moves left, from the situation tokens) that
 :func:`progress_heuristic` hands to ``Search(heuristic=...)``.
 
+On every TextWorldExpress game Local uses that game's fitted model
+(:class:`~s1gym.policies.twx_model.TWXModel`, ``s1gym/data/local_<game>.json``,
+fitted by ``bench/twx_local.py`` on train-fold games labelled by privileged
+oracles): weights on the features :mod:`s1gym.reading.twx_tokens` reads from
+what a player sees, and a progress estimate Search uses by default. It too
+embeds nothing; the CookingWorld weights below serve ``Local(pairs=False)``.
+
 Every other task uses :data:`GENERAL_WEIGHTS`, the earlier hand-set model
 expressed in these features (relevance to the goal beyond the scene, word
 overlap, a repeat penalty, the verb-group prior): the CookingWorld weights
