@@ -150,17 +150,24 @@ def forks(checks: int, tasks: list[str]) -> None:
     for task in tasks:
         env = gym.make("s1/MiniWoB-v0", task=task, max_candidates=1000)
         walk = 0
+        walk_over = False
         rng = random.Random(FORK_SEED)
         for _ in range(min(per_task, checks - done)):
-            if walk == 0 or env.done or not env.candidates or env.steps >= env.max_steps:
+            if walk == 0 or walk_over or env.done or not env.candidates or env.steps >= env.max_steps:
                 env.reset(seed=FORK_SEED + walk)
                 rng = random.Random(FORK_SEED + walk)
                 walk += 1
             move = rng.choice(env.candidates)
             fork = env.fork()
             fork.step_move(move)  # on the walk's page (the fork takes it)
-            env.step_move(move)  # restored on another page by an in-document restart and replay
-            problem = _same(fork._answer, env._answer)
+            try:
+                env.step_move(move)  # restored on another page by an in-document restart and replay
+                problem = _same(fork._answer, env._answer)
+            except ValueError as exc:  # the restored page does not offer the move: a divergence; a new walk
+                problem = f"restored page: {exc}"
+                walk_over = True
+            else:
+                walk_over = False
             if not problem and done % 10 == 0:
                 engine = WebEngine()  # a new browser context: a freshly loaded page
                 try:
