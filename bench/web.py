@@ -157,6 +157,10 @@ def forks(checks: int, tasks: list[str]) -> None:
                 env.reset(seed=FORK_SEED + walk)
                 rng = random.Random(FORK_SEED + walk)
                 walk += 1
+            if not env.candidates:  # a page that offers no move at its start (counted, not checked)
+                print(f"NO MOVES {task} seed {env.game_state.game.seed} at step {env.steps}", flush=True)
+                walk_over = True
+                continue
             move = rng.choice(env.candidates)
             fork = env.fork()
             fork.step_move(move)  # on the walk's page (the fork takes it)
