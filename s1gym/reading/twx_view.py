@@ -107,15 +107,7 @@ class View:
                 if dest in known:
                     neighbours.setdefault(room, set()).add(dest)
                     neighbours.setdefault(dest, set()).add(room)
-        dist = {room: 0 for room in frontier}
-        queue = deque(frontier)
-        while queue:
-            room = queue.popleft()
-            for nxt in neighbours.get(room, ()):
-                if nxt not in dist:
-                    dist[nxt] = dist[room] + 1
-                    queue.append(nxt)
-        return dist
+        return distances(neighbours, *frontier)
 
     # ---------------------------------------------------------------- items
     def held(self, obj: str) -> str | None:
@@ -305,9 +297,10 @@ def map_graph(memory: Sequence[str]) -> dict[str, set[str]]:
     return graph
 
 
-def distances(graph: dict[str, set[str]], goal: str) -> dict[str, int]:
-    dist = {goal: 0}
-    queue = deque([goal])
+def distances(graph: dict[str, set[str]], *goals: str) -> dict[str, int]:
+    """Fewest moves from each room of ``graph`` to the nearest of ``goals`` (breadth first)."""
+    dist = dict.fromkeys(goals, 0)
+    queue = deque(goals)
     while queue:
         room = queue.popleft()
         for nxt in graph.get(room, ()):
