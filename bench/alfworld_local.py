@@ -115,6 +115,25 @@ played, development first:
   140 games** (``--search-positions ''``), not a sample; each once, one worker. The Search options are
   fixed in this docstring before the outer run (below).
 
+Fourth amendment (session 8, written before any game of the inner or outer run was played; the states of
+all 140 games collected by the third amendment's rules):
+
+- Learner roll-ins are not collected: this session's CPU (2 cores, shared with the web benchmark) pays for
+  the inner and outer runs only, and DAgger states made the TextWorldExpress TWC model worse on its dev fold
+  (issue 24's note). No model below trains on learner roll-ins.
+- The inner CV (``inner --outer 0``) plays ``Lookahead(Local)`` on the 112 games of folds 1-4 twice: labels
+  with the expert's tidying skipped (``--tidying skip``) and kept (``--tidying keep``). Tidying stays
+  skipped if that arm wins at least as many games; otherwise it is kept. Held-out top-1 is reported, not
+  used to choose (the two arms' labels differ).
+- Search's cap is chosen on the inner games ``Lookahead(Local)`` (the chosen labels) lost, the games where a
+  search matters: ``search-greedy`` (doubling to the episode's calls, then greedy) against
+  ``search-greedy-cap`` (each search stopped at SEARCH_CAP = 40 calls, its best partial plan's first move
+  played, the next decision searching again). The cap is used if it wins at least as many of those games
+  (it bounds a lost search's CPU); otherwise not.
+- The outer run's Search is then ``Search(Lookahead(Local), heuristic=<fold's progress estimate>, budget=10,
+  episode_budget=150, fallback="greedy"[, search_cap=40])``, on all 140 games, with two workers (the CPU
+  seconds a game are each process's own, so the report's CPU columns stay comparable).
+
 Reported per fold and in total: games won, mean steps, inner-policy calls per game, wall and CPU
 seconds per game and per step (the machine is shared; CPU time is the robust one). The model shipped in
 s1gym/data/local_alfworld.json is fitted by ``ship`` on all 140 games, after the cross-validated
