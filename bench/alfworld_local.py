@@ -681,14 +681,18 @@ def held_out_top1(model: PairModel, records: list[dict]) -> dict[str, float]:
     return {k: round(float(np.mean(v)), 3) for k, v in sorted(hits.items())}
 
 
-def play_folds(parts: list[list[int]], kinds: list[str], out_dir: Path, workers: int, positions=None) -> None:
-    """Play each fold's games with its model (search arms: the games at ``positions`` of each fold, or all)."""
+def play_folds(parts: list[list[int]], kinds: list[str], out_dir: Path, workers: int, positions=None,
+               search_games: set[int] | None = None) -> None:
+    """Play each fold's games with its model (search arms: the games at ``positions`` of each fold, or all;
+    only those in ``search_games`` when given)."""
     games = find_games(str(SHARED), "valid_seen")
     rank = {g: r for r, g in enumerate(interleaved(games))}
     jobs = []
     for k, held in enumerate(parts):
         for kind in kinds:
             chosen = [held[p] for p in positions if p < len(held)] if positions and kind.startswith("search") else held
+            if search_games is not None and kind.startswith("search"):
+                chosen = [g for g in chosen if g in search_games]
             jobs.extend((g, kind, str(out_dir / f"fold{k}.json")) for g in chosen)
     jobs.sort(key=lambda j: (POLICIES.index(j[1]), rank[j[0]]))
     results_path = out_dir / "results.jsonl"
@@ -724,11 +728,16 @@ def cmd_inner(args) -> None:
     games = find_games(str(SHARED), "valid_seen")
     outer = folds(games)
     parts = [f for k, f in enumerate(outer) if k != args.outer]
-    out_dir = Path(args.out) / f"outer{args.outer}"
+    out_dir = Path(args.out) / f"outer{args.outer}-{args.tidying}"
     out_dir.mkdir(parents=True, exist_ok=True)
-    fit_folds(parts, {g for f in parts for g in f}, out_dir, f"inner (outer {args.outer})")
+    fit_folds(parts, {g for f in parts for g in f}, out_dir, f"inner (outer {args.outer}, tidying {args.tidying})")
     if args.policies:
-        play_folds(parts, args.policies.split(","), out_dir, args.workers)
+        lost = None
+        if args.lost_by:
+            results = [json.loads(x) for x in (out_dir / "results.jsonl").read_text().splitlines()]
+            lost = {r["game"] for r in results if r["policy"] == args.lost_by and not r["won"]}
+            print(f"search arms on the {len(lost)} games {args.lost_by} lost: {sorted(lost)}", flush=True)
+        play_folds(parts, args.policies.split(","), out_dir, args.workers, search_games=lost)
         report(out_dir, parts)
 
 
@@ -793,7 +802,7 @@ def main(argv: list[str] | None = None) -> None:
     cl.add_argument("--workers", type=int, default=1)
     cl.add_argument("--games", default="", help="comma list of game indices (default: all)")
     sub.add_parser("folds")
-    sub.add_parser("ship")
+    sub.add_parser("ship")  # --tidying below
     v = sub.add_parser("cv")
     v.add_argument("--workers", type=int, default=2)
     v.add_argument("--policies", default=",".join(POLICIES))
@@ -808,7 +817,14 @@ def main(argv: list[str] | None = None) -> None:
     i.add_argument("--workers", type=int, default=1)
     i.add_argument("--policies", default="lookahead", help="comma list, or '' to fit and score only")
     i.add_argument("--out", default=str(STATES.parent / "alfworld_inner"))
+    for p in (v, i, sub.choices["ship"]):
+        p.add_argument("--tidying", choices=("skip", "keep"), default="skip",
+                       help="label a 'close X' state with the expert's next move (skip) or with the close (keep)")
+    i.add_argument("--lost-by", default="", help="search arms play only the games this policy lost (its results "
+                                                  "in the same out dir)")
     args = ap.parse_args(argv)
+    global SKIP_TIDYING
+    SKIP_TIDYING = getattr(args, "tidying", "skip") == "skip"
     if args.cmd == "collect":
         return cmd_collect(args)
     if args.cmd == "collect-learner":
