@@ -134,6 +134,14 @@ all 140 games collected by the third amendment's rules):
   episode_budget=150, fallback="greedy"[, search_cap=40])``, on all 140 games, with two workers (the CPU
   seconds a game are each process's own, so the report's CPU columns stay comparable).
 
+Fifth amendment (written eight minutes into the inner run, after 5-6 of its 112 games per arm had been
+played, at a load that put a lost inner game at 3-4 minutes of wall time: the two arms as written need about
+an hour of CPU, the cap comparison more): the tidying arms are compared on the first 40 inner games each
+plays (both play the same order, the bench's interleaved one), the rule as above (skip unless keep wins
+more of them); the cap is not chosen on data: ``search_cap=40`` is used, since a search that doubles to the
+episode's 150 calls plays one move for all of them, the shape of every earlier Search loss, and the second
+sample's receding horizon (the cap's limit) played as well as doubling (28/29 against 29/29).
+
 Reported per fold and in total: games won, mean steps, inner-policy calls per game, wall and CPU
 seconds per game and per step (the machine is shared; CPU time is the robust one). The model shipped in
 s1gym/data/local_alfworld.json is fitted by ``ship`` on all 140 games, after the cross-validated
