@@ -692,9 +692,10 @@ def held_out_top1(model: PairModel, records: list[dict]) -> dict[str, float]:
 
 
 def play_folds(parts: list[list[int]], kinds: list[str], out_dir: Path, workers: int, positions=None,
-               search_games: set[int] | None = None) -> None:
+               search_games: set[int] | None = None, shard: tuple[int, int] = (0, 1)) -> None:
     """Play each fold's games with its model (search arms: the games at ``positions`` of each fold, or all;
-    only those in ``search_games`` when given)."""
+    only those in ``search_games`` when given; of the jobs in play order, every ``shard[1]``-th from
+    ``shard[0]``, so that processes started apart share one out dir)."""
     games = find_games(str(SHARED), "valid_seen")
     rank = {g: r for r, g in enumerate(interleaved(games))}
     jobs = []
@@ -705,6 +706,7 @@ def play_folds(parts: list[list[int]], kinds: list[str], out_dir: Path, workers:
                 chosen = [g for g in chosen if g in search_games]
             jobs.extend((g, kind, str(out_dir / f"fold{k}.json")) for g in chosen)
     jobs.sort(key=lambda j: (POLICIES.index(j[1]), rank[j[0]]))
+    jobs = jobs[shard[0]::shard[1]]
     results_path = out_dir / "results.jsonl"
     done = set()
     if results_path.exists():
@@ -727,8 +729,9 @@ def cmd_cv(args) -> None:
         return
     chosen = [k for k in range(len(parts)) if not args.folds or str(k) in args.folds.split(",")]
     positions = [int(p) for p in args.search_positions.split(",")] if args.search_positions else None
+    shard = tuple(int(x) for x in args.shard.split("/"))
     play_folds([parts[k] if k in chosen else [] for k in range(len(parts))], args.policies.split(","), out_dir,
-               args.workers, positions)
+               args.workers, positions, shard=shard)
     report(out_dir, parts)
 
 
@@ -822,6 +825,8 @@ def main(argv: list[str] | None = None) -> None:
                         f"protocol's {SEARCH_POSITIONS}; the amendment's second sample: {SECOND_SAMPLE})")
     v.add_argument("--out", default=str(STATES.parent / "alfworld_cv"))
     v.add_argument("--fit-only", action="store_true", help="fit the folds' models, play nothing")
+    v.add_argument("--shard", default="0/1", help="K/N: play every N-th job from the K-th (separate processes "
+                                                  "sharing --out)")
     i = sub.add_parser("inner", help="feature selection on the training folds of one outer fold (inner CV)")
     i.add_argument("--outer", type=int, default=0)
     i.add_argument("--workers", type=int, default=1)
