@@ -796,8 +796,10 @@ def cmd_ship(args) -> None:
     provenance = {
         "name": "ALFWorld valid_seen", "split": "valid_seen", "data": "../shared/data/alfworld (SOURCE.md)",
         "fitted_by": "python bench/alfworld_local.py ship (after the cross-validation of bench/alfworld_local.py cv)",
-        "labels": "alfworld 0.4.2's handcoded expert (env.rule_action, hygiene on) on its own games and on one "
-                  "noisy roll-in per game (two for the first six collected; 30 % random moves, 30 moves)",
+        "labels": "alfworld 0.4.2's handcoded expert (env.rule_action, hygiene on; told put-downs as 'put X in/on Y', "
+                  "s1gym.tasks.alfworld.expert.put_wording) on its own games and on one noisy roll-in per game (two "
+                  "for the first six collected; 30 % random moves, 30 moves); tidying "
+                  + ("skipped" if SKIP_TIDYING else "kept") + " in the labels",
         **stats,
     }
     out = Path(s1gym.__file__).resolve().parent / "data" / "local_alfworld.json"
