@@ -88,7 +88,7 @@ def row(out: Path, task: str, label: str, policy: str, wrappers: list[str], seed
     start = time.perf_counter()
     summary = s1gym.evaluate(
         "MiniWoB", policy, wrappers=wrappers, episodes=seeds[1], seed=seeds[0], options={"task": task},
-        out=out, job=f"{task}-{label}", resume=True, **extra,
+        out=out, job=f"{task}-{label}", resume=(out / f"{task}-{label}").is_dir(), **extra,
     )
     wall = time.perf_counter() - start
     result = {
@@ -121,7 +121,7 @@ def flights(out: Path) -> None:
     start = time.perf_counter()
     summary = s1gym.evaluate(
         "Flights", "uniform", wrappers=["search"], budget=20, episodes=FLIGHTS_SEEDS[1], seed=FLIGHTS_SEEDS[0],
-        out=out, job="flights-search-uniform-20", resume=True,
+        out=out, job="flights-search-uniform-20", resume=(out / "flights-search-uniform-20").is_dir(),
     )
     wall = time.perf_counter() - start
     print(json.dumps({"task": "Flights", "policy": "Search(Uniform, budget=20)", "wins": summary["wins"],
