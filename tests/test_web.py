@@ -665,6 +665,28 @@ def test_simon_says_presses_count_for_the_current_episode_only():
         fresh.close()
 
 
+def test_simon_says_shows_its_sequence_to_a_player_who_waits():
+    """A wait lets 0.1 s of page time pass, so every blink (0.25 s, a lighter colour in the button's name)
+    is on the page at some read: pressing the buttons in the order seen wins."""
+    env = make("simon-says")
+    try:
+        env.reset(seed=1)
+        plain = [m for m in env.candidates if m != "wait"]
+        seen, before = [], None
+        for _ in range(35):  # the sequence (3-5 blinks, 0.6 s apart) is over by 3.25 s
+            lit = next((i for i, m in enumerate(env.candidates[:4]) if m != plain[i]), None)
+            if lit is not None and lit != before:
+                seen.append(lit)
+            before = lit
+            env.step_move("wait")
+        assert 3 <= len(seen) <= 5
+        for i in seen:
+            env.step_move(env.candidates[i])
+        assert env.won
+    finally:
+        env.close()
+
+
 def test_a_paste_before_any_copy_pastes_nothing_after_an_episode_that_copied():
     """The page's clipboard belongs to the episode: what an earlier episode in the same document copied is
     not pasted by the next one (a fresh page has nothing to paste)."""

@@ -314,8 +314,11 @@ _ENTRIES: list[WebTask] = [
             scroll="#area textarea"),
     # restarts=False: each episode binds another click handler to the same four buttons (genProblem's
     # $('#area button').on('click')), so in a restarted document the earlier episodes' handlers count the
-    # presses too and end the episode by their own sequence (55 of 86 fork checks diverged)
-    WebTask("simon-says", "repeat the order in which buttons light up", 8, 20, wait=True, restarts=False),
+    # presses too and end the episode by their own sequence (55 of 86 fork checks diverged).
+    # A move lets 0.1 s pass: a button is lit (a lighter colour, in its name) for 0.25 s every 0.6 s, so
+    # at 1 s a move most of the sequence was never on the page when it was read
+    WebTask("simon-says", "repeat the order in which buttons light up (a move lets 0.1 s pass)", 8, 40, wait=True,
+            restarts=False, settle_ms=100),
     WebTask("simple-algebra", "solve for x and type the answer", 216, 6, numbers=(-99, 108)),
     WebTask("simple-arithmetic", "compute a sum, difference or product and type it", 104, 6, numbers=(-9, 81)),
     WebTask("social-media", "click an action on a user's post", 64, 6),
