@@ -17,7 +17,9 @@ Protocol, fixed before any of these runs (seeds disjoint from tests/test_web.py,
   32000-32002 (3 episodes; the episode budget of 20 inner calls, one search's worth, bounds a game
   that finds nothing: a task with 100 candidates costs 2,000 page steps a search). Row: wins, mean
   inner-policy calls a game, wall seconds a game. (Amended before any run: 5 seeds and an episode
-  budget of 100 would have taken days on this shared machine.)
+  budget of 100 would have taken days on this shared machine. Added after the first five tasks ran, read
+  from the same trials' episode files, nothing re-run: Search's expansions and generated children a game,
+  since a forced move or a win found while expanding costs Uniform no call.)
 - **--flights**: ``Search(Uniform(), budget=20)`` (no episode budget: the issue's setting) on
   ``s1/Flights-v0``, seeds 33000-33019 (20 games). Targets: >= 90 % won, <= 60 s a game (mean).
 - **--forks N**: N fork-and-replay checks. Tasks in catalogue order, round robin; per task a seeded
@@ -84,11 +86,26 @@ def trial_seconds(job_dir: Path) -> float | None:
     return statistics.mean(spans) if spans else None
 
 
+def search_work(job_dir: Path) -> dict[str, float]:
+    """Search's own counts a game, from the trials' episode files: expansions and generated children (each a
+    fork stepped on a page, or answered from the cache); Uniform's calls alone understate the work (a move
+    forced, or a win found while expanding, costs no call)."""
+    games = [json.loads(p.read_text()) for p in job_dir.glob("*/agent/episode.json")]
+    if not games:
+        return {}
+    total = {"expansions": 0, "generated": 0}
+    for game in games:
+        for tick in game.get("ticks", []):
+            for key in total:
+                total[key] += (tick.get("info") or {}).get(key) or 0
+    return {f"{key}_per_game": round(value / len(games), 1) for key, value in total.items()}
+
+
 def row(out: Path, task: str, label: str, policy: str, wrappers: list[str], seeds: tuple[int, int], **extra) -> dict:
     start = time.perf_counter()
     summary = s1gym.evaluate(
         "MiniWoB", policy, wrappers=wrappers, episodes=seeds[1], seed=seeds[0], options={"task": task},
-        out=out, job=f"{task}-{label}", resume=True, **extra,
+        out=out, job=f"{task}-{label}", resume=(out / f"{task}-{label}").is_dir(), **extra,
     )
     wall = time.perf_counter() - start
     result = {
@@ -102,6 +119,8 @@ def row(out: Path, task: str, label: str, policy: str, wrappers: list[str], seed
         "s_per_game": trial_seconds(Path(summary["job_dir"])) or wall / max(1, summary["episodes"]),
         "load": os.getloadavg()[0],
     }
+    if wrappers == ["search"]:
+        result.update(search_work(Path(summary["job_dir"])))
     print(json.dumps(result), flush=True)
     return result
 
@@ -121,7 +140,7 @@ def flights(out: Path) -> None:
     start = time.perf_counter()
     summary = s1gym.evaluate(
         "Flights", "uniform", wrappers=["search"], budget=20, episodes=FLIGHTS_SEEDS[1], seed=FLIGHTS_SEEDS[0],
-        out=out, job="flights-search-uniform-20", resume=True,
+        out=out, job="flights-search-uniform-20", resume=(out / "flights-search-uniform-20").is_dir(),
     )
     wall = time.perf_counter() - start
     print(json.dumps({"task": "Flights", "policy": "Search(Uniform, budget=20)", "wins": summary["wins"],

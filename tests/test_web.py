@@ -636,3 +636,120 @@ def test_restoring_a_state_costs_a_few_steps_not_a_page_load():
         assert min(restore) < min(load), (restore, load)
     finally:
         env.close()
+
+
+# ------------------------------------------------------------------ fork determinism, per cause
+def _form(env) -> dict[str, str]:
+    return dict(env._answer.form)
+
+
+def test_simon_says_presses_count_for_the_current_episode_only():
+    """simon-says binds another click handler to its four buttons every episode: a second episode on the
+    same env must end as on a fresh page, not when the first episode's (stale) sequence is complete."""
+    env, fresh = make("simon-says"), make("simon-says")
+    try:
+        env.reset(seed=1)
+        for move in env.candidates[:2]:  # an earlier episode, left unfinished, on the env's page
+            env.step_move(move)
+        assert not env.done
+        env.reset(seed=2)
+        fresh.reset(seed=2)
+        for i in range(3):  # the first three buttons (a button's name is its colour, lighter while it is lit)
+            assert env.candidates == fresh.candidates
+            env.step_move(env.candidates[i])
+            fresh.step_move(fresh.candidates[i])
+            assert (env.state_text, env.done, env._answer.raw_reward) == (
+                fresh.state_text, fresh.done, fresh._answer.raw_reward)
+    finally:
+        env.close()
+        fresh.close()
+
+
+def test_simon_says_shows_its_sequence_to_a_player_who_waits():
+    """A wait lets 0.1 s of page time pass, so every blink (0.25 s, a lighter colour in the button's name)
+    is on the page at some read: pressing the buttons in the order seen wins."""
+    env = make("simon-says")
+    try:
+        env.reset(seed=1)
+        plain = [m for m in env.candidates if m != "wait"]
+        seen, before = [], None
+        for _ in range(35):  # the sequence (3-5 blinks, 0.6 s apart) is over by 3.25 s
+            lit = next((i for i, m in enumerate(env.candidates[:4]) if m != plain[i]), None)
+            if lit is not None and lit != before:
+                seen.append(lit)
+            before = lit
+            env.step_move("wait")
+        assert 3 <= len(seen) <= 5
+        for i in seen:
+            env.step_move(env.candidates[i])
+        assert env.won
+    finally:
+        env.close()
+
+
+def test_a_paste_before_any_copy_pastes_nothing_after_an_episode_that_copied():
+    """The page's clipboard belongs to the episode: what an earlier episode in the same document copied is
+    not pasted by the next one (a fresh page has nothing to paste)."""
+    env, fresh = make("copy-paste"), make("copy-paste")
+    try:
+        env.reset(seed=1)
+        for move in ("click textarea", "press Control+A", "press Control+C"):
+            env.step_move(move)
+        env.reset(seed=2)  # restarted in the same document
+        fresh.reset(seed=2)
+        for move in ("click textbox", "press Control+V"):
+            env.step_move(move)
+            fresh.step_move(move)
+        assert _form(env)["answer-input"] == _form(fresh)["answer-input"] == ""
+        assert env.state_text == fresh.state_text
+        for move in ("click textarea", "press Control+A", "press Control+C", "click textbox", "press Control+V"):
+            env.step_move(move)  # and copy-paste within the episode works
+        assert _form(env)["answer-input"] == _form(env)["to-copy"] != ""
+    finally:
+        env.close()
+        fresh.close()
+
+
+def test_a_list_boxs_options_are_select_moves_that_replay_exactly():
+    """click-scroll-list's options are chosen by select moves (no native clicks, which Chromium follows
+    with a scroll of its own timing): every option has one, and a fork's replay shows the same page."""
+    env = make("click-scroll-list")
+    try:
+        env.reset(seed=34002)
+        page = env.engine().page
+        n = page.evaluate("() => document.getElementById('options').options.length")
+        selects = [m for m in env.candidates if m.startswith("select ")]
+        assert len(selects) == n and not any(m.startswith("click option") for m in env.candidates)
+        for move in (selects[-1], selects[0], selects[-2]):  # below the fold first
+            fork = env.fork()
+            fork.step_move(move)  # on the env's page
+            env.step_move(move)  # restored on another page by a restart and a replay
+            assert fork.state_text == env.state_text and fork.candidates == env.candidates
+            fork.close()
+        chosen = env.engine().page.evaluate(
+            "() => [...document.getElementById('options').selectedOptions].map((o) => o.text)")
+        assert len(chosen) == 3
+    finally:
+        env.close()
+
+
+def test_moving_items_offers_waiting_then_the_circles_where_they_are_now():
+    env = make("moving-items")
+    try:
+        env.reset(seed=0)
+        assert env.candidates == ("wait",)  # no circle has entered the picture yet
+        for _ in range(10):
+            if any(m.startswith("click circle") for m in env.candidates):
+                break
+            env.step_move("wait")
+        circle = next(m for m in env.candidates if m.startswith("click circle"))
+        items = "() => document.querySelectorAll('svg .item').length"
+        assert env.engine().page.evaluate(items) == 10
+        fork = env.fork()
+        fork.step_move(circle)
+        env.step_move(circle)
+        assert fork.state_text == env.state_text and fork.candidates == env.candidates
+        assert env.engine().page.evaluate(items) == 9  # the click hit the circle: the page removed it
+        fork.close()
+    finally:
+        env.close()

@@ -286,7 +286,12 @@ _ENTRIES: list[WebTask] = [
     WebTask("identify-shape", "click the word that names the drawn shape", 8, 4),
     WebTask("login-user", "type username and password, log in", 16, 8, typed=("username", "password")),
     WebTask("login-user-popup", "log in; dismiss a popup if it appears", 16, 10, typed=("username", "password")),
-    WebTask("moving-items", "click circles that move across a picture", 16, 12, restarts=False),
+    # the circles enter the picture from its sides one after another (about every 0.8 s) and cross it in
+    # 3.5 s; a click on a circle where it is now counts (+0.2), and the page ends at 9.9 s with -1 + 0.2 per
+    # circle hit: a move lets 0.2 s pass (1 s would leave time for 9 clicks, and 10 are needed), and "wait"
+    # lets it pass while no circle is in the picture yet (at the start none is)
+    WebTask("moving-items", "click circles that move across a picture (a move lets 0.2 s pass)", 16, 50,
+            restarts=False, wait=True, settle_ms=200),
     WebTask("multi-layouts", "fill a form in varying layouts", 32, 10, typed=("genre", "director", "year")),
     WebTask("multi-orderings", "fill a form in varying field orders", 32, 10, typed=("genre", "director", "year")),
     WebTask("navigate-tree", "open folders to click the named file", 48, 12),
@@ -307,7 +312,13 @@ _ENTRIES: list[WebTask] = [
     WebTask("search-engine", "search, page through results, click the n-th", 32, 12, typed=("query",)),
     WebTask("sign-agreement", "scroll an agreement to its end, type a name, answer", 16, 20, typed=("name",),
             scroll="#area textarea"),
-    WebTask("simon-says", "repeat the order in which buttons light up", 8, 20, wait=True),
+    # restarts=False: each episode binds another click handler to the same four buttons (genProblem's
+    # $('#area button').on('click')), so in a restarted document the earlier episodes' handlers count the
+    # presses too and end the episode by their own sequence (55 of 86 fork checks diverged).
+    # A move lets 0.1 s pass: a button is lit (a lighter colour, in its name) for 0.25 s every 0.6 s, so
+    # at 1 s a move most of the sequence was never on the page when it was read
+    WebTask("simon-says", "repeat the order in which buttons light up (a move lets 0.1 s pass)", 8, 40, wait=True,
+            restarts=False, settle_ms=100),
     WebTask("simple-algebra", "solve for x and type the answer", 216, 6, numbers=(-99, 108)),
     WebTask("simple-arithmetic", "compute a sum, difference or product and type it", 104, 6, numbers=(-9, 81)),
     WebTask("social-media", "click an action on a user's post", 64, 6),

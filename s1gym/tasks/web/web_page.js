@@ -250,6 +250,11 @@
       for (const v of typed) add(el, "type", "type", role, name, { value: v, pre: `type "${v}" into ` });
       continue;
     }
+    // a select list's options are its "select" moves (below), as Playwright's and BrowserGym's select_option,
+    // not clicks too: Chromium scrolls a list box to reveal a clicked option on its own schedule, so after
+    // such a click the options a point hits, and the next click's option, differed between a page that
+    // played the moves and one that replayed them (bench/web.py --forks, click-scroll-list)
+    if (tag === "OPTION" && el.closest("select")) continue;
     if (tag === "SELECT") {  // (a styled select may sit under its own label: its options are still the choice)
       const name = nameOf(el) || "list";
       for (const opt of el.options) {

@@ -150,6 +150,9 @@
     clock.reset(epochMs);
     if (document.activeElement && document.activeElement !== document.body && document.activeElement.blur) document.activeElement.blur();
     window.getSelection && window.getSelection().removeAllRanges();
+    // the page's clipboard (below) is the episode's: what an earlier episode of this document copied is
+    // not there on a fresh load, so a paste before any copy pastes nothing on every page
+    api.clipboard = "";
     // jQuery UI's screen-reader announcements ("1 result is available...") outlive the widgets that
     // made them: a fresh page has them empty when its first episode starts
     for (const live of document.querySelectorAll(".ui-helper-hidden-accessible[role=status]")) live.textContent = "";
