@@ -691,6 +691,12 @@ def held_out_top1(model: PairModel, records: list[dict]) -> dict[str, float]:
     return {k: round(float(np.mean(v)), 3) for k, v in sorted(hits.items())}
 
 
+def read_results(out_dir: Path) -> list[dict]:
+    """The game lines played into ``out_dir`` so far (none when nothing was played)."""
+    path = out_dir / "results.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
 def play_folds(parts: list[list[int]], kinds: list[str], out_dir: Path, workers: int, positions=None,
                search_games: set[int] | None = None, shard: tuple[int, int] = (0, 1)) -> None:
     """Play each fold's games with its model (search arms: the games at ``positions`` of each fold, or all;
@@ -707,12 +713,9 @@ def play_folds(parts: list[list[int]], kinds: list[str], out_dir: Path, workers:
             jobs.extend((g, kind, str(out_dir / f"fold{k}.json")) for g in chosen)
     jobs.sort(key=lambda j: (POLICIES.index(j[1]), rank[j[0]]))
     jobs = jobs[shard[0]::shard[1]]
-    results_path = out_dir / "results.jsonl"
-    done = set()
-    if results_path.exists():
-        done = {(r["game"], r["policy"]) for r in map(json.loads, results_path.read_text().splitlines())}
+    done = {(r["game"], r["policy"]) for r in read_results(out_dir)}
     jobs = [j for j in jobs if (j[0], j[1]) not in done]
-    with open(results_path, "a") as f:
+    with open(out_dir / "results.jsonl", "a") as f:
         for r in pool_map(play_game, jobs, workers):
             f.write(json.dumps(r) + "\n")
             f.flush()
@@ -747,15 +750,14 @@ def cmd_inner(args) -> None:
     if args.policies:
         lost = None
         if args.lost_by:
-            results = [json.loads(x) for x in (out_dir / "results.jsonl").read_text().splitlines()]
-            lost = {r["game"] for r in results if r["policy"] == args.lost_by and not r["won"]}
+            lost = {r["game"] for r in read_results(out_dir) if r["policy"] == args.lost_by and not r["won"]}
             print(f"search arms on the {len(lost)} games {args.lost_by} lost: {sorted(lost)}", flush=True)
         play_folds(parts, args.policies.split(","), out_dir, args.workers, search_games=lost)
         report(out_dir, parts)
 
 
 def report(out_dir: Path, parts: list[list[int]]) -> None:
-    results = [json.loads(x) for x in (out_dir / "results.jsonl").read_text().splitlines()]
+    results = read_results(out_dir)
     fold_of = {g: k for k, f in enumerate(parts) for g in f}
     results = [r for r in results if r["game"] in fold_of]
     games = find_games(str(SHARED), "valid_seen")
@@ -817,7 +819,7 @@ def main(argv: list[str] | None = None) -> None:
     cl.add_argument("--workers", type=int, default=1)
     cl.add_argument("--games", default="", help="comma list of game indices (default: all)")
     sub.add_parser("folds")
-    sub.add_parser("ship")  # --tidying below
+    ship = sub.add_parser("ship")
     v = sub.add_parser("cv")
     v.add_argument("--workers", type=int, default=2)
     v.add_argument("--policies", default=",".join(POLICIES))
@@ -834,7 +836,7 @@ def main(argv: list[str] | None = None) -> None:
     i.add_argument("--workers", type=int, default=1)
     i.add_argument("--policies", default="lookahead", help="comma list, or '' to fit and score only")
     i.add_argument("--out", default=str(STATES.parent / "alfworld_inner"))
-    for p in (v, i, sub.choices["ship"]):
+    for p in (v, i, ship):
         p.add_argument("--tidying", choices=("skip", "keep"), default="keep",
                        help="label a 'close X' state with the expert's next move (skip) or with the close (keep)")
     i.add_argument("--lost-by", default="", help="search arms play only the games this policy lost (its results "

@@ -57,6 +57,7 @@ import gymnasium as gym
 import s1gym
 from s1gym.engines import browser
 from s1gym.engines.base import pool_stats
+from s1gym.jobs.episodes import read_episode
 from s1gym.tasks.web.engine import WebEngine, WebGame
 from s1gym.tasks.web.env import WEB_TASKS
 from s1gym.tasks.web.expert import SOLVERS
@@ -90,7 +91,7 @@ def search_work(job_dir: Path) -> dict[str, float]:
     """Search's own counts a game, from the trials' episode files: expansions and generated children (each a
     fork stepped on a page, or answered from the cache); Uniform's calls alone understate the work (a move
     forced, or a win found while expanding, costs no call)."""
-    games = [json.loads(p.read_text()) for p in job_dir.glob("*/agent/episode.json")]
+    games = [read_episode(p) for p in job_dir.glob("*/agent/episode.json")]
     if not games:
         return {}
     total = {"expansions": 0, "generated": 0}
@@ -101,11 +102,16 @@ def search_work(job_dir: Path) -> dict[str, float]:
     return {f"{key}_per_game": round(value / len(games), 1) for key, value in total.items()}
 
 
+def resumable(out: Path, job: str) -> bool:
+    """Resume ``job`` only when its folder exists (``evaluate(resume=True)`` refuses a job it cannot find)."""
+    return (out / job).is_dir()
+
+
 def row(out: Path, task: str, label: str, policy: str, wrappers: list[str], seeds: tuple[int, int], **extra) -> dict:
     start = time.perf_counter()
     summary = s1gym.evaluate(
         "MiniWoB", policy, wrappers=wrappers, episodes=seeds[1], seed=seeds[0], options={"task": task},
-        out=out, job=f"{task}-{label}", resume=(out / f"{task}-{label}").is_dir(), **extra,
+        out=out, job=f"{task}-{label}", resume=resumable(out, f"{task}-{label}"), **extra,
     )
     wall = time.perf_counter() - start
     result = {
@@ -140,7 +146,7 @@ def flights(out: Path) -> None:
     start = time.perf_counter()
     summary = s1gym.evaluate(
         "Flights", "uniform", wrappers=["search"], budget=20, episodes=FLIGHTS_SEEDS[1], seed=FLIGHTS_SEEDS[0],
-        out=out, job="flights-search-uniform-20", resume=(out / "flights-search-uniform-20").is_dir(),
+        out=out, job="flights-search-uniform-20", resume=resumable(out, "flights-search-uniform-20"),
     )
     wall = time.perf_counter() - start
     print(json.dumps({"task": "Flights", "policy": "Search(Uniform, budget=20)", "wins": summary["wins"],
