@@ -19,7 +19,13 @@ Protocol, fixed before any of these runs (seeds disjoint from tests/test_web.py,
   inner-policy calls a game, wall seconds a game. (Amended before any run: 5 seeds and an episode
   budget of 100 would have taken days on this shared machine. Added after the first five tasks ran, read
   from the same trials' episode files, nothing re-run: Search's expansions and generated children a game,
-  since a forced move or a win found while expanding costs Uniform no call.)
+  since a forced move or a win found while expanding costs Uniform no call.) Second amendment (2026-12-01,
+  before the other 112 tasks ran): ``max_expansions=20`` a search (as many nodes as it may ask about).
+  choose-date showed why: a node whose moves all but one lead to states already seen is a forced move and
+  costs no call, so a search chained free expansions (pick a date, reopen the picker, pick another...)
+  each generating ~33 children, and its first game ran for more than 17 minutes; with the cap one game
+  took 40 s. The five rows already measured are unchanged by it: none of their games made more than 14
+  expansions in all its searches.
 - **--flights**: ``Search(Uniform(), budget=20)`` (no episode budget: the issue's setting) on
   ``s1/Flights-v0``, seeds 33000-33019 (20 games). Targets: >= 90 % won, <= 60 s a game (mean).
 - **--forks N**: N fork-and-replay checks. Tasks in catalogue order, round robin; per task a seeded
@@ -69,7 +75,7 @@ FORK_SEED = 34000
 STEP_SEEDS = (35000, 20)
 CLICK_TASKS = ["click-button", "click-link", "click-dialog", "click-test-2", "click-tab", "click-option",
                "click-color", "click-widget"]
-SEARCH = {"budget": 20, "wrapper_options": {"episode_budget": 20}}
+SEARCH = {"budget": 20, "wrapper_options": {"episode_budget": 20, "max_expansions": 20}}
 
 
 def load() -> str:
