@@ -733,7 +733,7 @@ def test_a_list_boxs_options_are_select_moves_that_replay_exactly():
         env.close()
 
 
-def test_moving_items_offers_waiting_then_the_circles_where_they_are_now():
+def test_moving_items_offers_waiting_then_the_circles_where_they_are_now_and_its_rule_wins():
     env = make("moving-items")
     try:
         env.reset(seed=0)
@@ -751,5 +751,6 @@ def test_moving_items_offers_waiting_then_the_circles_where_they_are_now():
         assert fork.state_text == env.state_text and fork.candidates == env.candidates
         assert env.engine().page.evaluate(items) == 9  # the click hit the circle: the page removed it
         fork.close()
+        assert play_rule(env, 1).won, env.history  # the rule: click the first circle offered, else wait
     finally:
         env.close()

@@ -116,6 +116,13 @@ def _button_delay(v: View) -> str:
     return "wait" if waited < seconds - 1 else _need(v.click("TWO", "button"), "click TWO")
 
 
+def _moving_items(v: View) -> str:
+    """Click a circle while one is in the picture (the first offered: the earliest to enter, the first to
+    leave), else let page time pass (a move lets 0.2 s pass: ten clicks fit before the page ends)."""
+    circles = [m for m in v.moves if m.startswith("click circle")]
+    return circles[0] if circles else _need("wait" if "wait" in v.moves else None, "wait for a circle")
+
+
 def _navigate_tree(v: View) -> str:
     target = v.field("target")
     move = v.click(target, "item") or v.click(target)
