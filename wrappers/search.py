@@ -109,7 +109,11 @@ class SearchConfig:
     ``None``: always ``h_scale * (1 - score)``; or any ``heuristic(situation) -> h >= 0``. Where a task
     ships an estimate, Search with it was measured better than with the score alone (docs/benchmarks.md)."""
     max_expansions: int | None = None
-    """Stop a search after this many expansions (``None``: no limit)."""
+    """Stop a search after this many expansions (``None``: no limit). ``budget`` counts inner-policy calls
+    only, and a node left with one move after pruning is a forced move that costs no call, so where
+    forced moves chain into wide states (a web date picker: pick a date, reopen the picker, ~33 children
+    each time) a search can expand without end at no call; there a cap of about ``budget`` bounds its
+    work (bench/web.py uses ``max_expansions=20`` with ``budget=20``)."""
     max_seconds: float | None = None
     """Stop a search after this many seconds (``None``: no limit)."""
     batch_size: int = 1
