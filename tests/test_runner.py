@@ -87,9 +87,21 @@ class ExpertCounterEnv(CounterEnv):
         return "add 2" if self.target - self.x >= 2 else "add 1"
 
 
-if "tinytest/ExpertCounter-v0" not in gym.registry:
-    gym.register("tinytest/ExpertCounter-v0", entry_point=ExpertCounterEnv, order_enforce=False,
-                 disable_env_checker=True)
+class LostExpertCounterEnv(CounterEnv):
+    """The counter whose expert fails past 2: a lookup that finds nothing (no expert here), then a bug."""
+
+    def expert_action(self) -> str:
+        if self.x == 2:
+            raise LookupError("no line for 2")  # as a web rule that cannot find what its next move needs
+        if self.x > 2:
+            raise ValueError("the expert's own bug")
+        return "add 1"
+
+
+for _name, _entry in (("ExpertCounter", ExpertCounterEnv), ("LostExpertCounter", LostExpertCounterEnv)):
+    if f"tinytest/{_name}-v0" not in gym.registry:
+        gym.register(f"tinytest/{_name}-v0", entry_point=_entry, order_enforce=False, disable_env_checker=True)
+
 
 
 class First(BasePolicy):
@@ -196,6 +208,21 @@ def test_job_folder_matches_schema_and_numbers(tmp_path):
     assert first["info"] == {"note": "one"} and first["usage"]["input_tokens"] == 10
     assert episode["final"]["won"] is True
     assert not list(job.rglob("*.tmp"))
+
+
+def test_an_expert_that_fails_never_ends_the_episode_it_measures(tmp_path):
+    """Expert agreement read off an expert that raises: a LookupError is "no expert here", any other error is
+    recorded in the tick; the episode is played to its end either way (a web rule off its path had errored
+    every Search(Uniform) trial of email-inbox-forward)."""
+    summary = evaluate("test_runner:tinytest/LostExpertCounter-v0", "test_runner:First", episodes=1, out=tmp_path,
+                       job="lost")
+    assert summary["errors"] == 0 and summary["wins"] == 1
+    ticks = jobs.read_episode(next((tmp_path / "lost").glob("*/agent/episode.json")))["ticks"]
+    by_x = {int(t["observation"].split("Count ")[1].split(" of ")[0]): t for t in ticks}
+    assert by_x[0]["expert"] == "add 1" and by_x[1]["expert"] == "add 1"
+    assert "expert" not in by_x[2] and "expert_error" not in by_x[2]
+    assert by_x[3]["expert_error"] == "ValueError: the expert's own bug" and "expert" not in by_x[3]
+    assert summary["expert_decisions"] == 2
 
 
 def test_agreement_with_the_expert_is_recorded_per_decision_and_summarised(tmp_path):

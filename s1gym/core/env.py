@@ -195,12 +195,13 @@ class S1Env(gym.Env[str, np.int64]):
     def expert_move(self) -> str | None:
         """The expert's move among the candidates now, for measuring a policy's agreement with it (privileged:
         the runner reads it after each decision; no policy sees it): :meth:`expert_action` when it names a
-        candidate, ``None`` when the task has no expert here (``NotImplementedError``, or a
-        ``RuntimeError`` such as an expert lost off its plan) or names no candidate. Tasks whose expert names
-        moves the candidates hide, or whose expert is costly, override it (ALFWorld)."""
+        candidate, ``None`` when the task has no expert here (``NotImplementedError``; a ``RuntimeError``
+        such as an expert lost off its plan; a ``LookupError`` such as a web rule that cannot find on this
+        page what its next move needs, once a policy has left its path) or names no candidate. Tasks whose
+        expert names moves the candidates hide, or whose expert is costly, override it (ALFWorld)."""
         try:
             move = self.expert_action()
-        except RuntimeError:  # NotImplementedError included: no expert here
+        except (RuntimeError, LookupError):  # NotImplementedError included: no expert here
             return None
         return move if move in self._candidates else None
 
