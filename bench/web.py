@@ -32,7 +32,8 @@ Protocol, fixed before any of these runs (seeds disjoint from tests/test_web.py,
   random walk (seed 34000 + k for the task's k-th walk): at each state a move is drawn (seeded); a fork
   of the state plays it on another page (restored by an in-document restart and replay; the answer
   cache is off for the check) and the walk's own env plays it on its page; the two answers (page text,
-  moves, reward, end) must be equal. Every 10th check also replays the fork's moves on a freshly loaded
+  moves, reward, end, and since 2026-12-01 the digest of what the text leaves out that the state key holds)
+  must be equal. Every 10th check also replays the fork's moves on a freshly loaded
   page (a new browser context) and compares that answer too. A check that differs is a divergence.
   Target: 0 divergences over 10,000 checks.
 - **--steps**: on click tasks (click-button, click-link, click-dialog, click-test-2, click-tab,
@@ -164,7 +165,7 @@ def flights(out: Path) -> None:
 # ------------------------------------------------------------------ forks
 def _same(a, b) -> str:
     """'' when two answers show the same page, else what differs."""
-    for field in ("page", "moves", "done", "raw_reward", "utterance"):
+    for field in ("page", "moves", "done", "raw_reward", "utterance", "hidden"):
         if getattr(a, field) != getattr(b, field):
             return field
     return ""

@@ -510,6 +510,7 @@ def test_same_seed_and_moves_give_the_same_page_on_any_page(task):
             other.step_move(move)
             assert _dom_text(first) == _dom_text(other) == _dom_text(fork)
             assert first.state_text == other.state_text == fork.state_text
+            assert first.state_key() == other.state_key() == fork.state_key()  # the hidden part too
             fork.close()
     finally:
         first.close()
@@ -729,6 +730,23 @@ def test_a_list_boxs_options_are_select_moves_that_replay_exactly():
         chosen = env.engine().page.evaluate(
             "() => [...document.getElementById('options').selectedOptions].map((o) => o.text)")
         assert len(chosen) == 3
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize(("task", "seed"), [("copy-paste", 0), ("click-shades", 0), ("drag-box", 0)])
+def test_what_the_text_leaves_out_is_in_the_state_key(task, seed):
+    """Selecting and copying text, clicking a box into the selection, dragging a box change no page text and
+    no move, so Search pruned them as moves that change nothing and never solved these tasks: the state key
+    tells those states apart, and the rule's path from the start has no state twice."""
+    env = make(task)
+    try:
+        env.reset(seed=seed)
+        keys = [env.state_key()]
+        while not env.done:
+            env.step_move(env.rule_action())
+            keys.append(env.state_key())
+        assert env.won and len(set(keys)) == len(keys), env.history
     finally:
         env.close()
 

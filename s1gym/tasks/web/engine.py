@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import hashlib
 import threading
 import unicodedata
 from collections import OrderedDict
@@ -103,6 +104,9 @@ class WebAnswer(NamedTuple):
     error: str = ""
     #: the values of the page's visible form fields, (name, value) in document order (progress reads them)
     form: tuple[tuple[str, str], ...] = ()
+    #: a digest of what the page holds that the text leaves out (focus, selection, clipboard, the task area's
+    #: classes, styles and scroll): part of the state key, never of the observation
+    hidden: str = ""
 
 
 def task_url(task: str) -> str:
@@ -417,6 +421,7 @@ class WebEngine(Engine):
             raw_reward=float(state["reward"] or 0.0) if done else 0.0,
             reason=clean(state["reason"]),
             form=tuple((clean(k), clean(v)) for k, v in state.get("form", [])),
+            hidden="" if done else hashlib.blake2b(str(state["hidden"]).encode(), digest_size=12).hexdigest(),
         )
 
     def screenshot(self) -> bytes:

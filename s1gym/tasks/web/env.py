@@ -7,12 +7,16 @@ with the task fixed (as BrowserGym's ``browsergym/miniwob.<task>``); ``s1/Flight
 one: the :data:`WEB_TASKS` s1gym offers with their formulation, and those it does not offer with the
 reason (a reward graded by pixel distances or a moving target, which moves can only approximate).
 
-**Observation** (Markov): the task's instruction (MiniWoB's utterance) and the
+**Observation**: the task's instruction (MiniWoB's utterance) and the
 page as Playwright's ARIA snapshot (the accessibility tree as YAML: roles,
 names, text, states, field values), MiniWoB's own reward display and query
 hidden from it, link URLs dropped (machine-specific paths), and when the page
 draws an SVG picture a ``Picture`` list of its shapes (kind, text or colour,
-size, centre), then the moves.
+size, centre), then the moves. Some of what a person sees or remembers is not
+in that text: the focus, a text selection, what was copied, styling such as a
+clicked box's border or a dragged box's place. ``state_key()`` holds a digest of
+those, so two states that differ only there are told apart (by Search's
+duplicate pruning too); a decision model sees only the text.
 
 **Candidates**: one per thing a person could do now, in document order
 (``web_page.js``): click each visible, enabled, uncovered clickable element
@@ -198,6 +202,13 @@ class MiniWoBEnv(EngineEnv):
         if a.page:
             parts.append("Page:\n" + a.page)
         return "\n\n".join(parts)
+
+    def state_key(self) -> str:
+        """The page text and moves, and a digest of what the page holds that the text leaves out (the
+        focused element, the selection, the clipboard, the task area's classes, styles and scroll): a copy
+        selected text, a box clicked into the selection, a box dragged elsewhere are new states, not
+        the same page again (Search pruned them as moves that change nothing)."""
+        return super().state_key() + "\n#" + self._answer.hidden
 
     def _progress(self) -> Progress:
         a = self._answer

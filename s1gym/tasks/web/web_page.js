@@ -394,7 +394,21 @@
     if (el.type === "checkbox" || el.type === "radio") form.push([key, el.checked ? "checked" : ""]);
     else form.push([key, String(el.value)]);
   }
+  // What a person sees or knows that the accessibility tree leaves out, for the state key (never shown as
+  // text): the focused element, the text selection, the page's clipboard, and each element of the task's area
+  // by its classes, inline style and scroll (a clicked box's "selected" border, a dragged box's place).
+  const fieldSelection = focusedField && typeof active.selectionStart === "number" ? `${active.selectionStart}-${active.selectionEnd}` : "";
+  const hidden = [active && active !== document.body ? __s1.pathOf(active) : "", fieldSelection,
+    String(window.getSelection()), __s1.clipboard || ""];
+  const areaRoot = document.getElementById("area");
+  if (areaRoot) {
+    for (const el of [areaRoot, ...areaRoot.querySelectorAll("*")]) {
+      const scroll = el.scrollTop || el.scrollLeft ? ` ${el.scrollTop},${el.scrollLeft}` : "";
+      hidden.push(`${el.getAttribute("class") || ""}|${el.getAttribute("style") || ""}|${el.getAttribute("transform") || ""}${scroll}`);
+    }
+  }
   return {
+    hidden: hidden.join("\n"),
     utterance: __s1.utterance(),
     done: !!WOB_DONE_GLOBAL,
     reward: WOB_RAW_REWARD_GLOBAL,
