@@ -396,7 +396,11 @@
   }
   // What a person sees or knows that the accessibility tree leaves out, for the state key (never shown as
   // text): the focused element, the text selection, the page's clipboard, and each element of the task's area
-  // by its classes, inline style and scroll (a clicked box's "selected" border, a dragged box's place).
+  // by its classes, inline style and scroll (a clicked box's "selected" border, a dragged box's place). Hover
+  // and focus classes are left out: Chromium sends the pointer's mouseover after a layout change on a timer
+  // of its own (not the page's frozen clock), so jQuery UI's ui-state-hover came and went between runs of
+  // the same moves (the focus itself is in, as the focused element).
+  const steady = (el) => (el.getAttribute("class") || "").split(/\s+/).filter((c) => c && !/hover|focus/i.test(c)).join(" ");
   const fieldSelection = focusedField && typeof active.selectionStart === "number" ? `${active.selectionStart}-${active.selectionEnd}` : "";
   const hidden = [active && active !== document.body ? __s1.pathOf(active) : "", fieldSelection,
     String(window.getSelection()), __s1.clipboard || ""];
@@ -404,7 +408,7 @@
   if (areaRoot) {
     for (const el of [areaRoot, ...areaRoot.querySelectorAll("*")]) {
       const scroll = el.scrollTop || el.scrollLeft ? ` ${el.scrollTop},${el.scrollLeft}` : "";
-      hidden.push(`${el.getAttribute("class") || ""}|${el.getAttribute("style") || ""}|${el.getAttribute("transform") || ""}${scroll}`);
+      hidden.push(`${steady(el)}|${el.getAttribute("style") || ""}|${el.getAttribute("transform") || ""}${scroll}`);
     }
   }
   return {
