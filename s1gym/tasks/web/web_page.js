@@ -396,11 +396,15 @@
   }
   // What a person sees or knows that the accessibility tree leaves out, for the state key (never shown as
   // text): the focused element, the text selection, the page's clipboard, and each element of the task's area
-  // by its classes, inline style and scroll (a clicked box's "selected" border, a dragged box's place). Hover
-  // and focus classes are left out: Chromium sends the pointer's mouseover after a layout change on a timer
-  // of its own (not the page's frozen clock), so jQuery UI's ui-state-hover came and went between runs of
-  // the same moves (the focus itself is in, as the focused element).
-  const steady = (el) => (el.getAttribute("class") || "").split(/\s+/).filter((c) => c && !/hover|focus/i.test(c)).join(" ");
+  // by its classes, inline style and scroll (a clicked box's "selected" border, a dragged box's place).
+  // Left out: hover and focus classes (Chromium sends the pointer's mouseover after a layout change on a timer
+  // of its own, not the page's frozen clock, so ui-state-hover came and went between runs of the same moves;
+  // the focus itself is in, as the focused element) and jQuery UI's own ui-* classes (it adds them as it
+  // sets widgets up and refreshes them, in an order and at times that differ between a fresh and a restarted
+  // document, and says what they mean in the aria-* attributes the text already shows); sorted, as a widget
+  // set up again adds its classes in another order.
+  const steady = (el) => (el.getAttribute("class") || "").split(/\s+/)
+    .filter((c) => c && !/hover|focus/i.test(c) && !c.startsWith("ui-")).sort().join(" ");
   const fieldSelection = focusedField && typeof active.selectionStart === "number" ? `${active.selectionStart}-${active.selectionEnd}` : "";
   const hidden = [active && active !== document.body ? __s1.pathOf(active) : "", fieldSelection,
     String(window.getSelection()), __s1.clipboard || ""];
