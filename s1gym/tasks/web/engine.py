@@ -104,7 +104,7 @@ class WebAnswer(NamedTuple):
     error: str = ""
     #: the values of the page's visible form fields, (name, value) in document order (progress reads them)
     form: tuple[tuple[str, str], ...] = ()
-    #: a digest of what the page holds that the text leaves out (focus, selection, clipboard, the task area's
+    #: a digest of what the page holds that the text leaves out (selection, clipboard, the task area's
     #: classes, styles and scroll): part of the state key, never of the observation
     hidden: str = ""
 

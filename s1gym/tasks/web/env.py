@@ -13,8 +13,8 @@ names, text, states, field values), MiniWoB's own reward display and query
 hidden from it, link URLs dropped (machine-specific paths), and when the page
 draws an SVG picture a ``Picture`` list of its shapes (kind, text or colour,
 size, centre), then the moves. Some of what a person sees or remembers is not
-in that text: the focus, a text selection, what was copied, styling such as a
-clicked box's border or a dragged box's place. ``state_key()`` holds a digest of
+in that text: a text selection, what was copied, styling such as a clicked
+box's border or a dragged box's place. ``state_key()`` holds a digest of
 those, so two states that differ only there are told apart (by Search's
 duplicate pruning too); a decision model sees only the text.
 
@@ -205,9 +205,9 @@ class MiniWoBEnv(EngineEnv):
 
     def state_key(self) -> str:
         """The page text and moves, and a digest of what the page holds that the text leaves out (the
-        focused element, the selection, the clipboard, the task area's classes, styles and scroll): a copy
-        selected text, a box clicked into the selection, a box dragged elsewhere are new states, not
-        the same page again (Search pruned them as moves that change nothing)."""
+        selection, the clipboard, the task area's classes, styles and scroll; not the focus): selected
+        text, a copy, a box clicked into the selection, a box dragged elsewhere are new states, not the
+        same page again (Search pruned them as moves that change nothing)."""
         return super().state_key() + "\n#" + self._answer.hidden
 
     def _progress(self) -> Progress:

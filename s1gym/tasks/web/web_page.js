@@ -395,19 +395,21 @@
     else form.push([key, String(el.value)]);
   }
   // What a person sees or knows that the accessibility tree leaves out, for the state key (never shown as
-  // text): the focused element, the text selection, the page's clipboard, and each element of the task's area
-  // by its classes, inline style and scroll (a clicked box's "selected" border, a dragged box's place).
+  // text): the text selection (in the focused field, or on the page), the page's clipboard, and each element of
+  // the task's area by its classes, inline style and scroll (a clicked box's "selected" border, a dragged box's
+  // place).
   // Left out: hover and focus classes (Chromium sends the pointer's mouseover after a layout change on a timer
-  // of its own, not the page's frozen clock, so ui-state-hover came and went between runs of the same moves;
-  // the focus itself is in, as the focused element) and jQuery UI's own ui-* classes (it adds them as it
+  // of its own, not the page's frozen clock, so ui-state-hover came and went between runs of the same moves),
+  // the focused element itself (a click focuses what it clicks, so every checkbox ticked in another order
+  // was a new state and Search(Uniform) on click-checkboxes ran for minutes; the keys a focused field takes
+  // are among the moves already) and jQuery UI's own ui-* classes (it adds them as it
   // sets widgets up and refreshes them, in an order and at times that differ between a fresh and a restarted
   // document, and says what they mean in the aria-* attributes the text already shows); sorted, as a widget
   // set up again adds its classes in another order.
   const steady = (el) => (el.getAttribute("class") || "").split(/\s+/)
     .filter((c) => c && !/hover|focus/i.test(c) && !c.startsWith("ui-")).sort().join(" ");
   const fieldSelection = focusedField && typeof active.selectionStart === "number" ? `${active.selectionStart}-${active.selectionEnd}` : "";
-  const hidden = [active && active !== document.body ? __s1.pathOf(active) : "", fieldSelection,
-    String(window.getSelection()), __s1.clipboard || ""];
+  const hidden = [fieldSelection, String(window.getSelection()), __s1.clipboard || ""];
   const areaRoot = document.getElementById("area");
   if (areaRoot) {
     for (const el of [areaRoot, ...areaRoot.querySelectorAll("*")]) {
