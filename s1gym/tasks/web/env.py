@@ -205,9 +205,10 @@ class MiniWoBEnv(EngineEnv):
 
     def state_key(self) -> str:
         """The page text and moves, and a digest of what the page holds that the text leaves out (the
-        selection, the clipboard, the task area's classes, styles and scroll; not the focus): selected
-        text, a copy, a box clicked into the selection, a box dragged elsewhere are new states, not the
-        same page again (Search pruned them as moves that change nothing)."""
+        selection, the clipboard, the task area's classes, styles and scroll; not which element has the
+        focus, so states that differ only there share a key): selected text, a copy, a box clicked into
+        the selection, a box dragged elsewhere are new states, not the same page again (Search pruned
+        them as moves that change nothing)."""
         return super().state_key() + "\n#" + self._answer.hidden
 
     def _progress(self) -> Progress:

@@ -401,8 +401,9 @@
   // Left out: hover and focus classes (Chromium sends the pointer's mouseover after a layout change on a timer
   // of its own, not the page's frozen clock, so ui-state-hover came and went between runs of the same moves),
   // the focused element itself (a click focuses what it clicks, so every checkbox ticked in another order
-  // was a new state and Search(Uniform) on click-checkboxes ran for minutes; the keys a focused field takes
-  // are among the moves already) and jQuery UI's own ui-* classes (it adds them as it
+  // was a new state and Search(Uniform) on click-checkboxes ran for minutes; the moves show that a field has
+  // the focus, not which: two states that differ only in which field has it share a key) and jQuery UI's own
+  // ui-* classes (it adds them as it
   // sets widgets up and refreshes them, in an order and at times that differ between a fresh and a restarted
   // document, and says what they mean in the aria-* attributes the text already shows); sorted, as a widget
   // set up again adds its classes in another order.
