@@ -414,3 +414,22 @@ def test_missing_java_gets_an_install_hint(monkeypatch):
     monkeypatch.delenv("JAVA_HOME", raising=False)
     with pytest.raises(_jvm.JavaNotFoundError, match="apt-get install openjdk-17-jre-headless"):
         _jvm.check_java()
+
+
+def test_a_forked_child_never_frees_the_parents_java_objects():
+    """py4j frees a Java object by a command on its gateway's socket when the proxy is collected; a forked
+    child collecting inherited proxies wrote on the parent's socket and the parent waited forever for its
+    reply (make_vec async hung). In the child the parent's gateway frees nothing; the parent is untouched."""
+    env = gym.make("s1/CoinCollector-v0")
+    try:
+        env.reset(seed=0)
+        client = _jvm.current_jvm().gateway._gateway_client
+        pid = os.fork()
+        if pid == 0:  # the child: no command may reach the parent's JVM
+            os._exit(0 if client.garbage_collect_object(123) is None and "garbage_collect_object" in vars(client) else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert "garbage_collect_object" not in vars(client)
+        env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))  # the parent's socket still answers
+    finally:
+        env.close()

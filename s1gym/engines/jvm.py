@@ -160,3 +160,16 @@ def shutdown_jvm() -> None:
 
 
 lifecycle.at_exit("jvm", shutdown_jvm)
+
+
+@lifecycle.at_fork_in_child
+def _leave_the_parents_jvm_alone() -> None:
+    """In a forked child, the proxies of the parent's Java objects never talk to the parent's JVM.
+
+    py4j frees a Java object when its Python proxy is collected, by a command on its gateway's socket; a
+    child collecting the proxies it inherited wrote on the parent's socket and could read the parent's
+    reply, and the parent then waited for it forever (``gym.make_vec(..., vectorization_mode="async")``
+    hung in the suite twice, the parent inside ``garbage_collect_object``). The child has its own JVM."""
+    jvm = _current
+    if jvm is not None and jvm.pid != os.getpid():
+        jvm.gateway._gateway_client.garbage_collect_object = lambda *args, **kwargs: None
