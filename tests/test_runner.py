@@ -103,7 +103,6 @@ for _name, _entry in (("ExpertCounter", ExpertCounterEnv), ("LostExpertCounter",
         gym.register(f"tinytest/{_name}-v0", entry_point=_entry, order_enforce=False, disable_env_checker=True)
 
 
-
 class First(BasePolicy):
     """Always the first candidate ('add 1'): wins every game. Reports made-up tokens and cost."""
 
