@@ -284,6 +284,49 @@ def test_fork_matches_replay_from_scratch(seed, prefix, rest):
 
 
 @pytest.fixture(scope="module")
+def lone_engine():
+    """An engine outside the pool (one libdownward copy for the module: a process can load only so many)."""
+    from s1gym.tasks.alfworld.engine import ALFEngine
+
+    engine = ALFEngine(facts=False)
+    yield engine
+    engine.close()
+
+
+@PROPERTY
+@given(seed=st.integers(0, 5), walk=st.lists(st.integers(0, 100), min_size=1, max_size=10))
+def test_snapshots_read_from_facts_and_restored_by_id_are_the_librarys_state(lone_engine, seed, walk):
+    """A snapshot's state vector, read from textworld's facts, equals the library's own (``get_state``), and a
+    restore by registry id leaves the engine exactly where a full reload (``load_sas``) does."""
+    e = gym.make("s1/ALFWorld-v0", expert=None).unwrapped
+    try:
+        e.reset(seed=seed)
+        engine = e.engine()
+        snaps = [engine.snapshot()]
+        for c in walk:
+            if e.done:
+                break
+            e.step(c % len(e.candidates))
+            engine = e.engine()
+            snaps.append(engine.snapshot())
+            assert snaps[-1].values == engine._library_values()
+        assert all(s.registered is not None for s in snaps)
+        other = lone_engine  # a registry of its own: only a reload can restore there
+        for snap in reversed(snaps):
+            assert snap.registered[0] is engine._registry  # restored by id, not reloaded
+            engine.restore(e._gamefile, snap)
+            other.restore(e._gamefile, snap)
+            for a in (engine, other):
+                assert a._library_values() == snap.values
+                assert a.pddl.downward_lib.get_applicable_operators_count() == len(snap.derived[1])
+            move = engine.state["admissible_commands"][0]
+            assert engine.step(move).state["feedback"] == other.step(move).state["feedback"]
+            assert engine.state["admissible_commands"] == other.state["admissible_commands"]
+    finally:
+        e.close()
+
+
+@pytest.fixture(scope="module")
 def shared_games():
     return find_games(str(ALFWORLD_SHARED), "valid_seen")
 

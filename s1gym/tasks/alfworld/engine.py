@@ -6,6 +6,7 @@ the game logic parse are cached per game, so resets cost one restore."""
 from __future__ import annotations
 
 import copy
+import ctypes
 import hashlib
 import json
 import sys
@@ -152,7 +153,84 @@ def _game_data(gamefile: str) -> dict:
 @lru_cache(maxsize=16)
 def _game_logic(domain: str, grammar: str):
     _, _, _, pddl_logic = import_engine()
-    return pddl_logic.GameLogic(domain=domain, grammar=grammar)
+    logic = pddl_logic.GameLogic(domain=domain, grammar=grammar)
+    logic.grammar.derive = _CommandTexts(logic)
+    return logic
+
+
+class _CommandTexts:
+    """Stands in for the grammar's ``derive``, memoising the text of every legal move.
+
+    Why: textworld derives the text of every applicable action at every step,
+    running the template's state query (``go to`` lists the receptacles at a
+    location) for each: most of the CPU of a step in a room with many moves
+    (docs/benchmarks.md). A move's text is a function of its template, the
+    action's arguments, the entity names and, for a template with a query, the
+    facts of the predicates the query reads; the key holds all four, so the
+    memo answers exactly what a derivation would. Other texts (the feedback of
+    a move, the intro) read more of the state and are derived every time.
+    """
+
+    def __init__(self, logic: Any) -> None:
+        self._derive = logic.grammar.derive
+        #: template -> names of the predicates its queries read (empty: no query)
+        self._templates = {a.template: _query_predicates(a.template) for a in logic.actions.values()}
+        #: id(entity infos) -> (the infos, pinned so that the id stays theirs; their texts by key)
+        self._texts: OrderedDict[int, tuple[Any, dict]] = OrderedDict()
+
+    def __call__(self, start: str, context: dict = {}) -> str:  # noqa: B006 - textgen's signature
+        predicates = self._templates.get(start)
+        if predicates is None:
+            return self._derive(start, context)
+        infos = context["entity_infos"]
+        pinned = self._texts.get(id(infos))
+        if pinned is None or pinned[0] is not infos:
+            pinned = self._texts[id(infos)] = (infos, {})
+            while len(self._texts) > 8:
+                self._texts.popitem(last=False)
+        facts = ()
+        if predicates:
+            facts = frozenset(
+                p for sig, props in context["state"]._facts.items() if sig.name in predicates for p in props
+            )
+        key = (start, tuple(sorted((ph.name, var.name) for ph, var in context["mapping"].items())), facts)
+        texts = pinned[1]
+        if key not in texts:
+            if len(texts) > 50_000:
+                texts.clear()
+            texts[key] = self._derive(start, context)
+        return texts[key]
+
+
+def _query_predicates(template: str) -> frozenset[str]:
+    """Names of the predicates the queries of a move template read (``{r.name | pred(r:t, x:u)}``)."""
+    import re
+
+    queries = re.findall(r"\|([^}]*)\}", template)
+    return frozenset(name for q in queries for name in re.findall(r"([A-Za-z_][\w-]*)\s*\(", q))
+
+
+def _variable_atoms(ps: Any) -> tuple[str, ...] | None:
+    """The atom of each SAS variable of ``ps``'s task, as ``pred(arg, ...)``, when every variable is binary
+    (``Atom pred(...)`` / ``NegatedAtom pred(...)``); else ``None``. Parsed once per loaded task."""
+    cached = getattr(ps, "_s1gym_variable_atoms", False)
+    if cached is not False:
+        return cached
+    atoms: list[str] | None = []
+    for block in ps.sas.split("begin_variable\n")[1:]:
+        lines = block.split("\n", 6)  # name, axiom layer, value count, the values...
+        if lines[2] != "2" or not lines[3].startswith("Atom ") or not lines[4].startswith("NegatedAtom "):
+            atoms = None
+            break
+        atoms.append(lines[3][len("Atom ") :])
+    ps._s1gym_variable_atoms = tuple(atoms) if atoms is not None else None
+    return ps._s1gym_variable_atoms
+
+
+@lru_cache(maxsize=200_000)
+def _atom_text(fact: Any) -> str:
+    """A textworld fact as Fast Downward names its atom: ``pred(arg, ...)``."""
+    return f"{fact.name}({', '.join(a.name for a in fact.arguments)})"
 
 
 @dataclass(frozen=True)
@@ -167,6 +245,10 @@ class _Snapshot:
     #: a step: docs/benchmarks.md).
     #: ``None``: derive them.
     derived: tuple[Mapping[str, Any], Mapping[int, Any]] | None = field(default=None, compare=False, repr=False)
+    #: where the state lies in the state registry of the engine that took the snapshot: (that registry's
+    #: token, the state's id). Restoring into the same registry sets the state by its id instead of
+    #: reloading the whole task (``load_sas``). ``None``: reload.
+    registered: tuple[object, int] | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -194,6 +276,14 @@ class ALFEngine(Engine):
         self.env = AlfredDemangler(self.pddl, shuffle=False)
         self.gamefile: str | None = None
         self.state: Any = None
+        lib = self.pddl.downward_lib
+        lib.get_state_id.restype = ctypes.c_int
+        lib.set_state_id.argtypes = [ctypes.c_int]
+        lib.set_state_id.restype = None
+        #: Fast Downward's state registry in this engine's library: every state a move reaches is kept
+        #: there under an id until the task is loaded again (``load_sas``), which starts a new registry and
+        #: a new token. ``None``: ids are not trusted (the planner ran here; see :meth:`replan`).
+        self._registry: object | None = object()
 
     def load(self, gamefile: str) -> None:
         if self.gamefile == gamefile:
@@ -205,6 +295,7 @@ class ALFEngine(Engine):
         _, _, _, pddl_logic = import_engine()
         pddl._logic = _game_logic(data["pddl_domain"], data["grammar"])
         pddl._pddl_state = pddl_logic.PddlState(pddl.downward_lib, data["pddl_problem"], pddl._logic)
+        self._new_registry()
         pddl._entity_infos = pddl._get_entity_infos()
         from alfworld.agents.utils.misc import Demangler
 
@@ -215,7 +306,8 @@ class ALFEngine(Engine):
 
     def new_game(self, gamefile: str) -> EngineAnswer:
         self.load(gamefile)
-        self.state = self.env.reset()
+        self.state = self.env.reset()  # a new PddlState: the task is loaded again
+        self._new_registry()
         return self._answer()
 
     def step(self, move: str) -> EngineAnswer:
@@ -229,13 +321,6 @@ class ALFEngine(Engine):
         return EngineAnswer(self.state, ", ".join(held))
 
     def snapshot(self) -> _Snapshot:
-        from fast_downward import Atom
-
-        lib = self.pddl.downward_lib
-        n = lib.get_state_size()
-        atoms = (Atom * n)()
-        lib.get_state(atoms)
-        values = "\n".join("0" if a.name.startswith("Atom ") else "1" for a in atoms)
         ps = self.pddl._pddl_state
         facts = (
             {k: frozenset(v) for k, v in ps._facts.items()},
@@ -243,8 +328,35 @@ class ALFEngine(Engine):
             {k: frozenset(v) for k, v in ps._vars_by_type.items()},
             dict(ps._var_counts),
         )
+        registered = None if self._registry is None else (self._registry, self.pddl.downward_lib.get_state_id())
         # Textworld never changes the infos or operators once gathered (a step builds new ones): shared.
-        return _Snapshot(values, facts, self.state["feedback"], (dict(self.pddl.state), dict(ps._operators)))
+        return _Snapshot(
+            self._state_values(), facts, self.state["feedback"], (dict(self.pddl.state), dict(ps._operators)),
+            registered,
+        )
+
+    def _state_values(self) -> str:
+        """The SAS state vector: 0 where the variable's atom holds, else 1 (every ALFWorld variable is binary).
+
+        Read from textworld's fact sets, which every move's effects keep equal to the library's state:
+        asking the library (``get_state``) formats a 1 KB name per variable, 20 ms in a large room, more than
+        the rest of a step (docs/benchmarks.md). A task with a variable of another shape is read from the
+        library."""
+        ps = self.pddl._pddl_state
+        atoms = _variable_atoms(ps)
+        if atoms is None:
+            return self._library_values()
+        holding = {_atom_text(p) for props in ps._facts.values() for p in props}
+        return "\n".join("0" if atom in holding else "1" for atom in atoms)
+
+    def _library_values(self) -> str:
+        from fast_downward import Atom
+
+        lib = self.pddl.downward_lib
+        n = lib.get_state_size()
+        atoms = (Atom * n)()
+        lib.get_state(atoms)
+        return "\n".join("0" if a.name.startswith("Atom ") else "1" for a in atoms)
 
     def restore(self, gamefile: str, snap: _Snapshot) -> None:
         import textworld
@@ -253,9 +365,13 @@ class ALFEngine(Engine):
         if self.pddl._pddl_state is None or self.state is None:
             self.new_game(gamefile)
         ps = self.pddl._pddl_state
-        head, rest = ps.sas.split("begin_state\n", 1)
-        _, tail = rest.split("end_state\n", 1)
-        ps.downward_lib.load_sas(f"{head}begin_state\n{snap.values}\nend_state\n{tail}".encode())
+        if snap.registered is not None and self._registry is not None and snap.registered[0] is self._registry:
+            ps.downward_lib.set_state_id(snap.registered[1])  # taken here, since the last load: no reload
+        else:
+            head, rest = ps.sas.split("begin_state\n", 1)
+            _, tail = rest.split("end_state\n", 1)
+            ps.downward_lib.load_sas(f"{head}begin_state\n{snap.values}\nend_state\n{tail}".encode())
+            self._new_registry()
         facts, by_name, by_type, counts = snap.facts
         ps._facts = defaultdict(set, {k: set(v) for k, v in facts.items()})
         ps._vars_by_name = dict(by_name)
@@ -271,6 +387,17 @@ class ALFEngine(Engine):
         else:
             ps._operators = dict(operators)
         self.state = self.pddl.state
+
+    def replan(self) -> list[str]:
+        """Fast Downward's plan from the current state (its moves' texts). Planning runs a search inside the
+        library whose effect on the state registry is not documented, so this engine stops trusting state
+        ids from then on (restores reload the task, as before ids were used)."""
+        self._registry = None
+        return self.pddl._pddl_state.replan(self.pddl._entity_infos)
+
+    def _new_registry(self) -> None:
+        if self._registry is not None:
+            self._registry = object()
 
     def close(self) -> None:
         try:

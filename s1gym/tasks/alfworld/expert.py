@@ -97,7 +97,7 @@ def planner_action(env: ALFWorldEnv) -> tuple[str, PlanCache]:
     cached = env.expert_view().plan
     if cached is None or cached[0] != moves:
         engine = env.engine()
-        plan = engine.pddl._pddl_state.replan(engine.pddl._entity_infos)
+        plan = engine.replan()
         cached = (moves, tuple(plan) or ("look",))
     return cached[1][0], cached
 
