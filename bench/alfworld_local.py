@@ -142,6 +142,18 @@ more of them); the cap is not chosen on data: ``search_cap=40`` is used, since a
 episode's 150 calls plays one move for all of them, the shape of every earlier Search loss, and the second
 sample's receding horizon (the cap's limit) played as well as doubling (28/29 against 29/29).
 
+Sixth amendment (session 10, 2026-12-02, written before any learner roll-in was collected or any game
+below played; the engine's step now costs a fraction of its CPU, with the same decisions, which pays for
+the data the fourth amendment could not): the learner roll-ins are collected as the third amendment wrote
+(``collect-learner``, one a game, rollers as written). Whether they join the training data is decided as
+the tidying was: ``inner --outer 0 --tidying keep`` in a new out dir (the learner states are read by every
+fit once collected) plays ``Lookahead(Local)`` on the same first 40 inner games, in the same order, as the
+fourth amendment's keep arm (31/40); the learner states join only if this arm wins **more** than 31 of
+them (they cost a fifth more data and made TWC's model worse once). If they join, the outer run is played
+again in a new out dir (the five folds refitted, ``Local`` and ``Lookahead(Local)`` on all 140 games, then
+the documented Search on all 140 as the machine allows, said with the numbers); if not, the outer models
+stay as they are and the inner numbers are reported.
+
 Reported per fold and in total: games won, mean steps, inner-policy calls per game, wall and CPU
 seconds per game and per step (the machine is shared; CPU time is the robust one). The model shipped in
 s1gym/data/local_alfworld.json is fitted by ``ship`` on all 140 games, after the cross-validated
