@@ -210,29 +210,6 @@ def _query_predicates(template: str) -> frozenset[str]:
     return frozenset(name for q in queries for name in re.findall(r"([A-Za-z_][\w-]*)\s*\(", q))
 
 
-def _variable_atoms(ps: Any) -> tuple[str, ...] | None:
-    """The atom of each SAS variable of ``ps``'s task, as ``pred(arg, ...)``, when every variable is binary
-    (``Atom pred(...)`` / ``NegatedAtom pred(...)``); else ``None``. Parsed once per loaded task."""
-    cached = getattr(ps, "_s1gym_variable_atoms", False)
-    if cached is not False:
-        return cached
-    atoms: list[str] | None = []
-    for block in ps.sas.split("begin_variable\n")[1:]:
-        lines = block.split("\n", 6)  # name, axiom layer, value count, the values...
-        if lines[2] != "2" or not lines[3].startswith("Atom ") or not lines[4].startswith("NegatedAtom "):
-            atoms = None
-            break
-        atoms.append(lines[3][len("Atom ") :])
-    ps._s1gym_variable_atoms = tuple(atoms) if atoms is not None else None
-    return ps._s1gym_variable_atoms
-
-
-@lru_cache(maxsize=200_000)
-def _atom_text(fact: Any) -> str:
-    """A textworld fact as Fast Downward names its atom: ``pred(arg, ...)``."""
-    return f"{fact.name}({', '.join(a.name for a in fact.arguments)})"
-
-
 @dataclass(frozen=True)
 class _Snapshot:
     """A game state that can be restored into any engine that has the game loaded."""
@@ -284,6 +261,8 @@ class ALFEngine(Engine):
         #: there under an id until the task is loaded again (``load_sas``), which starts a new registry and
         #: a new token. ``None``: ids are not trusted (the planner ran here; see :meth:`replan`).
         self._registry: object | None = object()
+        #: get_state's output buffer (one fixed-size name per SAS variable), kept between snapshots
+        self._atoms: Any = None
 
     def load(self, gamefile: str) -> None:
         if self.gamefile == gamefile:
@@ -338,25 +317,22 @@ class ALFEngine(Engine):
     def _state_values(self) -> str:
         """The SAS state vector: 0 where the variable's atom holds, else 1 (every ALFWorld variable is binary).
 
-        Read from textworld's fact sets, which every move's effects keep equal to the library's state:
-        asking the library (``get_state``) formats a 1 KB name per variable, 20 ms in a large room, more than
-        the rest of a step (docs/benchmarks.md). A task with a variable of another shape is read from the
-        library."""
-        ps = self.pddl._pddl_state
-        atoms = _variable_atoms(ps)
-        if atoms is None:
-            return self._library_values()
-        holding = {_atom_text(p) for props in ps._facts.values() for p in props}
-        return "\n".join("0" if atom in holding else "1" for atom in atoms)
-
-    def _library_values(self) -> str:
+        Read from the library (``get_state`` writes a 1 KB name per variable); the names are compared as one
+        array rather than decoded one by one. Textworld's own fact sets are not a substitute: they take a
+        conditional effect's both branches (``use desklamp`` leaves the lamp off there, on in the library)."""
+        import numpy as np
         from fast_downward import Atom
 
         lib = self.pddl.downward_lib
         n = lib.get_state_size()
-        atoms = (Atom * n)()
-        lib.get_state(atoms)
-        return "\n".join("0" if a.name.startswith("Atom ") else "1" for a in atoms)
+        if self._atoms is None or len(self._atoms) != n:
+            self._atoms = (Atom * n)()
+        lib.get_state(self._atoms)
+        names = np.frombuffer(self._atoms, dtype=np.uint8).reshape(n, -1)
+        holds = (names[:, :5] == np.frombuffer(b"Atom ", dtype=np.uint8)).all(axis=1)
+        digits = np.full(2 * n - 1, ord("\n"), dtype=np.uint8)
+        digits[0::2] = np.where(holds, ord("0"), ord("1"))
+        return digits.tobytes().decode()
 
     def restore(self, gamefile: str, snap: _Snapshot) -> None:
         import textworld

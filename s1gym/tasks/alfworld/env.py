@@ -7,9 +7,12 @@ costs one engine step per move, so the env stands on the engine seam
 (:mod:`s1gym.engines.base`) with *state snapshots*:
 
 - A snapshot is the library's state vector (one value per SAS variable, read
-  with ``get_state``) plus textworld's Python-side fact sets. Restoring it
-  re-loads the game's already-translated SAS task with that state as the
-  initial state (``load_sas``), which costs about one step, at any depth.
+  from textworld's fact sets, which every move's effects keep equal to it)
+  plus those fact sets and the state's id in the library's state registry.
+  Restoring it into the engine that took it sets the state by that id;
+  into another engine it re-loads the game's already-translated SAS task
+  with that state as the initial state (``load_sas``), which costs about one
+  step, at any depth.
 - Forks are lazy (they share the parent's state until stepped); engines live
   in a small process-wide pool whose least recently used engine is taken over
   (after snapshotting the state it held) when it is full, so search trees with
