@@ -210,6 +210,83 @@ def _query_predicates(template: str) -> frozenset[str]:
     return frozenset(name for q in queries for name in re.findall(r"([A-Za-z_][\w-]*)\s*\(", q))
 
 
+class _SasTask:
+    """Fast Downward's semantics of a translated task's operators and axioms, over state vectors.
+
+    Why: reading the state from the library (``get_state``) formats a 1 KB name for each of up to 3,000
+    variables, most of the CPU of a Search child in a large room once the rest was cached
+    (docs/benchmarks.md). A successor's vector follows from its parent's and the operator: each effect
+    whose conditions hold in the parent sets its variable, then the axioms give the derived variables
+    (their default, or a rule's value where its body holds, layer by layer to a fixpoint). Vectors are
+    ``bytes``, one digit (the value's index) per variable. :meth:`parse` answers ``None`` for a task
+    with a variable that is not binary; its states are read from the library.
+    """
+
+    def __init__(self, effects: list, rules: list, defaults: dict[int, int]) -> None:
+        #: per operator: (conditions ((var, value), ...), var, value) for each effect
+        self.effects = effects
+        #: (layer, conditions, var, value), in layer order
+        self.rules = rules
+        #: derived variable -> its default value
+        self.defaults = defaults
+
+    @classmethod
+    def parse(cls, sas: str) -> _SasTask | None:
+        layers = []
+        for block in sas.split("begin_variable\n")[1:]:
+            lines = block.split("\n", 3)
+            if lines[2] != "2":
+                return None
+            layers.append(int(lines[1]))
+        init = sas.split("begin_state\n", 1)[1].split("\nend_state", 1)[0].split("\n")
+        effects = []
+        for block in sas.split("begin_operator\n")[1:]:
+            lines = block.split("\n")
+            n_prevail = int(lines[1])
+            n_effects = int(lines[2 + n_prevail])
+            op = []
+            for line in lines[3 + n_prevail : 3 + n_prevail + n_effects]:
+                f = [int(x) for x in line.split()]
+                conds = tuple((f[1 + 2 * i], f[2 + 2 * i]) for i in range(f[0]))
+                op.append((conds, f[1 + 2 * f[0]], f[3 + 2 * f[0]]))  # ... var, pre, post
+            effects.append(tuple(op))
+        rules = []
+        for block in sas.split("begin_rule\n")[1:]:
+            lines = block.split("\n")
+            n = int(lines[0])
+            conds = tuple(tuple(int(x) for x in line.split()) for line in lines[1 : 1 + n])
+            var, _, new = (int(x) for x in lines[1 + n].split())
+            rules.append((layers[var], conds, var, new))
+        rules.sort(key=lambda r: r[0])
+        defaults = {v: int(init[v]) for v, layer in enumerate(layers) if layer >= 0}
+        return cls(effects, rules, defaults)
+
+    def successor(self, values: bytes, operator: int) -> bytes:
+        new = bytearray(values)
+        for conds, var, value in self.effects[operator]:
+            if all(values[c] == 48 + v for c, v in conds):
+                new[var] = 48 + value
+        if self.defaults:
+            for var, value in self.defaults.items():
+                new[var] = 48 + value
+            changed = True
+            while changed:
+                changed = False
+                for _, conds, var, value in self.rules:
+                    if new[var] != 48 + value and all(new[c] == 48 + v for c, v in conds):
+                        new[var] = 48 + value
+                        changed = True
+        return bytes(new)
+
+
+def _sas_task(ps: Any) -> _SasTask | None:
+    """``ps``'s task as a :class:`_SasTask`, parsed once per loaded task (``None``: not binary)."""
+    task = getattr(ps, "_s1gym_sas_task", False)
+    if task is False:
+        task = ps._s1gym_sas_task = _SasTask.parse(ps.sas)
+    return task
+
+
 @dataclass(frozen=True)
 class _Snapshot:
     """A game state that can be restored into any engine that has the game loaded."""
@@ -263,6 +340,8 @@ class ALFEngine(Engine):
         self._registry: object | None = object()
         #: get_state's output buffer (one fixed-size name per SAS variable), kept between snapshots
         self._atoms: Any = None
+        #: the current state's vector, followed move by move (``None``: read it from the library)
+        self._values: bytes | None = None
 
     def load(self, gamefile: str) -> None:
         if self.gamefile == gamefile:
@@ -275,6 +354,7 @@ class ALFEngine(Engine):
         pddl._logic = _game_logic(data["pddl_domain"], data["grammar"])
         pddl._pddl_state = pddl_logic.PddlState(pddl.downward_lib, data["pddl_problem"], pddl._logic)
         self._new_registry()
+        self._values = None
         pddl._entity_infos = pddl._get_entity_infos()
         from alfworld.agents.utils.misc import Demangler
 
@@ -287,10 +367,18 @@ class ALFEngine(Engine):
         self.load(gamefile)
         self.state = self.env.reset()  # a new PddlState: the task is loaded again
         self._new_registry()
+        self._values = None
         return self._answer()
 
     def step(self, move: str) -> EngineAnswer:
+        values, task = self._values, _sas_task(self.pddl._pddl_state)
+        if values is not None and task is not None:
+            commands = self.pddl.state["_valid_commands"]
+            command = move.strip()
+            if command in commands:  # else textworld answers "Nothing happens." and the state stays
+                values = task.successor(values, self.pddl.state["_valid_actions"][commands.index(command)].id)
         self.state, _, _ = self.env.step(move)
+        self._values = values if task is not None else None
         return self._answer()
 
     def _answer(self) -> EngineAnswer:
@@ -315,11 +403,18 @@ class ALFEngine(Engine):
         )
 
     def _state_values(self) -> str:
-        """The SAS state vector: 0 where the variable's atom holds, else 1 (every ALFWorld variable is binary).
+        """The SAS state vector, one digit a variable (0: its atom holds, else 1): followed move by move from
+        the library's own reading at the game's start (:class:`_SasTask`), read again where it cannot be.
 
-        Read from the library (``get_state`` writes a 1 KB name per variable); the names are compared as one
-        array rather than decoded one by one. Textworld's own fact sets are not a substitute: they take a
-        conditional effect's both branches (``use desklamp`` leaves the lamp off there, on in the library)."""
+        Textworld's fact sets are not a substitute: they take a conditional effect's both branches (``use
+        desklamp`` leaves the lamp off there, on in the library)."""
+        if self._values is None:
+            self._values = self._library_values()
+        return "\n".join(self._values.decode())
+
+    def _library_values(self) -> bytes:
+        """The state vector as the library reports it (``get_state`` writes a 1 KB name per variable; the
+        names are compared as one array rather than decoded one by one)."""
         import numpy as np
         from fast_downward import Atom
 
@@ -330,9 +425,7 @@ class ALFEngine(Engine):
         lib.get_state(self._atoms)
         names = np.frombuffer(self._atoms, dtype=np.uint8).reshape(n, -1)
         holds = (names[:, :5] == np.frombuffer(b"Atom ", dtype=np.uint8)).all(axis=1)
-        digits = np.full(2 * n - 1, ord("\n"), dtype=np.uint8)
-        digits[0::2] = np.where(holds, ord("0"), ord("1"))
-        return digits.tobytes().decode()
+        return np.where(holds, ord("0"), ord("1")).astype(np.uint8).tobytes()
 
     def restore(self, gamefile: str, snap: _Snapshot) -> None:
         import textworld
@@ -348,6 +441,7 @@ class ALFEngine(Engine):
             _, tail = rest.split("end_state\n", 1)
             ps.downward_lib.load_sas(f"{head}begin_state\n{snap.values}\nend_state\n{tail}".encode())
             self._new_registry()
+        self._values = snap.values[::2].encode()
         facts, by_name, by_type, counts = snap.facts
         ps._facts = defaultdict(set, {k: set(v) for k, v in facts.items()})
         ps._vars_by_name = dict(by_name)
