@@ -295,9 +295,10 @@ def lone_engine():
 
 @PROPERTY
 @given(seed=st.integers(0, 5), walk=st.lists(st.integers(0, 100), min_size=1, max_size=10))
-def test_a_restore_by_registry_id_is_a_full_reload(lone_engine, seed, walk):
-    """A restore by the library's state-registry id leaves the engine exactly where a full reload of the task
-    with the snapshot's state vector (``load_sas``) does."""
+def test_followed_state_vectors_and_restores_by_id_are_the_librarys_own(lone_engine, seed, walk):
+    """The state vector the engine follows move by move is the library's (``get_state``), and a restore by the
+    library's state-registry id leaves the engine exactly where a full reload of the task with the snapshot's
+    vector (``load_sas``) does."""
     e = gym.make("s1/ALFWorld-v0", expert=None).unwrapped
     try:
         e.reset(seed=seed)
@@ -309,6 +310,7 @@ def test_a_restore_by_registry_id_is_a_full_reload(lone_engine, seed, walk):
             e.step(c % len(e.candidates))
             engine = e.engine()
             snaps.append(engine.snapshot())
+            assert snaps[-1].values == library_state(engine)
         assert all(s.registered is not None for s in snaps)
         other = lone_engine  # a registry of its own: only a reload can restore there
         for snap in reversed(snaps):
