@@ -6,9 +6,10 @@ game state lives in a compiled Fast Downward library (one private copy of
 costs one engine step per move, so the env stands on the engine seam
 (:mod:`s1gym.engines.base`) with *state snapshots*:
 
-- A snapshot is the library's state vector (one value per SAS variable, read
-  from textworld's fact sets, which every move's effects keep equal to it)
-  plus those fact sets and the state's id in the library's state registry.
+- A snapshot is the library's state vector (one value per SAS variable,
+  followed move by move with Fast Downward's semantics from the library's
+  reading at the game's start) plus textworld's fact sets and the state's id
+  in the library's state registry.
   Restoring it into the engine that took it sets the state by that id;
   into another engine it re-loads the game's already-translated SAS task
   with that state as the initial state (``load_sas``), which costs about one
