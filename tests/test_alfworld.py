@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -241,6 +243,20 @@ def test_close_engines_unloads_the_pool_and_envs_recover():
     assert a[0] == b[0] and "You are carrying soapbar 1." in a[0]
     e.close()
     twin.close()
+
+
+def test_closing_an_engine_keeps_its_library_and_the_interpreter_exits_cleanly():
+    """Unloading a second libdownward copy left dangling entries in the library's process-wide plugin
+    registry and the interpreter's exit crashed (SIGSEGV). A closed engine's copy now serves the next engine."""
+    script = (
+        "from s1gym.tasks.alfworld.engine import ALFEngine, _SPARE_LIBRARIES\n"
+        "first, second = ALFEngine(facts=False), ALFEngine(facts=False)\n"
+        "lib = second.pddl.downward_lib\n"
+        "second.close()\n"
+        "assert ALFEngine(facts=False).pddl.downward_lib is lib and not _SPARE_LIBRARIES\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 PROPERTY = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])

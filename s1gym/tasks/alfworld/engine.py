@@ -321,12 +321,15 @@ class ALFEngine(Engine):
     """One live ALFWorld game: a ``PddlEnv`` (own libdownward copy) wrapped in alfworld's demangler."""
 
     can_snapshot = True
-    close_at_exit = False  # a private libdownward copy: unloading it during interpreter teardown crashes
+    close_at_exit = False  # nothing to do at exit: a library copy is never unloaded (see _SPARE_LIBRARIES)
 
     def __init__(self, facts: bool) -> None:
         textworld, PddlEnv, AlfredDemangler, _ = import_engine()
         infos = textworld.EnvInfos(won=True, admissible_commands=True, facts=facts)
-        self.pddl = PddlEnv(infos)
+        # PddlEnv.__init__, with a spare library copy taken before a new one is loaded
+        self.pddl = PddlEnv.__new__(PddlEnv)
+        super(PddlEnv, self.pddl).__init__(infos)
+        self.pddl.downward_lib = _SPARE_LIBRARIES.pop() if _SPARE_LIBRARIES else _load_library()
         self.env = AlfredDemangler(self.pddl, shuffle=False)
         self.gamefile: str | None = None
         self.state: Any = None
@@ -470,12 +473,25 @@ class ALFEngine(Engine):
             self._registry = object()
 
     def close(self) -> None:
-        try:
-            import fast_downward
+        """Free the task the library holds and keep the library copy for the next engine (never unloaded)."""
+        lib, self.pddl.downward_lib = self.pddl.downward_lib, None
+        if lib is not None:
+            lib.cleanup()
+            _SPARE_LIBRARIES.append(lib)
 
-            fast_downward.close_lib(self.pddl.downward_lib)
-        except (OSError, AttributeError):  # pragma: no cover - best effort at shutdown
-            pass
+
+def _load_library() -> Any:
+    import fast_downward
+
+    return fast_downward.load_lib()
+
+
+#: Library copies of closed engines, handed to the next engine instead of a new copy. A copy is never unloaded:
+#: libdownward's plugin registry is one process-wide (GNU unique) object that every copy adds entries to, so
+#: unloading any copy but the first leaves entries whose code is gone, and the registry's destructor then
+#: crashes the interpreter's exit (SIGSEGV, exit code 139). Reusing copies also bounds how many a process
+#: loads: loading and unloading copies repeatedly crashed in ``dlopen`` by the third round of twelve.
+_SPARE_LIBRARIES: list[Any] = []
 
 
 #: Engines per pool: each holds a private copy of libdownward (tens of MB).
@@ -483,8 +499,6 @@ ENGINE_CAPACITY = 6
 
 
 def close_engines() -> None:
-    """Unload every pooled engine (each holds a private copy of libdownward); envs reload on demand.
-
-    Use it sparingly: a process can load libdownward copies only so many times (here, loading 12 copies,
-    unloading them and loading 12 again crashed in ``dlopen`` on the third round)."""
+    """Close every pooled engine: each frees its game and parks its libdownward copy for the next engine
+    (copies are never unloaded; see ``_SPARE_LIBRARIES``); envs load their game again on demand."""
     close_pools(lambda key: isinstance(key, tuple) and key[:1] == ("alfworld",))
