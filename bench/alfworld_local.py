@@ -154,6 +154,18 @@ again in a new out dir (the five folds refitted, ``Local`` and ``Lookahead(Local
 the documented Search on all 140 as the machine allows, said with the numbers); if not, the outer models
 stay as they are and the inner numbers are reported.
 
+Seventh amendment (session 11, 2026-12-02, written after the inner runs below and before any outer game of
+it was played). The sixth amendment's inner arm with the learner roll-ins won 29 of the first 40 inner games
+(31 without), so they do not join: the outer models and the shipped model stay as they are, and the
+collected roll-ins are kept outside the states directory. Every one of the nine inner games the chosen
+``Lookahead(Local)`` lost ends in a two-move loop (open/close a receptacle, go back and forth between two
+places, switch a lamp on and off: 4-27 distinct states in 50 moves). ``Rethink(Lookahead(Local))``
+(Rethink's defaults, no planner: block a move repeated three times, on a stall block the moves already tried
+from the state, give up after three stalls; policy ``rethink-lookahead``, development only) won 35 of the
+same 40 inner games with the same models. It is played once on all 140 outer games with the issue-25 fold
+models (``cv --policies rethink-lookahead``, the models in the issue-25 out dir, nothing refitted) and
+reported beside ``Lookahead(Local)``, whose target it does not replace.
+
 Reported per fold and in total: games won, mean steps, inner-policy calls per game, wall and CPU
 seconds per game and per step (the machine is shared; CPU time is the robust one). The model shipped in
 s1gym/data/local_alfworld.json is fitted by ``ship`` on all 140 games, after the cross-validated
@@ -608,7 +620,7 @@ def fit_progress(records: list[dict]) -> dict[str, float]:
 # play
 # --------------------------------------------------------------------------
 
-POLICIES = ("local", "lookahead", "search", "search-rh", "search-greedy", "search-greedy-cap")
+POLICIES = ("local", "lookahead", "search", "search-rh", "search-greedy", "search-greedy-cap", "rethink-lookahead")
 SEARCH_OPTIONS = {"budget": 10, "episode_budget": 150}
 #: The third amendment's arms: ``search-greedy`` plays on greedily once the episode's calls are spent;
 #: ``search-greedy-cap`` also stops each search at SEARCH_CAP calls (development only, inner CV).
@@ -618,7 +630,7 @@ SEARCH_CAP = 40
 def build_policy(kind: str, model_path: str | None):
     from s1gym.policies.lexical import PairModel
     from s1gym.policies.local import Local
-    from s1gym.wrappers import Lookahead, Search
+    from s1gym.wrappers import Lookahead, Rethink, Search
 
     model = PairModel.load(model_path) if model_path else None
     local = Local(pairs=model, preload=False)
@@ -626,6 +638,8 @@ def build_policy(kind: str, model_path: str | None):
         return local
     if kind == "lookahead":
         return Lookahead(local)
+    if kind == "rethink-lookahead":  # development only (inner CV): how many greedy losses are repeat loops
+        return Rethink(Lookahead(local))
     if kind.startswith("search"):
         progress = model.remaining if model is not None else None
         extra = {"fallback": "greedy"} if kind.startswith("search-greedy") else {}
