@@ -166,6 +166,18 @@ same 40 inner games with the same models. It is played once on all 140 outer gam
 models (``cv --policies rethink-lookahead``, the models in the issue-25 out dir, nothing refitted) and
 reported beside ``Lookahead(Local)``, whose target it does not replace.
 
+Eighth amendment (session 11, written after the seventh's outer games and before any game below was
+played). The loops are a feature the model lacks: ``out:same`` (policies/lexical.py: the move was played
+before in this episode and answered exactly what its outcome shows now), a lookahead pair token, so it is
+fitted in the second stage. Two inner arms, each ``inner --outer 0 --tidying keep`` in a new out dir, the
+same first 40 inner games in the same order as the chosen arm (31/40): **A** with ``out:same``, without
+learner roll-ins; **B** with ``out:same`` and the learner roll-ins (loop states labelled by the expert are
+the data such a token needs). An arm is adopted only if it wins more than 31 of the 40; if both do, the one
+with more wins (a tie: A, the cheaper data). If one is adopted, the outer run is played again in a new out
+dir (the five folds refitted with its data; ``Local``, ``Lookahead(Local)``, ``Rethink(Lookahead(Local))``
+and the documented Search on all 140 games) and ``ship`` refits the shipped model; if none is, the token is
+removed again and nothing else changes.
+
 Reported per fold and in total: games won, mean steps, inner-policy calls per game, wall and CPU
 seconds per game and per step (the machine is shared; CPU time is the robust one). The model shipped in
 s1gym/data/local_alfworld.json is fitted by ``ship`` on all 140 games, after the cross-validated
