@@ -42,9 +42,7 @@ Move tokens (:func:`move_tokens`):
   ``o:countertop``), which pair with the goal's words only (the priors: where an
   apple is found, which appliance a "hot" goal needs);
 - with lookahead (the candidate carries an outcome): ``out:seen`` (the game's
-  answer repeats one already seen: nothing new there), ``out:same`` (the move was
-  played before in this episode and answered exactly this: playing it again goes
-  round a loop, the way greedy play loses ALFWorld games), ``out:g<k>`` (the answer
+  answer repeats one already seen: nothing new there), ``out:g<k>`` (the answer
   names k goal words the move itself does not: the move reveals the object),
   ``out:none`` (it names none), ``out:free`` (it names an instance of the thing
   that the player neither holds nor placed: the second of two, not the first
@@ -63,7 +61,7 @@ their provenance); pairs never seen in training weigh 0.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,7 +89,7 @@ __all__ = ["PairModel", "context_tokens", "goal_words", "move_tokens", "pairs"]
 
 def move_tokens(candidate: Candidate, situation: Situation, goal: frozenset[str], held: Iterable[str] = (),
                 played: Iterable[str] = (), seen_feedback: Iterable[str] = (), target: Target = Target(),
-                mem: Memory | None = None, answered: Collection[tuple[str, str]] = ()) -> list[str]:
+                mem: Memory | None = None) -> list[str]:
     """The move's tokens (see the module docstring); lookahead tokens when it carries an outcome."""
     mw = words(candidate.text)
     if not mw:
@@ -117,8 +115,6 @@ def move_tokens(candidate: Candidate, situation: Situation, goal: frozenset[str]
         answer = candidate.outcome.strip().split("\n\n", 1)[0]
         if answer.strip() in set(seen_feedback):
             out.append("out:seen")
-        if (candidate.text, answer.strip()) in answered:
-            out.append("out:same")
         revealed = min(2, len(goal & (_feedback_words(answer) - set(mw))))
         out.append(f"out:g{revealed}" if revealed else "out:none")
         if target.thing and any(a == target.thing and f"{a} {b}" not in mem.placed and f"{a} {b}" not in mem.held
@@ -155,8 +151,7 @@ def situation_pairs(situation: Situation) -> list[list[str]]:
     held = _held(state)
     played = [m for m, _ in situation.history]
     seen_feedback = [f.strip() for _, f in situation.history]
-    answered = {(m, f.strip()) for m, f in situation.history}
-    return [pairs(context, move_tokens(c, situation, goal, held, played, seen_feedback, target, mem, answered))
+    return [pairs(context, move_tokens(c, situation, goal, held, played, seen_feedback, target, mem))
             for c in situation.candidates]
 
 
