@@ -650,7 +650,7 @@ def build_policy(kind: str, model_path: str | None):
         return local
     if kind == "lookahead":
         return Lookahead(local)
-    if kind == "rethink-lookahead":  # development only (inner CV): how many greedy losses are repeat loops
+    if kind == "rethink-lookahead":  # seventh amendment: Lookahead(Local) with its repeat loops broken
         return Rethink(Lookahead(local))
     if kind.startswith("search"):
         progress = model.remaining if model is not None else None
