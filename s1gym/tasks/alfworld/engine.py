@@ -472,6 +472,10 @@ class ALFEngine(Engine):
         if self._registry is not None:
             self._registry = object()
 
+    def alive(self) -> bool:
+        """False once closed: its library copy may serve another engine by then."""
+        return self.pddl.downward_lib is not None
+
     def close(self) -> None:
         """Free the task the library holds and keep the library copy for the next engine (never unloaded)."""
         lib, self.pddl.downward_lib = self.pddl.downward_lib, None
