@@ -9,6 +9,7 @@ import copy
 import ctypes
 import hashlib
 import json
+import re
 import sys
 import threading
 from collections import OrderedDict, defaultdict
@@ -204,8 +205,6 @@ class _CommandTexts:
 
 def _query_predicates(template: str) -> frozenset[str]:
     """Names of the predicates the queries of a move template read (``{r.name | pred(r:t, x:u)}``)."""
-    import re
-
     queries = re.findall(r"\|([^}]*)\}", template)
     return frozenset(name for q in queries for name in re.findall(r"([A-Za-z_][\w-]*)\s*\(", q))
 
