@@ -302,7 +302,8 @@ def test_fork_matches_replay_from_scratch(seed, prefix, rest):
 
 @pytest.fixture(scope="module")
 def lone_engine():
-    """An engine outside the pool (one libdownward copy for the module: a process can load only so many)."""
+    """An engine outside the pool, with a state registry of its own (one for the module; closing it parks its
+    libdownward copy for the next engine)."""
     from s1gym.tasks.alfworld.engine import ALFEngine
 
     engine = ALFEngine(facts=False)
