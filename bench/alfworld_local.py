@@ -3,6 +3,7 @@
     python bench/alfworld_local.py collect --workers 2   # expert and noisy-expert states of all 140 games
     python bench/alfworld_local.py collect-learner       # one learner roll-in per game (third amendment)
     python bench/alfworld_local.py inner --outer 0       # feature selection inside outer fold 0's training folds
+    python bench/alfworld_local.py inner --revisits -2 --limit 40  # the ninth amendment's arms
     python bench/alfworld_local.py cv --workers 2        # fit on 4 folds, play the 5th; every fold
     python bench/alfworld_local.py ship                  # fit on all 140 games -> s1gym/data/local_alfworld.json
 
@@ -177,6 +178,23 @@ with more wins (a tie: A, the cheaper data). If one is adopted, the outer run is
 dir (the five folds refitted with its data; ``Local``, ``Lookahead(Local)``, ``Rethink(Lookahead(Local))``
 and the documented Search on all 140 games) and ``ship`` refits the shipped model; if none is, the token is
 removed again and nothing else changes.
+
+Ninth amendment (session 12, 2026-12-02, written before any game below was played). The loops are not in the
+data (the expert never walks one, so no fitted weight learns to leave one: the sixth and eighth amendments), but
+Lookahead can see them: it now annotates every candidate with ``revisits``, how many times the episode was
+already in the state the move leads to (by ALFWorld's state key: where the player is and the engine's facts),
+and Local has a dense feature of that name. A shortest plan never enters a state twice, so the feature's weight
+is not fitted by likelihood (it is 0 on every training state, none of which carries a path) but chosen on the
+inner games: three arms, each ``inner --outer 0 --tidying keep --limit 40 --revisits W`` in a new out dir
+holding copies of the chosen arm's four fold models (nothing refitted), W = -1, -2 and -4, on the same first 40
+inner games in the same order as the chosen arm (31/40 at W = 0). The arm with the most wins is adopted if it
+wins more than 31 (a tie between arms: the smaller |W|); if none does, W stays 0 and only the inner numbers are
+reported. If one is adopted: ``cv --policies lookahead,rethink-lookahead --revisits W`` on all 140 outer games
+with the issue-25 fold models (copied into a new out dir, nothing refitted; ``Local`` alone is unchanged, since
+without lookahead the feature is 0); then, as a check and not a choice, the documented Search with W on the
+games at the protocol's positions 0, 5, ..., 25 of each fold (30 games), beside the issue-25 Search's results on
+the same games (W = 0). ``ship`` writes W into the shipped model's dense weights unless that Search wins fewer of
+those 30 games than it did at W = 0.
 
 Reported per fold and in total: games won, mean steps, inner-policy calls per game, wall and CPU
 seconds per game and per step (the machine is shared; CPU time is the robust one). The model shipped in
@@ -639,13 +657,15 @@ SEARCH_OPTIONS = {"budget": 10, "episode_budget": 150}
 SEARCH_CAP = 40
 
 
-def build_policy(kind: str, model_path: str | None):
+def build_policy(kind: str, model_path: str | None, revisits: float | None = None):
+    """The policy ``kind`` on Local with the pair model at ``model_path``; ``revisits``: the weight of Local's
+    ``revisits`` feature instead of the model's own (ninth amendment)."""
     from s1gym.policies.lexical import PairModel
     from s1gym.policies.local import Local
     from s1gym.wrappers import Lookahead, Rethink, Search
 
     model = PairModel.load(model_path) if model_path else None
-    local = Local(pairs=model, preload=False)
+    local = Local(pairs=model, preload=False, weights=None if revisits is None else {"revisits": revisits})
     if kind == "local":
         return local
     if kind == "lookahead":
@@ -661,10 +681,10 @@ def build_policy(kind: str, model_path: str | None):
     raise ValueError(f"unknown policy {kind!r}; use one of {', '.join(POLICIES)}")
 
 
-def play_game(job: tuple[int, str, str | None]) -> dict:
+def play_game(job: tuple[int, str, str | None, float | None]) -> dict:
     """One held-out game: won, steps, inner calls, wall and CPU seconds."""
-    game, kind, model_path = job
-    policy = build_policy(kind, model_path)
+    game, kind, model_path, revisits = job
+    policy = build_policy(kind, model_path, revisits)
     env = make_env(game, expert=None)  # no expert tracking: the player never reads it
     t, c = time.perf_counter(), time.process_time()
     env.reset(seed=0)
@@ -684,6 +704,8 @@ def play_game(job: tuple[int, str, str | None]) -> dict:
            "wall_s": time.perf_counter() - t, "cpu_s": time.process_time() - c}
     if kind.startswith("search"):
         out.update(searches=len(searches), max_search_calls=max(searches, default=0), fallback_moves=fallback)
+    if revisits is not None:
+        out["revisits_weight"] = revisits
     env.close()
     return out
 
@@ -736,10 +758,12 @@ def read_results(out_dir: Path) -> list[dict]:
 
 
 def play_folds(parts: list[list[int]], kinds: list[str], out_dir: Path, workers: int, positions=None,
-               search_games: set[int] | None = None, shard: tuple[int, int] = (0, 1)) -> None:
+               search_games: set[int] | None = None, shard: tuple[int, int] = (0, 1),
+               revisits: float | None = None, limit: int | None = None) -> None:
     """Play each fold's games with its model (search arms: the games at ``positions`` of each fold, or all;
-    only those in ``search_games`` when given; of the jobs in play order, every ``shard[1]``-th from
-    ``shard[0]``, so that processes started apart share one out dir)."""
+    only those in ``search_games`` when given; of the jobs in play order, the first ``limit`` and of those
+    every ``shard[1]``-th from ``shard[0]``, so that processes started apart share one out dir; ``revisits``:
+    :func:`build_policy`'s)."""
     games = find_games(str(SHARED), "valid_seen")
     rank = {g: r for r, g in enumerate(interleaved(games))}
     jobs = []
@@ -748,9 +772,9 @@ def play_folds(parts: list[list[int]], kinds: list[str], out_dir: Path, workers:
             chosen = [held[p] for p in positions if p < len(held)] if positions and kind.startswith("search") else held
             if search_games is not None and kind.startswith("search"):
                 chosen = [g for g in chosen if g in search_games]
-            jobs.extend((g, kind, str(out_dir / f"fold{k}.json")) for g in chosen)
+            jobs.extend((g, kind, str(out_dir / f"fold{k}.json"), revisits) for g in chosen)
     jobs.sort(key=lambda j: (POLICIES.index(j[1]), rank[j[0]]))
-    jobs = jobs[shard[0]::shard[1]]
+    jobs = jobs[:limit][shard[0]::shard[1]]
     done = {(r["game"], r["policy"]) for r in read_results(out_dir)}
     jobs = [j for j in jobs if (j[0], j[1]) not in done]
     with open(out_dir / "results.jsonl", "a") as f:
@@ -772,7 +796,7 @@ def cmd_cv(args) -> None:
     positions = [int(p) for p in args.search_positions.split(",")] if args.search_positions else None
     shard = tuple(int(x) for x in args.shard.split("/"))
     play_folds([parts[k] if k in chosen else [] for k in range(len(parts))], args.policies.split(","), out_dir,
-               args.workers, positions, shard=shard)
+               args.workers, positions, shard=shard, revisits=args.revisits, limit=args.limit)
     report(out_dir, parts)
 
 
@@ -790,7 +814,8 @@ def cmd_inner(args) -> None:
         if args.lost_by:
             lost = {r["game"] for r in read_results(out_dir) if r["policy"] == args.lost_by and not r["won"]}
             print(f"search arms on the {len(lost)} games {args.lost_by} lost: {sorted(lost)}", flush=True)
-        play_folds(parts, args.policies.split(","), out_dir, args.workers, search_games=lost)
+        play_folds(parts, args.policies.split(","), out_dir, args.workers, search_games=lost, revisits=args.revisits,
+                   limit=args.limit)
         report(out_dir, parts)
 
 
@@ -874,6 +899,10 @@ def main(argv: list[str] | None = None) -> None:
     i.add_argument("--workers", type=int, default=1)
     i.add_argument("--policies", default="lookahead", help="comma list, or '' to fit and score only")
     i.add_argument("--out", default=str(STATES.parent / "alfworld_inner"))
+    for p in (v, i):
+        p.add_argument("--revisits", type=float, default=None,
+                       help="weight of Local's revisits feature in play (default: the fold model's; ninth amendment)")
+        p.add_argument("--limit", type=int, default=None, help="play only the first N jobs in play order")
     for p in (v, i, ship):
         p.add_argument("--tidying", choices=("skip", "keep"), default="keep",
                        help="label a 'close X' state with the expert's next move (skip) or with the close (keep)")

@@ -146,6 +146,7 @@ FEATURES: tuple[str, ...] = (
     "new_goal_phrase",  # lookahead: the best goal_phrase among the moves the move makes available; else 0
     "described_goal_cos",   # cosine of the move as described (text, outcome, new moves) and the goal
     "described_scene_cos",  # the same against the scene; both equal goal_cos / scene_cos without lookahead
+    "revisits",         # lookahead: times the episode was already in the state the move leads to; else 0
 )
 
 #: Fitted on CookingWorld train-fold gold paths (see the module docstring and bench/local_fit.py).
@@ -167,6 +168,7 @@ COOKING_WEIGHTS: dict[str, float] = {
     "new_goal_phrase": 1.31,
     "described_goal_cos": 0.0,
     "described_scene_cos": 0.0,
+    "revisits": 0.0,
 }
 
 #: The hand-set weights for tasks without fitted ones: the earlier model, 0.5 cos(goal) - 0.3 cos(scene)
@@ -421,6 +423,7 @@ class Local(BasePolicy):
                 float(verbs[i] in goal_set), cosines[i, 2], phrase_share_in(words, feedback_haystack),
                 float(c.text in played), float(c.text == last), -np.log(group[verbs[i]]), float(len(words)),
                 float(verbs[i] in INFO_VERBS), outcome_cos[i], new_goal, described_cos[i, 0], described_cos[i, 1],
+                float(c.revisits or 0),
             ))
         return np.asarray(rows, dtype=np.float64)
 

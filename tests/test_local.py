@@ -163,9 +163,11 @@ def test_features_follow_the_feature_names_and_history(local):
     assert np.array_equal(col["described_goal_cos"], col["goal_cos"]) and not col["outcome_goal_cos"].any()
     looked = situation(RECIPE_ROOM, texts).with_candidates(
         [Candidate(texts[0], outcome="You take the red potato."), Candidate(texts[1]),
-         Candidate(texts[2], outcome="You go east. There is a barbeque.", new_actions=("cook red potato in barbeque",))])
+         Candidate(texts[2], outcome="You go east. There is a barbeque.", new_actions=("cook red potato in barbeque",),
+                   revisits=2)])
     g = local.features(looked)
     g_col = {name: g[:, i] for i, name in enumerate(FEATURES)}
+    assert list(g_col["revisits"]) == [0, 0, 2] and not col["revisits"].any()
     assert g_col["described_goal_cos"][1] == g_col["goal_cos"][1] and g_col["described_goal_cos"][2] != g_col["goal_cos"][2]
     assert g_col["outcome_goal_cos"][1] == 0 and g_col["outcome_goal_cos"][0] != 0
     assert g_col["new_goal_phrase"][2] == 0.5  # "red potato" of cook, red, potato, barbeque

@@ -439,6 +439,31 @@ def test_lookahead_annotates_forks_and_maps_back():
     assert d.info["lookahead"]["dropped_losing"] == ["jump in the pit"]
 
 
+def test_lookahead_counts_how_often_the_episode_was_in_each_moves_next_state():
+    env = make(TRAP_GRAPH)
+    inner = TablePolicy({})
+    revisits = {}
+
+    def look(move_after: str | None = None) -> None:
+        Lookahead(inner).decide(env.situation())
+        revisits.clear()
+        revisits.update({c.text: c.revisits for c in inner.asked[-1].candidates})
+        if move_after:
+            env.step(env.index_of(move_after))
+
+    look("go hall")  # start
+    assert env.situation().visited == (env.fork().situation().visited) == ("You are at start.\n#" + "|".join(
+        m for m, _ in TRAP_GRAPH["start"]),)
+    look("go back")  # hall: back to start, or stay with a look
+    assert revisits == {"go back": 1, "look": 1, "open door": 0}
+    look()  # start again: the hall and the yard
+    assert revisits == {"look": 2, "go hall": 1, "go yard": 0}
+    plain = env.fork()
+    plain.step(plain.index_of("go yard"))  # no situation taken in the yard: it is not on the path
+    plain.step(plain.index_of("go back"))
+    assert len(plain.situation().visited) == 3 and env.reset(seed=0) and env.situation().visited == ()
+
+
 def test_lookahead_keeps_all_moves_when_every_move_loses():
     env = make({"start": [("a", "lose"), ("b", "lose")]})
     d = Lookahead(TablePolicy({"b": 1.0, "a": 0.0})).decide(env.situation())

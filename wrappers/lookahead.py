@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,9 +17,12 @@ class Lookahead(Wrapper):
 
     Each candidate gets ``outcome`` (the observation after the move, without
     its ``Moves:`` paragraph), ``new_actions`` (the moves available after it
-    that were not available before, in the new state's order) and ``reward``
-    (what the move earns: the change in the task's score). Candidates whose step loses the game are
-    dropped unless every candidate loses; the inner policy is asked once and
+    that were not available before, in the new state's order), ``reward``
+    (what the move earns: the change in the task's score) and ``revisits``
+    (how many times the episode was already in the state the move leads to,
+    by the task's ``state_key``: ``Situation.visited`` and the current state;
+    a move that undoes the last one or changes nothing counts at least 1).
+    Candidates whose step loses the game are dropped unless every candidate loses; the inner policy is asked once and
     its probabilities are mapped back onto the full candidate list (dropped
     candidates get 0). The real env is never stepped: only forks are.
 
@@ -42,11 +46,13 @@ class Lookahead(Wrapper):
         all_annotated: list[Candidate] = []
         parent = self.fork(situation)
         before = frozenset(parent.candidates)
+        been = Counter((*situation.visited, situation.state_key))
         for i, cand in enumerate(situation.candidates):
             # Search keeps the children it steps: asked about a node it expanded, this steps nothing.
             env, (_obs, reward, _terminated, _truncated, info) = parent.fork_step(cand.text)
             new = tuple(a for a in env.candidates if a not in before)
-            c = Candidate(cand.text, outcome=env.state_text, new_actions=new, reward=float(reward))
+            revisits = been[env.state_key()] if situation.state_key else None
+            c = Candidate(cand.text, outcome=env.state_text, new_actions=new, reward=float(reward), revisits=revisits)
             env.close()
             all_annotated.append(c)
             if info["lost"]:

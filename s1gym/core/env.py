@@ -134,6 +134,10 @@ class S1Env(gym.Env[str, np.int64]):
         )
         self._candidates: tuple[str, ...] = ()
         self._history: tuple[tuple[str, str], ...] = ()
+        #: the keys of the states left so far this episode (``Situation.visited``) and of this one, once a
+        #: situation was taken in it (a key is computed only then: plain stepping costs nothing)
+        self._visited: tuple[str, ...] = ()
+        self._key_now: str | None = None
         self._feedback = ""
         self._steps = 0
         self._score = 0.0
@@ -252,6 +256,7 @@ class S1Env(gym.Env[str, np.int64]):
         super().reset(seed=seed)
         self._feedback = self._new_game(seed, dict(options or {}))
         self._history = ()
+        self._visited, self._key_now = (), None
         self._steps = 0
         self._started = True
         self._refresh()
@@ -267,6 +272,8 @@ class S1Env(gym.Env[str, np.int64]):
         self._feedback = self._play(move)
         self._steps += 1
         self._history = self._history + ((move, self._feedback),)
+        if self._key_now is not None:
+            self._visited, self._key_now = self._visited + (self._key_now,), None
         self._refresh()
         reward = self._score - before
         return self._observation(), float(reward), self._over, self._truncated(), self._info(invalid=False)
@@ -407,6 +414,7 @@ class S1Env(gym.Env[str, np.int64]):
         """What a policy may know now."""
         self._require_started()
         state = self._state_text()
+        self._key_now = key = self.state_key()
         return Situation(
             task=self.task_name,
             observation=self._observation(),
@@ -415,9 +423,10 @@ class S1Env(gym.Env[str, np.int64]):
             notes=tuple(notes),
             score=self._score,
             fork=self.fork,
-            state_key=self.state_key(),
+            state_key=key,
             stall_patience=self.stall_patience,
             state_text=state,
+            visited=self._visited,
             privileged=Privileged(self),
         )
 

@@ -24,6 +24,10 @@ class Candidate:
     new_actions: tuple[str, ...] = ()
     #: Lookahead: the reward the move earns, i.e. the change in the task's score (``None``: not looked at).
     reward: float | None = None
+    #: Lookahead: how many times this episode already was in the state the move leads to, the current state
+    #: included (``Situation.visited`` and ``Situation.state_key``); 0: a state new to the episode, ``None``:
+    #: not looked at. A move that undoes the last one counts at least 1, a move that changes nothing too.
+    revisits: int | None = None
 
 
 class Privileged:
@@ -82,6 +86,10 @@ class Situation:
     stall_patience: int | None = None
     #: The observation without the trailing ``Moves:`` paragraph (``None``: same as ``observation``).
     state_text: str | None = None
+    #: The state keys of the states this episode passed through before this one, oldest first (each state
+    #: the env was asked for a situation in and then left by a move; a state left twice is there twice).
+    #: Lookahead counts a move's revisits with it.
+    visited: tuple[str, ...] = field(default=(), repr=False)
     #: For baselines only (``Rule``): see :class:`Privileged`. ``None`` when no env is behind the situation.
     privileged: Privileged | None = field(default=None, compare=False, repr=False)
 
