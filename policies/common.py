@@ -83,12 +83,16 @@ def unique_labels(texts: Sequence[str]) -> list[str]:
 
 
 def describe_candidate(candidate: Candidate, max_new: int = 12) -> str | None:
-    """The lookahead text of a candidate (outcome, score change, new moves), or ``None`` when it has none."""
+    """The lookahead text of a candidate (outcome, score change, a return to an earlier state, new moves), or
+    ``None`` when it has none."""
     parts = []
     if candidate.outcome:
         parts.append(f"Outcome: {candidate.outcome}")
     if candidate.reward:
         parts.append(f"Score change: {candidate.reward:+.3g}")
+    if candidate.revisits:
+        times = "once" if candidate.revisits == 1 else f"{candidate.revisits} times"
+        parts.append(f"Back to a state this episode was already in ({times})")
     if candidate.new_actions:
         shown = list(candidate.new_actions[:max_new])
         more = len(candidate.new_actions) - len(shown)

@@ -69,7 +69,7 @@ class Peaked(BasePolicy):
 def test_end_to_end_against_s1_serve_with_duplicates_many_candidates_and_unicode():
     policy = Peaked()
     texts = [f"take item {i}" for i in range(63)] + ["go north", "go north", "öffne Kühlschrank ☃", "看 书"]
-    cands = [Candidate(t) for t in texts[:-1]] + [Candidate(texts[-1], outcome="You read.\n\nRoom.", new_actions=("eat",))]
+    cands = [Candidate(t) for t in texts[:-1]] + [Candidate(texts[-1], outcome="You read.\n\nRoom.", new_actions=("eat",), revisits=2)]
     with make_server(policy) as server:
         jev = Jev(api_key=KEY, base_url=server.url, retry=FAST)
         s = situation(cands, history=(("look", "A kitchen."),), notes=("cook first",))
@@ -84,6 +84,7 @@ def test_end_to_end_against_s1_serve_with_duplicates_many_candidates_and_unicode
         assert seen.texts[:63] == tuple(texts[:63])
         assert seen.texts[63:] == ("go north", "go north (2)", "öffne Kühlschrank ☃", "看 书")
         assert "Outcome: You read." in seen.candidates[-1].outcome and "New moves: eat" in seen.candidates[-1].outcome
+        assert "already in (2 times)" in seen.candidates[-1].outcome
         assert seen.task == "CookingWorld" and seen.notes == ("cook first",)
         assert seen.history == (("look", "A kitchen."),) and "Moves:" not in seen.observation
         assert server.zstd_requests >= 1  # the SDK compressed the (large) body and the server read it
