@@ -49,6 +49,10 @@ moves it opens). Its weights and the few dense weights it keeps were fitted by
 ``bench/alfworld_local.py`` on alfworld's handcoded expert, on its own games and
 on noisy roll-ins, over the shared valid_seen games (the file in s1gym/data
 says which); the cross-validated results over games are in docs/benchmarks.md.
+One dense weight there is chosen, not fitted: ``revisits`` (with lookahead, how
+many times the episode was already in the state the move leads to), which the
+expert's states never exercise (the expert walks no loops); -4, picked on inner
+cross-validation games, ends the two-move loops greedy play fell into.
 It weighs no embedding feature, so on ALFWorld Local embeds nothing (a decision
 is word matching and a dictionary look-up per pair). The same file holds a
 learned progress estimate (moves left, from the situation tokens) that

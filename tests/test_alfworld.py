@@ -226,6 +226,34 @@ def test_search_with_lookahead_steps_each_child_once_and_decides_the_same():
     assert hits_on > 0 and steps_on == steps_off - hits_on and steps_on < 0.75 * steps_off
 
 
+def test_lookahead_local_leaves_the_loop_that_the_revisits_show():
+    """Scene 0 (look at a book under the desklamp): without its ``revisits`` weight the shipped model switches
+    the lamp on and off for ever (each candidate's count shows it); with it, it moves on and wins."""
+    from s1gym.policies import Local
+    from s1gym.wrappers import Lookahead
+
+    e = gym.make("s1/ALFWorld-v0", hygiene=True, expert=None).unwrapped
+
+    def play(local: Local, moves: int) -> tuple[list[str], list[int]]:
+        policy = Lookahead(local)
+        e.reset(seed=0)
+        played, counts = [], []
+        while not e.done and len(played) < moves:
+            situation = e.situation()
+            d = policy.decide(situation)
+            shown = {c.text: c.revisits for c in policy.annotate(situation)[0].candidates}
+            played.append(situation.texts[d.action])
+            counts.append(shown[played[-1]])
+            e.step(d.action)
+        return played, counts
+
+    looping, counts = play(Local(preload=False, weights={"revisits": 0.0}), 12)
+    assert looping[1:] == ["use desklamp 1"] * 11 and counts[-1] >= 5 and not e.won
+    played, counts = play(Local(preload=False), 50)
+    assert e.won and max(counts) == 0, (played, counts)
+    e.close()
+
+
 def test_close_engines_unloads_the_pool_and_envs_recover():
     from s1gym.tasks.alfworld.engine import close_engines
     from s1gym.engines.base import pool_stats
