@@ -248,7 +248,7 @@ def test_lookahead_local_leaves_the_loop_that_the_revisits_show():
         return played, counts
 
     looping, counts = play(Local(preload=False, weights={"revisits": 0.0}), 12)
-    assert looping[1:] == ["use desklamp 1"] * 11 and counts[-1] >= 5 and not e.won
+    assert not e.won and max(counts) >= 3, (looping, counts)  # at the time of writing: the lamp, 11 times
     played, counts = play(Local(preload=False), 50)
     assert e.won and max(counts) == 0, (played, counts)
     e.close()
