@@ -907,8 +907,8 @@ def main(argv: list[str] | None = None) -> None:
     i.add_argument("--policies", default="lookahead", help="comma list, or '' to fit and score only")
     i.add_argument("--out", default=str(STATES.parent / "alfworld_inner"))
     for p in (v, i):
-        p.add_argument("--revisits", type=float, default=None,
-                       help="weight of Local's revisits feature in play (default: the fold model's; ninth amendment)")
+        p.add_argument("--revisits", type=float, default=None, help="weight of Local's revisits feature in play "
+                                                                     "(default: the fold model's; ninth amendment)")
         p.add_argument("--limit", type=int, default=None, help="play only the first N jobs in play order")
     for p in (v, i, ship):
         p.add_argument("--tidying", choices=("skip", "keep"), default="keep",

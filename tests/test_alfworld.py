@@ -284,7 +284,7 @@ def test_closing_an_engine_keeps_its_library_and_the_interpreter_exits_cleanly()
         "assert first.alive() and not second.alive()\n"
         "assert ALFEngine(facts=False).pddl.downward_lib is lib and not _SPARE_LIBRARIES\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
 
 

@@ -69,7 +69,8 @@ class Peaked(BasePolicy):
 def test_end_to_end_against_s1_serve_with_duplicates_many_candidates_and_unicode():
     policy = Peaked()
     texts = [f"take item {i}" for i in range(63)] + ["go north", "go north", "öffne Kühlschrank ☃", "看 书"]
-    cands = [Candidate(t) for t in texts[:-1]] + [Candidate(texts[-1], outcome="You read.\n\nRoom.", new_actions=("eat",), revisits=2)]
+    cands = [Candidate(t) for t in texts[:-1]] + [
+        Candidate(texts[-1], outcome="You read.\n\nRoom.", new_actions=("eat",), revisits=2)]
     with make_server(policy) as server:
         jev = Jev(api_key=KEY, base_url=server.url, retry=FAST)
         s = situation(cands, history=(("look", "A kitchen."),), notes=("cook first",))

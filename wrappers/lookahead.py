@@ -22,9 +22,10 @@ class Lookahead(Wrapper):
     (how many times the episode was already in the state the move leads to,
     by the task's ``state_key``: ``Situation.visited`` and the current state;
     a move that undoes the last one or changes nothing counts at least 1).
-    Candidates whose step loses the game are dropped unless every candidate loses; the inner policy is asked once and
-    its probabilities are mapped back onto the full candidate list (dropped
-    candidates get 0). The real env is never stepped: only forks are.
+    Candidates whose step loses the game are dropped unless every candidate
+    loses; the inner policy is asked once and its probabilities are mapped
+    back onto the full candidate list (dropped candidates get 0). The real
+    env is never stepped: only forks are.
 
     Costs one fork and one env step per candidate and no extra policy calls.
     """
@@ -52,7 +53,8 @@ class Lookahead(Wrapper):
             env, (_obs, reward, _terminated, _truncated, info) = parent.fork_step(cand.text)
             new = tuple(a for a in env.candidates if a not in before)
             revisits = been[env.state_key()] if situation.state_key else None
-            c = Candidate(cand.text, outcome=env.state_text, new_actions=new, reward=float(reward), revisits=revisits)
+            c = Candidate(cand.text, outcome=env.state_text, new_actions=new, reward=float(reward),
+                          revisits=revisits)
             env.close()
             all_annotated.append(c)
             if info["lost"]:
