@@ -22,7 +22,7 @@ import zstandard
 from loopback import exchange, read_until_closed, status_of
 
 from s1gym.core import BasePolicy, Decision
-from s1gym.ui.serve import Limits, PortError, add_arguments, make_server
+from s1gym.ui.serve import InsecureServeError, Limits, PortError, add_arguments, is_loopback, make_server
 
 AUTH = {"Authorization": "Bearer any-key"}
 
@@ -109,6 +109,42 @@ def test_required_key_and_cli_arguments():
                 client.models.list()
         with ts.TypeSafeClient(api_key="right-key", base_url=srv.url) as client:
             assert client.models.list().models
+
+
+def test_a_wrong_key_gets_a_401_that_says_nothing_about_the_key():
+    with make_server("uniform", api_key="s3cret-key") as srv:
+        answers = [
+            httpx.get(srv.url + "/v1/models", headers={"Authorization": f"Bearer {key}"})
+            for key in ("s3cret-kez", "s", "s3cret-key-and-more", "totally-different")
+        ]
+        right = httpx.get(srv.url + "/v1/models", headers={"Authorization": "Bearer s3cret-key"})
+    assert [a.status_code for a in answers] == [401, 401, 401, 401]
+    assert [a.json() for a in answers] == [{"detail": "Invalid API key"}] * 4  # one body whatever the near miss
+    assert len({a.content for a in answers}) == 1
+    assert right.status_code == 200
+
+
+def test_loopback_hosts_are_told_apart_from_the_others():
+    assert [is_loopback(h) for h in ("127.0.0.1", "127.3.4.5", "::1", "[::1]", "localhost", "LOCALHOST.")] == [True] * 6
+    assert [is_loopback(h) for h in ("0.0.0.0", "::", "10.1.2.3", "192.168.0.7", "example.org")] == [False] * 5
+
+
+def test_serve_refuses_every_interface_without_a_key_unless_told_insecure():
+    with pytest.raises(InsecureServeError, match="--api-key") as refused:
+        make_server("uniform", host="0.0.0.0", port=0)
+    assert isinstance(refused.value, ValueError)
+    with make_server("uniform", host="0.0.0.0", port=0, api_key="k") as srv:  # a key: allowed
+        assert srv.server_address[0] == "0.0.0.0"
+    with make_server("uniform", host="0.0.0.0", port=0, insecure=True) as srv:  # said so: allowed
+        assert srv.server_address[0] == "0.0.0.0"
+    env = {k: v for k, v in os.environ.items() if k != "S1_SERVE_API_KEY"}
+    cli = [sys.executable, "-m", "s1gym.ui.cli", "serve", "--policy", "uniform", "--host", "0.0.0.0", "--port", "0"]
+    done = subprocess.run(cli, capture_output=True, text=True, timeout=60, env=env, check=False)
+    assert done.returncode == 2
+    assert done.stdout == ""  # refused before binding: no URL printed
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("s1 serve: error: refusing to serve on '0.0.0.0' without an API key")
+    assert "--insecure" in lines[0]
 
 
 # ------------------------------------------------------------ hardening (issue 15)

@@ -15,7 +15,12 @@ Wire details (:mod:`s1gym.ui.system_one` holds the schema and the answers):
   compresses bodies of 1 KiB or more); responses are zstd-compressed when the
   client's ``Accept-Encoding`` lists zstd, else plain JSON.
 - ``Authorization: Bearer <key>`` is required; any key is accepted unless the
-  server was started with ``--api-key`` (then others get 401).
+  server was started with ``--api-key`` (then others get 401, whose body says
+  nothing about the key; keys are compared in constant time).
+- Safe by default: on an address other than loopback (``--host 0.0.0.0``, a
+  LAN address) the server refuses to start without ``--api-key`` (or
+  ``S1_SERVE_API_KEY``), since anyone reaching the port could otherwise spend
+  the hosted model behind ``--policy jev``/``chat``; ``--insecure`` overrides.
 - Schema violations get 422 with FastAPI's ``{"detail": [{"loc": ["body", ...],
   "msg": ..., "type": ...}]}`` body, which the SDK turns into a message naming
   the field. Box questions and image assets need a vision model: 422.
@@ -51,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import logging
 import os
 import socket
@@ -71,7 +77,7 @@ from s1gym.policies import make_policy
 from s1gym.ui.system_one import Limits, RequestError, SystemOne, _unprocessable, parse_json
 from s1gym.ui.transport import Protocol, json_response, read_body
 
-__all__ = ["Limits", "PortError", "S1Server", "add_arguments", "make_server", "run"]
+__all__ = ["InsecureServeError", "Limits", "PortError", "S1Server", "add_arguments", "is_loopback", "make_server", "run"]
 
 log = logging.getLogger("s1gym.ui.serve")
 
@@ -220,13 +226,17 @@ def make_server(
     port: int = 0,
     api_key: str | None = None,
     limits: Limits | None = None,
+    insecure: bool = False,
     **policy_kwargs: Any,
 ) -> S1Server:
     """A server answering with ``policy`` (a name for ``make_policy`` or an instance); port 0 picks a free one.
 
     The port is bound before the policy is built, so a busy port fails fast with a :class:`PortError`
-    naming the fix. Call ``.start()`` to serve in a background thread and ``.stop()`` to end it.
+    naming the fix. Call ``.start()`` to serve in a background thread and ``.stop()`` to end it. A host
+    that is not loopback needs an ``api_key`` unless ``insecure=True`` (:class:`InsecureServeError`).
     """
+    if not api_key and not insecure and not is_loopback(host):
+        raise InsecureServeError(host)
     if isinstance(policy, str):
         if policy.strip().lower() == "rule":
             raise ValueError("s1 serve cannot use the 'rule' policy: it needs a live env, which requests do not carry")
@@ -244,6 +254,28 @@ def make_server(
         raise
     server.policy = policy
     return server
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only (127.0.0.0/8, ::1, ``localhost``)."""
+    if host.strip().lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a host name other than localhost: it may resolve anywhere
+        return False
+
+
+class InsecureServeError(S1GymError, ValueError):
+    """``s1 serve`` asked to listen beyond loopback with no API key: anyone reaching the port could use it."""
+
+    def __init__(self, host: str) -> None:
+        super().__init__(
+            f"refusing to serve on {host!r} without an API key: anyone who reaches the port could spend the "
+            "policy's hosted-model key; pass --api-key KEY (or set S1_SERVE_API_KEY), listen on --host 127.0.0.1, "
+            "or pass --insecure to accept any key"
+        )
+        self.host = host
 
 
 class PortError(S1GymError, OSError):
@@ -354,7 +386,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--api-key",
         default=None,
-        help="accept only this bearer key (default: any key; also S1_SERVE_API_KEY)",
+        help="accept only this bearer key (also S1_SERVE_API_KEY); required on a --host other than loopback",
+    )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="serve on a non-loopback --host with no --api-key (any key accepted: anyone reaching the port may use it)",
     )
     mib = f"{limits.max_body_bytes / 2**20:g} MiB"
     for name, kind, metavar, text in (
@@ -374,8 +411,11 @@ def run(args: argparse.Namespace) -> int:
     api_key = args.api_key or os.environ.get("S1_SERVE_API_KEY") or None
     limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits) if hasattr(args, f.name)})
     try:
-        server = make_server(args.policy, host=args.host, port=args.port, api_key=api_key, limits=limits)
-    except PortError as error:
+        server = make_server(
+            args.policy, host=args.host, port=args.port, api_key=api_key, limits=limits,
+            insecure=getattr(args, "insecure", False),
+        )
+    except (PortError, InsecureServeError) as error:
         from s1gym.ui.cli import usage_error
 
         return usage_error("serve", error)
