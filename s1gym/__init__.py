@@ -18,7 +18,7 @@ from s1gym.core import (
 )
 from s1gym.registration import register_all, task_ids
 
-__version__ = "0.1.0"
+from s1gym._version import __version__
 
 register_all()
 

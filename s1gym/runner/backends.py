@@ -17,7 +17,8 @@ import traceback
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from s1gym import __version__, jobs
+from s1gym import jobs
+from s1gym._version import __version__
 from s1gym.core import Policy, S1Env
 from s1gym.errors import RunError
 from s1gym.runner.episode import play_episode

@@ -24,7 +24,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from s1gym import __version__, jobs
+from s1gym import jobs
+from s1gym._version import __version__
 from s1gym.checks import non_negative_int, positive_int
 from s1gym.core import Policy, S1Env
 from s1gym.errors import RunError

@@ -106,6 +106,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="s1", description="s1gym: text decision tasks for System One models."
     )
+    from s1gym._version import __version__
+
+    parser.add_argument("--version", action="version", version=f"s1gym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{run,table,list,play,serve,replay}")
 
     run = sub.add_parser("run", help="play seeds S..S+N-1 with a policy and write a job folder")

@@ -1,0 +1,22 @@
+"""Package discovery from the tree (the metadata is in pyproject.toml).
+
+Every folder with an ``__init__.py`` under ``s1gym/`` is a package, and so are ``policies/`` and ``wrappers/``
+(with anything under them) under the import names ``s1gym.policies`` and ``s1gym.wrappers``: three top-level
+folders show the three parts, one import name holds them, nothing generic lands in site-packages.
+``tests/test_wheel.py`` checks that the built wheel holds every such folder.
+"""
+
+from setuptools import find_packages, setup
+
+MAPPED = {"s1gym.policies": "policies", "s1gym.wrappers": "wrappers"}
+
+packages = find_packages(include=["s1gym", "s1gym.*"])
+package_dir = {"s1gym": "s1gym"}
+for name, folder in MAPPED.items():
+    packages.append(name)
+    package_dir[name] = folder
+    for sub in find_packages(folder):
+        packages.append(f"{name}.{sub}")
+        package_dir[f"{name}.{sub}"] = f"{folder}/{sub.replace('.', '/')}"
+
+setup(packages=packages, package_dir=package_dir)
