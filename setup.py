@@ -11,6 +11,8 @@ from setuptools import find_packages, setup
 MAPPED = {"s1gym.policies": "policies", "s1gym.wrappers": "wrappers"}
 
 packages = find_packages(include=["s1gym", "s1gym.*"])
+# data folders are packages of data (setuptools' advice for folders a wheel carries; no code is imported from them)
+packages += ["s1gym.data", "s1gym.data.alfworld"]
 package_dir = {"s1gym": "s1gym"}
 for name, folder in MAPPED.items():
     packages.append(name)
