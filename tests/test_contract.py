@@ -7,6 +7,8 @@ Task-specific behaviour is tested in each task's own test file.
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -39,10 +41,11 @@ def skip_if_unavailable(env_id: str) -> None:
 
 
 def make(env_id: str, **extra) -> S1Env:
-    if env_id in ENGINE_EXTRAS:
-        pytest.importorskip(ENGINE_EXTRAS[env_id], reason=f"the optional extra for {env_id} is not installed")
-    skip_if_unavailable(env_id)
-    return gym.make(env_id, **{**FAST_OPTIONS.get(env_id, {}), **extra})
+    bare = env_id.removeprefix("s1gym:")
+    if bare in ENGINE_EXTRAS:
+        pytest.importorskip(ENGINE_EXTRAS[bare], reason=f"the optional extra for {bare} is not installed")
+    skip_if_unavailable(bare)
+    return gym.make(env_id, **{**FAST_OPTIONS.get(bare, {}), **extra})
 
 
 TASKS = s1gym.task_ids()
@@ -95,25 +98,29 @@ def test_make_returns_the_task_env_itself(env_id):
     try:
         assert isinstance(env, S1Env)
         assert env.unwrapped is env
-        assert callable(env.fork)
+        env.reset(seed=1)
+        twin = env.fork()  # a direct call: no Gymnasium wrapper in between
+        assert type(twin) is type(env) and twin is not env and twin.situation() == env.situation()
+        twin.close()
     finally:
         env.close()
 
 
 def test_make_with_module_prefix(env_id):
-    skip_if_unavailable(env_id)
-    env = gym.make("s1gym:" + env_id, **FAST_OPTIONS.get(env_id, {})) if env_id not in ENGINE_EXTRAS else None
-    if env is None:
-        pytest.importorskip(ENGINE_EXTRAS[env_id])
-        return
-    assert isinstance(env, S1Env)
-    env.close()
+    env = make("s1gym:" + env_id)  # the same checks and options as every other id, prefixed
+    try:
+        assert isinstance(env, S1Env) and env.unwrapped is env
+        assert env.spec is not None and env.spec.id == env_id
+    finally:
+        env.close()
 
 
 def test_check_env(env_id):
     env = make(env_id)
     try:
-        check_env(env.unwrapped, skip_render_check=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a warning of Gymnasium's checker is a contract failure here
+            check_env(env.unwrapped, skip_render_check=True)
     finally:
         env.close()
 

@@ -264,7 +264,6 @@ def test_policy_object_and_wrapper_names(tmp_path):
 
 
 def test_wrapped_policy_through_package_entry_point(tmp_path):
-    pytest.importorskip("s1gym.wrappers")
     import s1gym
 
     summary = s1gym.evaluate(
@@ -457,10 +456,6 @@ def test_ray_local_run(tmp_path):
 
 
 def test_cookingworld_small_with_random(tmp_path):
-    pytest.importorskip("s1gym.tasks.twx.env")
-    pytest.importorskip("s1gym.policies.basic")
-    from s1gym.policies import make_policy  # noqa: F401  (skips below if the policies package lacks it)
-
     summary = evaluate(
         "CookingWorld", "random", episodes=2, seed=0, options={"size": "small"}, out=tmp_path, job="cw"
     )

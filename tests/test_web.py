@@ -366,8 +366,10 @@ def test_the_rule_solves_the_required_tasks(task):
     try:
         for seed in (0, 1):
             assert play_rule(env, seed).won, (task, seed, env.history)
-        assert env.expert_action  # exact: also the expert
-        assert task in web_expert.EXACT
+        assert task in web_expert.EXACT  # exact: the rule is also the expert
+        env.reset(seed=0)
+        first = env.expert_action()
+        assert first in env.candidates and first == env.rule_action()
     finally:
         env.close()
 

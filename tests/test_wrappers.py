@@ -133,7 +133,7 @@ def test_reset_passes_through_and_usage_sums_inner_calls():
     assert inner.resets == 1
     d = policy.decide(make(corridor(5)).situation())
     assert d.info["solved"]
-    assert d.usage.calls == d.info["policy_calls"] == inner.calls > 0
+    assert (d.usage.calls, d.info["policy_calls"], inner.calls) == (4, 4, 4)
     assert d.usage.input_tokens == 10 * inner.calls
 
 
@@ -230,14 +230,15 @@ def test_a_partial_plan_that_raises_the_score_is_followed_then_search_resumes():
     assert not second.info["solved"] and second.info["partial"] and inner.calls == 2
     env.step(second.action)
     third = policy.decide(env.situation())  # the partial plan is used up: a new search, not a divergence
-    assert third.info["stop_reason"] == "won" and not third.info["diverged"] and third.info["policy_calls"] > 0
+    assert third.info["stop_reason"] == "won" and not third.info["diverged"]
+    assert third.info["policy_calls"] == 1
 
     # commit_partial=False: each decision searches again
     inner = TablePolicy({"up": 3.0, "aside": 1.0})
     policy = Search(inner, budget=2, commit_partial=False)
     env = make(stairs, scores=STAIRS_SCORES)
     env.step(policy.decide(env.situation()).action)
-    assert policy.decide(env.situation()).info["policy_calls"] > 0
+    assert policy.decide(env.situation()).info["policy_calls"] == 2
 
 
 def test_until_gain_stops_at_the_first_higher_score_and_climbs_from_there():
@@ -356,7 +357,8 @@ def test_winning_plan_is_followed_without_calls_and_search_resumes_on_divergence
     env.step(env.index_of("forward"))
     env.step(env.index_of("back"))
     d = policy.decide(env.situation())
-    assert d.info["diverged"] and d.info["stop_reason"] == "won" and d.info["policy_calls"] > 0
+    assert d.info["diverged"] and d.info["stop_reason"] == "won"
+    assert d.info["policy_calls"] == 3
 
     # reset() forgets the plan
     env = make(corridor(4))
@@ -559,7 +561,7 @@ def test_rethink_rejects_a_bad_planner():
 # ------------------------------------------------------------------ CookingWorld (the real engine)
 @pytest.fixture(scope="module")
 def cooking():
-    """A maker of CookingWorld test-fold games; skips when the TWX adapter cannot start here."""
+    """A maker of CookingWorld test-fold games (a real TextWorldExpress JVM: a failure to start it fails)."""
     import gymnasium as gym
 
     made = []
@@ -570,10 +572,6 @@ def cooking():
         made.append(env)
         return env
 
-    try:
-        make_game("small", 0)
-    except Exception as error:  # no Java / adapter missing: say why
-        pytest.skip(f"CookingWorld is unavailable here: {type(error).__name__}: {error}")
     yield make_game
     for env in made:
         env.close()

@@ -1,0 +1,39 @@
+"""Suite-wide rules.
+
+In CI (``CI=true``, as ``.ci/run`` runs) every optional part is installed and ../shared is beside the
+checkout, so a skipped test means something is missing that should not be: it fails instead, naming its
+reason. Only the skips listed in :data:`ALLOWED_IN_CI` (tests that cannot run inside a test by their
+nature) stay skips there.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+#: Reasons (prefixes matched inside the skip message) a test may be skipped for in CI, each with why.
+ALLOWED_IN_CI = {
+    "not runnable:": "README blocks that install packages or run the suite itself (tests/test_readme.py)",
+}
+
+
+def skip_allowed(message: str) -> bool:
+    return any(allowed in message for allowed in ALLOWED_IN_CI)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("CI", "").lower() not in ("1", "true", "yes") or not report.skipped:
+        return
+    if hasattr(report, "wasxfail"):
+        return
+    message = str(report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr)
+    if not skip_allowed(message):
+        report.outcome = "failed"
+        report.longrepr = (
+            f"skipped in CI, where every optional part is installed: {message}\n"
+            "(install what it names in scripts/setup.sh, or add the reason to tests/conftest.py's ALLOWED_IN_CI)"
+        )
