@@ -9,7 +9,7 @@ what the player holds, and on world knowledge (apples lie on countertops, a
 of the learned weights of the pairs ``(c, m)`` where ``c`` is a token of the
 situation and ``m`` a token of the move, from what a player sees only:
 
-Situation tokens (:func:`s1gym.tasks.alfworld.goals.context_tokens`, shared with the tasks' progress estimates):
+Situation tokens (:func:`s1gym.tasks.alfworld.goals.context_tokens`, shared with its progress estimate):
 
 - ``*``: always present (so every move token has a base weight);
 - ``g:<word>``: the goal's words (the first line of each goal paragraph, e.g.

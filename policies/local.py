@@ -189,8 +189,8 @@ GENERAL_WEIGHTS: dict[str, float] = {
     "verb_group": 1.0,
 }
 
-#: Weights by task (``Situation.task``); other tasks get :data:`GENERAL_WEIGHTS`. A task with a model in
-#: its class's ``local_model`` uses that instead (CookingWorld's hand-set weights serve ``Local(pairs=False)``).
+#: Weights by task (``Situation.task``); other tasks get :data:`GENERAL_WEIGHTS`. A task whose class names
+#: a ``local_model`` uses that instead (CookingWorld's hand-set weights serve ``Local(pairs=False)``).
 TASK_WEIGHTS: dict[str, dict[str, float]] = {"CookingWorld": COOKING_WEIGHTS}
 
 #: The embedding features; when a task weighs none of them, no text is embedded.
@@ -209,8 +209,8 @@ def load_task_model(path: str | Path) -> TaskModel:
 
 @lru_cache(maxsize=None)
 def task_model(task: str) -> TaskModel | None:
-    """The task's shipped model (its env class's ``local_model``, found through s1gym.registration by the task's
-    name), loaded once; ``None`` when it has none."""
+    """The task's shipped model (its env class's ``local_model``, found through s1gym.registration by the
+    task's name), loaded once; ``None`` when it has none."""
     cls = env_class_or_none(task)
     name = getattr(cls, "local_model", None)
     if name is None:

@@ -252,8 +252,9 @@ class S1Env(gym.Env[str, np.int64]):
         if cls.progress_model is None:
             return None
         if cls.progress_tokens is None:
-            raise ProgressTokensError(f"{cls.__name__} names progress_model {cls.progress_model!r} but no progress_tokens; "
-                            "set progress_tokens = staticmethod(<the family's token reader>) on the class")
+            raise ProgressTokensError(
+                f"{cls.__name__} names progress_model {cls.progress_model!r} but no progress_tokens; "
+                "set progress_tokens = staticmethod(<the family's token reader>) on the class")
         return load_progress(cls.progress_model, cls.progress_tokens)
 
     @classmethod
