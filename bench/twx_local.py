@@ -26,11 +26,11 @@ oracle's moves left to the win where the rest of the game was the oracle's (the 
 States go to ``$S1GYM_TWX_STATES`` (default ``~/.cache/s1gym/twx_states``), one gzipped JSON-lines file per
 game and kind; nothing collected is part of the repository.
 
-Fit. A conditional-logit model over the feature names of :mod:`s1gym.reading.twx_tokens`, by the
+Fit. A conditional-logit model over the feature names of :mod:`s1gym.tasks.twx.tokens`, by the
 likelihood of the *set* of good moves (the log of their summed probability): first the features a plain
 decision shows, on all candidates; then the lookahead features alone (the rest fixed) on the candidates
 Lookahead keeps. L2 fixed in advance: :data:`L2`. The progress estimate is a ridge regression
-(:data:`L2_PROGRESS`) of the oracle's moves left on :func:`s1gym.reading.twx_tokens.progress_tokens`.
+(:data:`L2_PROGRESS`) of the oracle's moves left on :func:`s1gym.tasks.twx.tokens.progress_tokens`.
 """
 
 from __future__ import annotations
@@ -291,7 +291,7 @@ class Design:
 
 
 def build(task: str, records: list[dict]) -> tuple[list, list, list, list]:
-    from s1gym.reading.twx_tokens import candidate_tokens
+    from s1gym.tasks.twx.tokens import candidate_tokens
 
     plain_rows, plain_good, ahead_rows, ahead_good = [], [], [], []
     for r in records:
@@ -330,7 +330,7 @@ def fit_model(task: str, records: list[dict], name: str):
 
 
 def fit_progress(task: str, records: list[dict]) -> dict[str, float]:
-    from s1gym.reading.twx_tokens import progress_tokens
+    from s1gym.tasks.twx.tokens import progress_tokens
 
     rows, ys = [], []
     for r in records:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from s1gym.reading.twx_view import CUTS, frontier_moves, parse_move, read_view
+from s1gym.tasks.twx.view import CUTS, frontier_moves, parse_move, read_view
 from s1gym.tasks.twx import expert as twx_expert
 from s1gym.tasks.twx.env import TWXEnv
 

@@ -9,7 +9,7 @@ what the player holds, and on world knowledge (apples lie on countertops, a
 of the learned weights of the pairs ``(c, m)`` where ``c`` is a token of the
 situation and ``m`` a token of the move, from what a player sees only:
 
-Situation tokens (:func:`s1gym.estimates.context_tokens`, shared with the tasks' progress estimates):
+Situation tokens (:func:`s1gym.tasks.alfworld.goals.context_tokens`, shared with its progress estimate):
 
 - ``*``: always present (so every move token has a base weight);
 - ``g:<word>``: the goal's words (the first line of each goal paragraph, e.g.
@@ -23,8 +23,8 @@ Situation tokens (:func:`s1gym.estimates.context_tokens`, shared with the tasks'
 - ``seen:g``: a goal word other than the verb showed up in the game's answers
   (after the moves), i.e. the object was seen somewhere;
 - what the player did with the goal's *thing* (the object the goal line names,
-  :func:`~s1gym.estimates.goal_target`; instances are ``<thing> <n>``), read from
-  the moves and answers (:func:`~s1gym.estimates.memory`): ``two:<k>`` when the
+  :func:`~s1gym.tasks.alfworld.goals.goal_target`; instances are ``<thing> <n>``), read from
+  the moves and answers (:func:`~s1gym.tasks.alfworld.goals.memory`): ``two:<k>`` when the
   goal asks for two of them and ``k`` (0, 1, 2) are now at the goal's place, put
   there by the player; ``seen:free`` when the player holds none of them and one
   it has not placed was seen somewhere other than the goal's place.
@@ -69,20 +69,20 @@ from typing import Any
 import numpy as np
 
 from s1gym.core import Candidate, Situation
-from s1gym.estimates import FILLER as _FILLER
-from s1gym.estimates import (
+from s1gym.estimates import TokenProgress
+from s1gym.tasks.alfworld.goals import FILLER as _FILLER
+from s1gym.tasks.alfworld.goals import (
     INSTANCE,
     Memory,
     Target,
-    TokenProgress,
     context_tokens,
     goal_target,
     goal_words,
     memory,
     words,
 )
-from s1gym.estimates import feedback_words as _feedback_words
-from s1gym.estimates import held_words as _held
+from s1gym.tasks.alfworld.goals import feedback_words as _feedback_words
+from s1gym.tasks.alfworld.goals import held_words as _held
 
 __all__ = ["PairModel", "context_tokens", "goal_words", "move_tokens", "pairs"]
 
@@ -172,7 +172,7 @@ class PairModel:
     def remaining(self, situation: Situation) -> float:
         """The progress estimate: predicted moves left (>= 0) from the situation's tokens
         (:class:`s1gym.estimates.TokenProgress`, the form tasks ship)."""
-        return TokenProgress(self.progress)(situation)
+        return TokenProgress(self.progress, context_tokens)(situation)
 
     @classmethod
     def load(cls, path: str | Path) -> PairModel:

@@ -41,7 +41,7 @@ opening the fridge that holds the recipe's carrot, gains). The two
 ``goal_cos`` and ``scene_cos``).
 
 On ALFWorld, Local adds a lexical pair model (:mod:`s1gym.policies.lexical`,
-:data:`TASK_MODELS`): learned weights on pairs of a situation token (the goal's
+its env class's ``local_model``): learned weights on pairs of a situation token (the goal's
 words, what the player holds, which verbs were played) and a move token (its
 verb, how many goal words it names, the things it names, and with lookahead
 whether its answer reveals a goal word or repeats an old answer, and which
@@ -61,7 +61,7 @@ learned progress estimate (moves left, from the situation tokens) that
 On every TextWorldExpress game Local uses that game's fitted model
 (:class:`~s1gym.policies.twx_model.TWXModel`, ``s1gym/data/local_<game>.json``,
 fitted by ``bench/twx_local.py`` on train-fold games labelled by privileged
-oracles): weights on the features :mod:`s1gym.reading.twx_tokens` reads from
+oracles): weights on the features :mod:`s1gym.tasks.twx.tokens` reads from
 what a player sees, and a progress estimate Search uses by default. It too
 embeds nothing; the CookingWorld weights below serve ``Local(pairs=False)``.
 
@@ -106,13 +106,14 @@ import numpy as np
 
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
 from s1gym.datasets import packaged
-from s1gym.estimates import GOAL_OPENERS, STOPWORDS
 from s1gym.policies.common import require_candidates
 from s1gym.policies.lexical import PairModel
 from s1gym.policies.twx_model import TWXModel
 from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
+from s1gym.registration import TASKS, env_class_or_none
+from s1gym.tasks.alfworld.goals import GOAL_OPENERS, STOPWORDS
 
-__all__ = ["COOKING_WEIGHTS", "FEATURES", "GENERAL_WEIGHTS", "TASK_MODELS", "TASK_WEIGHTS", "Local", "embed",
+__all__ = ["COOKING_WEIGHTS", "FEATURES", "GENERAL_WEIGHTS", "TASK_WEIGHTS", "Local", "embed",
            "load_model", "model_available", "progress_heuristic", "task_model"]
 
 
@@ -188,17 +189,10 @@ GENERAL_WEIGHTS: dict[str, float] = {
     "verb_group": 1.0,
 }
 
-#: Weights by task (``Situation.task``); other tasks get :data:`GENERAL_WEIGHTS`. A task with a model in
-#: :data:`TASK_MODELS` uses that instead (CookingWorld's hand-set weights serve ``Local(pairs=False)``).
+#: Weights by task (``Situation.task``); other tasks get :data:`GENERAL_WEIGHTS`. A task whose class names
+#: a ``local_model`` uses that instead (CookingWorld's hand-set weights serve ``Local(pairs=False)``).
 TASK_WEIGHTS: dict[str, dict[str, float]] = {"CookingWorld": COOKING_WEIGHTS}
 
-#: Tasks with a fitted lexical pair model (:mod:`s1gym.policies.lexical`) shipped in s1gym/data: its pair
-#: scores are added to the logits and its dense weights replace the task's :data:`TASK_WEIGHTS`.
-TASK_MODELS: dict[str, str] = {
-    "ALFWorld": "local_alfworld.json",
-    **{t: f"local_{t.lower()}.json" for t in ("CookingWorld", "CoinCollector", "MapReader", "TWC", "Arithmetic",
-                                             "Sorting", "SimonSays", "PeckingOrder")},  # TWXModel (bench/twx_local.py)
-}
 #: The embedding features; when a task weighs none of them, no text is embedded.
 COSINE_FEATURES = frozenset({"goal_cos", "scene_cos", "feedback_cos", "outcome_goal_cos", "described_goal_cos",
                              "described_scene_cos"})
@@ -215,8 +209,10 @@ def load_task_model(path: str | Path) -> TaskModel:
 
 @lru_cache(maxsize=None)
 def task_model(task: str) -> TaskModel | None:
-    """The task's shipped model (:data:`TASK_MODELS`), loaded once; ``None`` when it has none."""
-    name = TASK_MODELS.get(task)
+    """The task's shipped model (its env class's ``local_model``, found through s1gym.registration by the
+    task's name), loaded once; ``None`` when it has none."""
+    cls = env_class_or_none(task)
+    name = getattr(cls, "local_model", None)
     if name is None:
         return None
     return load_task_model(packaged(name))
@@ -226,7 +222,8 @@ def progress_heuristic(task: str = "ALFWorld") -> Callable[[Situation], float]:
     """The task's learned progress estimate (moves left, >= 0) for ``Search(heuristic=...)``."""
     model = task_model(task)
     if model is None or not model.progress:
-        known = ", ".join(t for t in TASK_MODELS if (m := task_model(t)) is not None and m.progress)
+        names = [env_id.removeprefix("s1/").removesuffix("-v0") for env_id in TASKS]
+        known = ", ".join(t for t in names if (m := task_model(t)) is not None and m.progress)
         raise ValueError(f"Local has no learned progress estimate for {task!r}; tasks with one: {known}")
     return model.remaining
 
@@ -268,7 +265,8 @@ class Local(BasePolicy):
         embedder: The sentence encoder to use (:func:`s1gym.policies.minilm.load`, e.g. another
             backend or thread count); default the process-wide one.
         pairs: A lexical pair model (:class:`s1gym.policies.lexical.PairModel` or its JSON path) used on
-            every task instead of the shipped ones (:data:`TASK_MODELS`), e.g. one fitted on other games;
+            every task instead of the shipped ones (each task class's ``local_model``), e.g. one fitted on
+            other games;
             ``False``: none on any task (every task but CookingWorld gets the general weights, as before
             ALFWorld had a model).
     """

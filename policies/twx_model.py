@@ -1,10 +1,10 @@
 """Local's fitted models for the TextWorldExpress games: move scores and a progress estimate.
 
 A :class:`TWXModel` holds, for one game, learned weights on the feature names
-:func:`s1gym.reading.twx_tokens.candidate_tokens` gives each move (a
+:func:`s1gym.tasks.twx.tokens.candidate_tokens` gives each move (a
 conditional-logit model: a move's logit is the sum of its features' weights),
 and a ridge estimate of the moves left to win from
-:func:`s1gym.reading.twx_tokens.progress_tokens`: the task's progress estimate
+:func:`s1gym.tasks.twx.tokens.progress_tokens`: the task's progress estimate
 (``S1Env.progress_estimate``, :mod:`s1gym.estimates`), which Search uses as h. Both read only what a player
 sees. ``bench/twx_local.py`` fits them on train-fold games and writes one JSON
 file per game into s1gym/data (``local_twx_<game>.json``, provenance inside).
@@ -22,7 +22,7 @@ import numpy as np
 
 from s1gym.core import Situation
 from s1gym.estimates import TokenProgress
-from s1gym.reading.twx_tokens import candidate_tokens
+from s1gym.tasks.twx.tokens import candidate_tokens, progress_tokens
 
 __all__ = ["TWXModel"]
 
@@ -48,7 +48,7 @@ class TWXModel:
     def remaining(self, situation: Situation) -> float:
         """The progress estimate: predicted moves left to win (>= 0); the task's own estimate
         (``S1Env.progress_estimate``) when this is the shipped model."""
-        return TokenProgress(self.progress, "twx")(situation)
+        return TokenProgress(self.progress, progress_tokens)(situation)
 
     @classmethod
     def load(cls, path: str | Path) -> TWXModel:

@@ -4,12 +4,17 @@ decision model: any task can ship one, and Search(heuristic="progress") asks the
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from toy_tasks import PRIORITY_GRAPH, PRIORITY_SCORES, PRIORITY_TABLE, GraphTask, TablePolicy
 
+import s1gym
 from s1gym.core import Situation
-from s1gym.estimates import TokenProgress, context_tokens, load_progress
+from s1gym.estimates import ProgressTokensError, TokenProgress, load_progress
+from s1gym.tasks.alfworld.goals import context_tokens
 from s1gym.wrappers import Search
 
 
@@ -53,7 +58,7 @@ def test_a_task_names_its_packaged_estimate():
     from s1gym.tasks.alfworld.env import ALFWorldEnv
 
     estimate = ALFWorldEnv.progress_estimate()
-    assert isinstance(estimate, TokenProgress) and estimate is load_progress("local_alfworld.json")
+    assert isinstance(estimate, TokenProgress) and estimate is load_progress("local_alfworld.json", context_tokens)
     start = Situation(task="ALFWorld", observation="Your task is to: put a clean soapbar in cabinet.",
                       candidates=(), state_text="Your task is to: put a clean soapbar in cabinet.\nYou are carrying nothing.")
     holding = Situation(task="ALFWorld", observation="", candidates=(),
@@ -65,8 +70,43 @@ def test_a_task_names_its_packaged_estimate():
 def test_token_progress_is_linear_in_the_tokens_and_never_negative(tmp_path):
     s = Situation(task="t", observation="", candidates=(), state_text="Goal: find the key.\nYou are carrying nothing.")
     weights = {"*": 5.0, "g:key": 2.0, "hold:-": -10.0}
-    assert TokenProgress(weights)(s) == 0.0  # 5 + 2 - 10, floored at 0
-    assert TokenProgress({"*": 5.0, "g:key": 2.0})(s) == 7.0
-    assert TokenProgress({})(s) == 0.0
+    assert TokenProgress(weights, context_tokens)(s) == 0.0  # 5 + 2 - 10, floored at 0
+    assert TokenProgress({"*": 5.0, "g:key": 2.0}, context_tokens)(s) == 7.0
+    assert TokenProgress({}, context_tokens)(s) == 0.0
     data = json.loads(json.dumps({"progress": weights}))
-    assert TokenProgress(data["progress"]) == TokenProgress(weights)
+    assert TokenProgress(data["progress"], context_tokens) == TokenProgress(weights, context_tokens)
+
+
+def test_the_core_imports_no_task_family():
+    """``s1gym.core`` and what it imports load no module of a task family (the contract knows no task). The
+    package root is stood in by a bare package, because ``import s1gym`` itself registers every family's ids
+    (s1gym.registration imports each family's ``TASKS``)."""
+    code = (
+        "import sys, types; "
+        "root = types.ModuleType('s1gym'); root.__path__ = [sys.argv[1]]; sys.modules['s1gym'] = root; "
+        "import s1gym.core; "
+        "families = ('s1gym.tasks', 's1gym.reading', 's1gym.registration'); "
+        "print(sorted(m for m in sys.modules if m.startswith(families)), "
+        "'s1gym.core.env' in sys.modules)")
+    package = str(Path(s1gym.__file__).parent)
+    out = subprocess.run([sys.executable, "-c", code, package], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[] True"
+
+
+def test_a_task_naming_an_estimate_without_its_token_reader_is_a_clear_error():
+    class NoReader(GraphTask):
+        progress_model = "local_alfworld.json"
+
+    with pytest.raises(ProgressTokensError, match="NoReader names progress_model 'local_alfworld.json'"):
+        NoReader.progress_estimate()
+
+
+def test_local_finds_its_shipped_model_through_the_task_class():
+    from s1gym.policies.local import task_model
+    from s1gym.tasks.alfworld.env import ALFWorldEnv
+    from s1gym.tasks.twx.games import CookingWorldEnv
+
+    assert ALFWorldEnv.local_model == "local_alfworld.json"
+    assert task_model("ALFWorld").provenance == task_model("s1/ALFWorld-v0").provenance
+    assert task_model("CookingWorld").provenance["task"] == CookingWorldEnv.task_name
+    assert task_model("Blackjack") is None and task_model("NoSuchTask") is None

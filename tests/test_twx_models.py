@@ -11,8 +11,8 @@ from s1gym.policies.twx_model import TWXModel
 from s1gym.wrappers import Lookahead, Search
 
 import s1gym  # noqa: F401  (registers the envs)
-from s1gym.reading.twx_tokens import candidate_tokens
-from s1gym.reading.twx_view import quantity, read_view
+from s1gym.tasks.twx.tokens import candidate_tokens
+from s1gym.tasks.twx.view import quantity, read_view
 
 TWX_TASKS = ["CookingWorld", "CoinCollector", "MapReader", "TWC", "Arithmetic", "Sorting", "SimonSays", "PeckingOrder"]
 

@@ -12,7 +12,7 @@ from gymnasium import spaces
 from s1gym.checks import positive_int
 from s1gym.core.game import BASE_CHARSET, Progress, TooManyCandidatesError, copy_generator, text_atoms
 from s1gym.core.situation import Candidate, Privileged, Situation
-from s1gym.estimates import load_progress
+from s1gym.estimates import ProgressTokensError, TokenReader, load_progress
 
 __all__ = ["S1Env"]
 
@@ -94,6 +94,12 @@ class S1Env(gym.Env[str, np.int64]):
     #: The data file (in s1gym/data) holding this task's learned progress estimate (see
     #: :meth:`progress_estimate` and :mod:`s1gym.estimates`); ``None``: the task ships none.
     progress_model: ClassVar[str | None] = None
+    #: How the family reads a situation as the tokens :attr:`progress_model`'s weights name (a staticmethod,
+    #: e.g. ALFWorld's ``goals.context_tokens``); required with :attr:`progress_model`.
+    progress_tokens: ClassVar[TokenReader | None] = None
+    #: The data file (in s1gym/data) holding ``Local``'s fitted model of this task (``Local`` finds it through
+    #: the task's class); ``None``: Local has none and uses its general features.
+    local_model: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -243,7 +249,13 @@ class S1Env(gym.Env[str, np.int64]):
         """The task's learned estimate of the moves left to a win from a situation (what
         ``Search(heuristic="progress")`` uses), or ``None`` when the task ships none. The default loads
         :attr:`progress_model`; :mod:`s1gym.estimates` says how a task ships one."""
-        return None if cls.progress_model is None else load_progress(cls.progress_model)
+        if cls.progress_model is None:
+            return None
+        if cls.progress_tokens is None:
+            raise ProgressTokensError(
+                f"{cls.__name__} names progress_model {cls.progress_model!r} but no progress_tokens; "
+                "set progress_tokens = staticmethod(<the family's token reader>) on the class")
+        return load_progress(cls.progress_model, cls.progress_tokens)
 
     @classmethod
     def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -43,6 +43,7 @@ from s1gym.core import Progress, text_atoms
 from s1gym.engines.base import EngineEnv
 from s1gym.tasks.alfworld import expert as alfworld_expert
 from s1gym.tasks.alfworld.engine import ENGINE_CAPACITY, ALFEngine, EngineAnswer, close_engines, import_engine
+from s1gym.tasks.alfworld.goals import context_tokens
 
 __all__ = ["SHIPPED_DATA", "TASK_TYPES", "ALFWorldEnv", "close_engines", "find_games"]
 
@@ -123,6 +124,9 @@ class ALFWorldEnv(EngineEnv):
     #: The learned progress estimate (moves left) Search's heuristic="progress" uses; fitted with Local's pair
     #: model by bench/alfworld_local.py, in the same file.
     progress_model = "local_alfworld.json"
+    progress_tokens = staticmethod(context_tokens)
+    #: Local's fitted pair model of ALFWorld (s1gym.policies.lexical), in the same file.
+    local_model = "local_alfworld.json"
     #: Candidate cap N, with headroom over the most admissible commands seen along the valid_seen walkthroughs
     #: and random walks (bench/alfworld.py --caps; docs/benchmarks.md, "Figures behind the code").
     default_max_candidates: ClassVar[int] = 100

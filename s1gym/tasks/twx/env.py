@@ -45,6 +45,7 @@ from s1gym.engines import jvm as _jvm
 from s1gym.engines.base import EngineEnv
 from s1gym.tasks.twx import expert as twx_expert
 from s1gym.tasks.twx.engine import GameGenerator, TWXEngine, game_generator, get_jvm
+from s1gym.tasks.twx.tokens import progress_tokens
 
 __all__ = ["Param", "TWXEnv", "doors", "inventory_limit", "shutdown_jvm"]
 
@@ -118,6 +119,8 @@ class TWXEnv(EngineEnv):
     #: Keep only the latest remembered text (PeckingOrder's book names the current instruction only).
     remember_latest: ClassVar[bool] = False
     stall_patience: ClassVar[int | None] = 6
+    #: The games' progress estimates weigh what a player sees, read by the TWX tokens.
+    progress_tokens = staticmethod(progress_tokens)
     _common_help: ClassVar[dict[str, str]] = {
         "fold": "which TWX games the seeds pick: train (default; seeds 0-999), dev or test",
         "max_steps": "step limit (truncation)",

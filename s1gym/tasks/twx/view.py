@@ -1,4 +1,4 @@
-"""What a TextWorldExpress player sees, read as a :class:`View` (below tasks and policies: Local's TWX
+"""What a TextWorldExpress player sees, read as a :class:`View` (the TWX family's reading: Local's TWX
 models read their move features from it, and the TWX tasks' progress estimates read it too).
 
 :func:`read_view` turns a :class:`~s1gym.core.Situation` of any TextWorldExpress game into a :class:`View`:
@@ -7,7 +7,7 @@ and its exits, the inventory, the rooms walked and the way between them (from th
 feedback of a move names the room it led to and that room's exits), the moves played. Nothing else: never
 the game's hidden state, the gold path or the expert. The game-specific reading (a map's distances, a math
 problem's answer, quantities with units, the book's instruction, Simon's order) is here too;
-:mod:`s1gym.reading.twx_tokens` turns it into feature names.
+:mod:`s1gym.tasks.twx.tokens` turns it into feature names.
 """
 
 from __future__ import annotations

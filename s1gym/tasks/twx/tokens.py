@@ -1,7 +1,7 @@
 """A TextWorldExpress situation as feature names: what each move means given what the player sees.
 
 :func:`candidate_tokens` gives each move a handful of tokens that say how the move relates to the
-:class:`~s1gym.reading.twx_view.View`, e.g. ``take+ingr+need`` (take a recipe ingredient not held yet),
+:class:`~s1gym.tasks.twx.view.View`, e.g. ``take+ingr+need`` (take a recipe ingredient not held yet),
 ``cut+req`` (a cut the recipe asks for and that is not done), ``cook:roast|dev:oven`` (the recipe roasts it,
 the move cooks it in the oven), ``move+new`` / ``move+tofrontier`` (an exit not taken yet, or a step
 towards the nearest one on the map walked), ``move+closer`` (MapReader: one room nearer to where the task
@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 
 from s1gym.core.situation import Candidate, Situation
-from s1gym.reading.twx_view import (
+from s1gym.tasks.twx.view import (
     ARTICLE,
     COOKS,
     CUTS,
@@ -40,9 +40,14 @@ from s1gym.reading.twx_view import (
     words,
 )
 
-__all__ = ["candidate_tokens", "context_tokens", "progress_tokens"]
+__all__ = ["candidate_tokens", "context_tokens", "intercept_token", "progress_tokens"]
 
 _CLOSED = re.compile(r"([\w -]+?) that is closed")
+
+
+def intercept_token(situation: Situation) -> list[str]:
+    """Only the intercept ``*``: an estimate that weighs nothing the player sees (CookingWorld's, as shipped)."""
+    return ["*"]
 
 
 class _Game:
