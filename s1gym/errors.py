@@ -10,6 +10,7 @@ wrappers is on it)::
     S1GymError
     ├── TooManyCandidatesError (RuntimeError)     s1gym.core.game: more legal moves than the task's cap N
     ├── RunError (RuntimeError)                   s1gym.errors: a run cannot start or go on (runner, backends)
+    ├── EngineCrashed (RuntimeError)              s1gym.errors: an engine process (JVM, browser, desktop) died
     ├── EpisodeError (RuntimeError)               s1gym.runner.episode: a policy broke the contract mid-episode
     ├── JobFolderError (ValueError)               s1gym.jobs.folder: a job folder cannot be used as asked
     ├── DataError (ValueError)                    s1gym.datasets: a data file is missing or malformed
@@ -41,7 +42,7 @@ wrappers is on it)::
 
 from __future__ import annotations
 
-__all__ = ["RunError", "S1GymError"]
+__all__ = ["EngineCrashed", "RunError", "S1GymError"]
 
 
 class S1GymError(Exception):
@@ -50,3 +51,7 @@ class S1GymError(Exception):
 
 class RunError(S1GymError, RuntimeError):
     """A run cannot start or go on: unknown task or policy, bad options, a missing extra (Ray)."""
+
+
+class EngineCrashed(S1GymError, RuntimeError):
+    """An engine's process died under an episode: the episode ends, the next one gets a fresh engine."""

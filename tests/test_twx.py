@@ -433,3 +433,20 @@ def test_a_forked_child_never_frees_the_parents_java_objects():
         env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))  # the parent's socket still answers
     finally:
         env.close()
+
+
+def test_a_killed_jvm_is_noticed_and_replaced():
+    """kill -9 of the JVM: it is no longer the current one, and the next env gets a fresh JVM process."""
+    env = gym.make("s1/CookingWorld-v0").unwrapped
+    env.reset(seed=3)
+    old = _jvm.current_jvm()
+    assert old is not None and old.alive()
+    old.process.kill()
+    old.process.wait(timeout=10)
+    assert not old.alive() and _jvm.current_jvm() is None
+    env.close()
+    fresh = gym.make("s1/CookingWorld-v0").unwrapped
+    fresh.reset(seed=3)
+    new = _jvm.current_jvm()
+    assert new is not None and new is not old and new.process.pid != old.process.pid and new.alive()
+    fresh.close()

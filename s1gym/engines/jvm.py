@@ -100,6 +100,10 @@ class JVM:
     def jvm(self):
         return self.gateway.jvm
 
+    def alive(self) -> bool:
+        """True while the JVM process runs (a killed JVM leaves a gateway that only refuses connections)."""
+        return not self.closed and self.process.poll() is None
+
     def retain(self) -> None:
         with self.lock:
             self.refs += 1
@@ -133,13 +137,16 @@ _current: JVM | None = None
 
 
 def get_jvm(classpath: str, cwd: str) -> JVM:
-    """The process's JVM, started on first use (again after ``os.fork`` or :func:`shutdown_jvm`)."""
+    """The process's JVM, started on first use (again after ``os.fork``, :func:`shutdown_jvm` or the JVM's
+    death: a dead JVM is dropped, with its cached game generators, and a fresh one started)."""
     global _current
     jvm = _current
-    if jvm is not None and jvm.pid == os.getpid() and not jvm.closed:
+    if jvm is not None and jvm.pid == os.getpid() and jvm.alive():
         return jvm
     with _lock:
-        if _current is None or _current.pid != os.getpid() or _current.closed:
+        if _current is not None and _current.pid == os.getpid() and not _current.alive():
+            _current.shutdown()  # closes the dead gateway's sockets
+        if _current is None or _current.pid != os.getpid() or not _current.alive():
             _current = JVM(classpath, cwd)
         return _current
 
@@ -147,7 +154,7 @@ def get_jvm(classpath: str, cwd: str) -> JVM:
 def current_jvm() -> JVM | None:
     """The live JVM of this process, if one was started."""
     jvm = _current
-    return jvm if jvm is not None and jvm.pid == os.getpid() and not jvm.closed else None
+    return jvm if jvm is not None and jvm.pid == os.getpid() and jvm.alive() else None
 
 
 def shutdown_jvm() -> None:
