@@ -2,4 +2,5 @@
 
 from s1gym.ui.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # importing the module (as tools that walk the package do) runs nothing
+    raise SystemExit(main())

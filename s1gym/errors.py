@@ -37,6 +37,7 @@ wrappers is on it)::
     ├── WrapperOrderError (ValueError)            s1gym.wrappers: wrappers composed in an order that breaks one
     ├── OracleForkError (ValueError)              s1gym.wrappers: forking a task whose fork reveals the answer
     ├── RequestError                              s1gym.ui.serve: an HTTP error answer (status and body)
+    ├── InsecureServeError (ValueError)           s1gym.ui.serve: a non-loopback host with no API key
     └── PortError (OSError)                       s1gym.ui.serve: the server cannot listen where asked
 """
 
