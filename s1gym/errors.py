@@ -8,7 +8,7 @@ The tree (``tests/test_errors.py`` checks that every exception class of s1gym, i
 wrappers is on it)::
 
     S1GymError
-    ├── TooManyCandidatesError (RuntimeError)     s1gym.core.game: more legal moves than the task's cap N
+    ├── TooManyCandidatesError (RuntimeError)     s1gym.core.progress: more legal moves than the task's cap N
     ├── RunError (RuntimeError)                   s1gym.errors: a run cannot start or go on (runner, backends)
     ├── EngineCrashed (RuntimeError)              s1gym.errors: an engine process (JVM, browser, desktop) died
     ├── EpisodeError (RuntimeError)               s1gym.runner.episode: a policy broke the contract mid-episode

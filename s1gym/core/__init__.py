@@ -17,14 +17,8 @@ promises. docs/architecture.md draws the layers on one screen.
 
 from s1gym.core.decision import BasePolicy, Decision, Policy, Usage
 from s1gym.core.env import S1Env
-from s1gym.core.game import (
-    BASE_CHARSET,
-    Progress,
-    TooManyCandidatesError,
-    charset_for,
-    copy_generator,
-    text_atoms,
-)
+from s1gym.core.helpers import BASE_CHARSET, charset_for, copy_generator, text_atoms
+from s1gym.core.progress import Progress, TooManyCandidatesError
 from s1gym.core.situation import Candidate, Privileged, Situation
 
 __all__ = [

@@ -10,7 +10,8 @@ import numpy as np
 from gymnasium import spaces
 
 from s1gym.checks import positive_int
-from s1gym.core.game import BASE_CHARSET, Progress, TooManyCandidatesError, copy_generator, text_atoms
+from s1gym.core.helpers import BASE_CHARSET, copy_generator, text_atoms
+from s1gym.core.progress import Progress, TooManyCandidatesError
 from s1gym.core.situation import Candidate, Privileged, Situation
 from s1gym.estimates import ProgressTokensError, TokenReader, load_progress
 
