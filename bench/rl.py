@@ -160,7 +160,7 @@ def play_cooking(size: str, games: range, agent: Callable) -> dict:
 def search_uniform(size: str, games: range) -> dict:
     """Search(Uniform) with the shipped defaults; environment steps counted over the env and all its forks."""
     from s1gym.policies import Uniform
-    from s1gym.tasks.twx.games import CookingWorldEnv
+    from s1gym.tasks.twx.env import CookingWorldEnv
     from s1gym.wrappers import Search
 
     steps = [0]

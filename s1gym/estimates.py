@@ -36,10 +36,16 @@ from s1gym.errors import S1GymError
 if TYPE_CHECKING:
     from s1gym.core.situation import Situation
 
-__all__ = ["ProgressTokensError", "TokenProgress", "TokenReader", "load_progress"]
+__all__ = ["ProgressTokensError", "TokenProgress", "TokenReader", "intercept_only", "load_progress"]
 
 #: How a task family reads a situation as the tokens its estimate weighs.
 TokenReader = Callable[["Situation"], Sequence[str]]
+
+
+def intercept_only(situation: Situation) -> list[str]:
+    """Only the intercept ``*``: an estimate that weighs nothing the player sees (CookingWorld's, as
+    shipped)."""
+    return ["*"]
 
 
 class ProgressTokensError(S1GymError, TypeError):

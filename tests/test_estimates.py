@@ -104,7 +104,7 @@ def test_a_task_naming_an_estimate_without_its_token_reader_is_a_clear_error():
 def test_local_finds_its_shipped_model_through_the_task_class():
     from s1gym.policies.local import task_model
     from s1gym.tasks.alfworld.env import ALFWorldEnv
-    from s1gym.tasks.twx.games import CookingWorldEnv
+    from s1gym.tasks.twx.env import CookingWorldEnv
 
     assert ALFWorldEnv.local_model == "local_alfworld.json"
     assert task_model("ALFWorld").provenance == task_model("s1/ALFWorld-v0").provenance

@@ -1,14 +1,9 @@
-"""TextWorldExpress games on one shared JVM: :mod:`.games` (CookingWorld, CoinCollector, ...) on the base
-:mod:`.env` (TWXEnv) and :mod:`.engine` (generators and game objects in the JVM); their experts: :mod:`.expert`."""
+"""TextWorldExpress games on one shared JVM: the games as rows (:mod:`.games`: CookingWorld, CoinCollector,
+...) played by one env class (:mod:`.env`, TWXEnv) on :mod:`.engine` (generators and game objects in the JVM);
+their experts: :mod:`.expert`; what a player sees, read as the features their models weigh: :mod:`.view`,
+:mod:`.tokens`."""
 
-#: gym id -> entry point (imported when the env is made).
-TASKS: dict[str, str] = {
-    "s1/CookingWorld-v0": "s1gym.tasks.twx.games:CookingWorldEnv",
-    "s1/CoinCollector-v0": "s1gym.tasks.twx.games:CoinCollectorEnv",
-    "s1/TWC-v0": "s1gym.tasks.twx.games:TWCEnv",
-    "s1/MapReader-v0": "s1gym.tasks.twx.games:MapReaderEnv",
-    "s1/Arithmetic-v0": "s1gym.tasks.twx.games:ArithmeticEnv",
-    "s1/Sorting-v0": "s1gym.tasks.twx.games:SortingEnv",
-    "s1/SimonSays-v0": "s1gym.tasks.twx.games:SimonSaysEnv",
-    "s1/PeckingOrder-v0": "s1gym.tasks.twx.games:PeckingOrderEnv",
-}
+from s1gym.tasks.twx.games import GAMES
+
+#: gym id -> entry point (imported when the env is made), one per row of :data:`.games.GAMES`.
+TASKS: dict[str, str] = {row.gym_id: f"s1gym.tasks.twx.env:{row.class_name}" for row in GAMES}

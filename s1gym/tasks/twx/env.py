@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import orjson
@@ -45,53 +44,15 @@ from s1gym.engines import jvm as _jvm
 from s1gym.engines.base import EngineEnv
 from s1gym.tasks.twx import expert as twx_expert
 from s1gym.tasks.twx.engine import GameGenerator, TWXEngine, game_generator, get_jvm
+from s1gym.tasks.twx.games import GAMES, Param, Preset, TWXGame
 from s1gym.tasks.twx.tokens import progress_tokens
 
-__all__ = ["Param", "TWXEnv", "doors", "inventory_limit", "shutdown_jvm"]
+__all__ = ["ENVS", "TWXEnv", "shutdown_jvm"]
 
 FOLDS = ("train", "dev", "test")
 #: Game objects per (game, params) alive at once; more envs replay their games on demand.
 ENGINE_CAPACITY = 256
 shutdown_jvm = _jvm.shutdown_jvm
-
-
-# --------------------------------------------------------------------------
-# Options
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Param:
-    """A TWX game parameter exposed as a gym.make option."""
-
-    option: str
-    twx: str
-    lo: int
-    hi: int
-    default: int
-    help: str
-    boolean: bool = False
-
-    def value(self, raw: Any, task: str) -> int:
-        if self.boolean:
-            if isinstance(raw, bool) or raw in (0, 1):
-                return int(raw)
-            raise ValueError(f"{task}: {self.option} must be True or False, got {raw!r}")
-        if isinstance(raw, bool) or not isinstance(raw, int) or not (self.lo <= raw <= self.hi):
-            raise ValueError(
-                f"{task}: {self.option} must be an integer in {self.lo}..{self.hi}, got {raw!r}"
-            )
-        return int(raw)
-
-
-def doors(default: int = 0) -> Param:
-    return Param("include_doors", "includeDoors", 0, 1, default, "rooms are joined by doors to open", True)
-
-
-def inventory_limit(default: int = 0) -> Param:
-    return Param(
-        "limit_inventory_size", "limitInventorySize", 0, 1, default, "the inventory holds a few items only", True
-    )
 
 
 _ROOM_RE = re.compile(r"You are in the ([^.]+)\.")
@@ -100,8 +61,12 @@ _STATE_VERBS = ("open", "close", "put", "drop", "take")
 
 
 class TWXEnv(EngineEnv):
-    """A TextWorldExpress game behind the s1gym contract (subclasses name the game and its options)."""
+    """A TextWorldExpress game behind the s1gym contract. Each game is a row of
+    :data:`s1gym.tasks.twx.games.GAMES`; :data:`ENVS` holds the class of each (``CookingWorldEnv``, ...),
+    which sets the attributes below from its row."""
 
+    #: The game's row (name, parameters, cap N, what the player remembers).
+    row: ClassVar[TWXGame | None] = None
     #: TWX's game name (``cookingworld``, ``coin``, ...).
     game: ClassVar[str] = ""
     #: The game's parameters exposed as options.
@@ -136,6 +101,14 @@ class TWXEnv(EngineEnv):
         render_mode: str | None = None,
         **options: Any,
     ) -> None:
+        preset = self.row.preset if self.row is not None else None
+        if preset is not None:
+            options, preset_cap = self._apply_preset(preset, options)
+            max_candidates = preset_cap if max_candidates is None else max_candidates
+        if self.row is not None and self.row.limits is not None:
+            cap, steps = self.row.limits(options)
+            max_candidates = cap if max_candidates is None else max_candidates
+            max_steps = steps if max_steps is None else max_steps
         super().__init__(max_candidates=max_candidates, max_steps=max_steps, render_mode=render_mode)
         if fold not in FOLDS:
             raise ValueError(f"{self.task_name}: fold must be one of {list(FOLDS)}, got {fold!r}")
@@ -165,14 +138,60 @@ class TWXEnv(EngineEnv):
         #: The expert's current plan off the gold path: (moves played when it was made, plan).
         self._plan: tuple[int, tuple[str, ...]] | None = None
 
+    def _apply_preset(self, preset: Preset, options: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        """The options with the preset's parameters under them, and the cap N they call for."""
+        options = dict(options)
+        choice = options.pop(preset.option, preset.default)
+        if choice not in preset.choices:
+            raise ValueError(
+                f"{self.task_name}: {preset.option} must be one of {list(preset.choices)}, got {choice!r}"
+            )
+        explicit = any(k in options for k in preset.choices[choice])
+        options = {**preset.choices[choice], **options}
+        setattr(self, preset.option, choice)
+        return options, preset.custom_cap if explicit or options.get("include_doors") else preset.caps[choice]
+
     @classmethod
     def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
-        return {**super().resolve_options({}), **{p.option: p.default for p in cls.params}, **options}
+        out = super().resolve_options({})
+        preset = cls.row.preset if cls.row is not None else None
+        if preset is not None:
+            choice = options.get(preset.option, preset.default)
+            out[preset.option] = choice
+            options = {**preset.choices.get(choice, {}), **options}
+        return {**out, **{p.option: p.default for p in cls.params}, **options}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "option_help" not in cls.__dict__:  # the game's parameters, then the options every TWX game takes
-            cls.option_help = {**{p.option: p.help for p in cls.params}, **TWXEnv._common_help}
+    @classmethod
+    def of(cls, row: TWXGame) -> type[TWXEnv]:
+        """The env class of one game's row."""
+        preset_help = {row.preset.option: row.preset.help} if row.preset is not None else {}
+        attrs: dict[str, Any] = {
+            "__doc__": row.doc,
+            "__module__": __name__,
+            "__qualname__": row.class_name,
+            "row": row,
+            "task_name": row.task_name,
+            "game": row.game,
+            "params": row.params,
+            "default_max_candidates": row.cap,
+            "remembered_moves": row.remembered_moves,
+            "remember_latest": row.remember_latest,
+            "exclusive": row.exclusive,
+            "feedback_in_state": row.feedback_in_state,
+            "stall_patience": row.stall_patience,
+            "progress_model": row.model_file,  # Local's model of the game holds it
+            "local_model": row.model_file,
+            # the preset, the game's parameters, then the options every TWX game takes
+            "option_help": {
+                **preset_help,
+                **{p.option: p.help for p in row.params},
+                **cls._common_help,
+                **row.extra_help,
+            },
+        }
+        if row.progress_tokens is not None:
+            attrs["progress_tokens"] = staticmethod(row.progress_tokens)
+        return type(row.class_name, (cls,), attrs)
 
     # ----------------------------------------------------------- engine
     def _generator(self) -> GameGenerator:
@@ -343,3 +362,15 @@ class TWXEnv(EngineEnv):
             self.close()
         except Exception:
             pass
+
+
+#: The env class of every game of :data:`~s1gym.tasks.twx.games.GAMES`, by class name (the gym entry points).
+ENVS: dict[str, type[TWXEnv]] = {row.class_name: TWXEnv.of(row) for row in GAMES}
+
+
+def __getattr__(name: str) -> type[TWXEnv]:
+    """``s1gym.tasks.twx.env.CookingWorldEnv`` and the other games' classes (what gym.make imports)."""
+    try:
+        return ENVS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

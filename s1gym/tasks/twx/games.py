@@ -1,187 +1,227 @@
-"""The TextWorldExpress games as s1gym tasks: CookingWorld and the seven other TWX games, each a
-:class:`~s1gym.tasks.twx.env.TWXEnv` naming its TWX game, parameters (gym.make options), candidate cap N and
-what the player remembers."""
+"""The TextWorldExpress games as rows: one :class:`TWXGame` per game (its TWX name, parameters as gym.make
+options, candidate cap N, what the player remembers), all played by the one env class
+:class:`~s1gym.tasks.twx.env.TWXEnv`. Adding a TWX game is adding a row to :data:`GAMES` (tale-suite
+registers its TWX games the same way). This module is data only: ``import s1gym`` reads it to register the
+ids without loading the engine."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from s1gym.tasks.twx.env import Param, TWXEnv, doors, inventory_limit
-from s1gym.tasks.twx.tokens import intercept_token
+from s1gym.estimates import TokenReader, intercept_only
 
-__all__ = [
-    "ArithmeticEnv",
-    "CoinCollectorEnv",
-    "CookingWorldEnv",
-    "MapReaderEnv",
-    "PeckingOrderEnv",
-    "SimonSaysEnv",
-    "SortingEnv",
-    "TWCEnv",
-]
-
-_SIZES: dict[str, dict[str, int]] = {
-    "small": {"num_locations": 1, "num_ingredients": 1, "num_distractors": 2},
-    "medium": {"num_locations": 3, "num_ingredients": 2, "num_distractors": 5},
-    "large": {"num_locations": 6, "num_ingredients": 3, "num_distractors": 5},
-}
-#: Candidate caps N per size, with headroom over the most candidates measured (docs/benchmarks.md, "Figures behind the code").
-_SIZE_CAPS = {"small": 128, "medium": 192, "large": 256}
-_CUSTOM_CAP = 256
+__all__ = ["GAMES", "Param", "Preset", "TWXGame", "doors", "inventory_limit"]
 
 
-class CookingWorldEnv(TWXEnv):
-    """TWX CookingWorld: find the recipe's ingredients, cut and cook them, prepare and eat the meal."""
+@dataclass(frozen=True)
+class Param:
+    """A TWX game parameter exposed as a gym.make option."""
 
-    task_name = "CookingWorld"
-    progress_model = "local_cookingworld.json"  # Local's model of the game holds it
-    #: As shipped, this estimate was read with ALFWorld's tokens (its file names no ``progress_tokens``), of
-    #: which only ``*`` is among its weights: the estimate is the constant ``w["*"]``. Kept so Search's
-    #: CookingWorld figures reproduce; deleting this line reads it with the TWX tokens it was fitted on.
-    progress_tokens = staticmethod(intercept_token)
-    local_model = "local_cookingworld.json"
-    game = "cookingworld"
-    remembered_moves = ("read cookbook",)
-    default_max_candidates = _SIZE_CAPS["medium"]
-    default_max_steps = 100
-    params = (
-        Param("num_locations", "numLocations", 1, 11, 3, "rooms (1-11)"),
-        Param("num_ingredients", "numIngredients", 1, 5, 2, "recipe ingredients (1-5)"),
-        Param("num_distractors", "numDistractorItems", 0, 10, 5, "distractor items (0-10)"),
-        doors(0),
-        inventory_limit(0),
-    )
-    option_help = {
-        "size": "small (1 room, 1 ingredient, 2 distractors), medium (3, 2, 5; default) or large (6, 3, 5); no doors",
-        **{p.option: p.help for p in params},
-        **TWXEnv._common_help,
-    }
+    option: str
+    twx: str
+    lo: int
+    hi: int
+    default: int
+    help: str
+    boolean: bool = False
 
-    @classmethod
-    def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
-        size = options.get("size", "medium")
-        return super().resolve_options({"size": size, **_SIZES.get(size, {}), **options})
-
-    def __init__(self, *, size: str = "medium", max_candidates: int | None = None, **options: Any) -> None:
-        if size not in _SIZES:
-            raise ValueError(f"CookingWorld: size must be one of {list(_SIZES)}, got {size!r}")
-        explicit = {k for k in ("num_locations", "num_ingredients", "num_distractors") if k in options}
-        options = {**_SIZES[size], **options}
-        if max_candidates is None:
-            max_candidates = _CUSTOM_CAP if explicit or options.get("include_doors") else _SIZE_CAPS[size]
-        self.size = size
-        super().__init__(max_candidates=max_candidates, **options)
+    def value(self, raw: Any, task: str) -> int:
+        if self.boolean:
+            if isinstance(raw, bool) or raw in (0, 1):
+                return int(raw)
+            raise ValueError(f"{task}: {self.option} must be True or False, got {raw!r}")
+        if isinstance(raw, bool) or not isinstance(raw, int) or not (self.lo <= raw <= self.hi):
+            raise ValueError(
+                f"{task}: {self.option} must be an integer in {self.lo}..{self.hi}, got {raw!r}"
+            )
+        return int(raw)
 
 
-class CoinCollectorEnv(TWXEnv):
-    """TWX Coin Collector: explore the house and take the coin."""
+def doors(default: int = 0) -> Param:
+    return Param("include_doors", "includeDoors", 0, 1, default, "rooms are joined by doors to open", True)
 
-    task_name = "CoinCollector"
-    progress_model = "local_coincollector.json"  # Local's model of the game holds it
-    local_model = "local_coincollector.json"
-    game = "coin"
-    default_max_candidates = 32  # over the measured maximum (docs/benchmarks.md)
-    params = (
-        Param("num_locations", "numLocations", 1, 11, 11, "rooms (1-11)"),
-        Param("num_distractors", "numDistractorItems", 0, 10, 0, "distractor items (0-10)"),
-        doors(1),
-        inventory_limit(1),
+
+def inventory_limit(default: int = 0) -> Param:
+    return Param(
+        "limit_inventory_size", "limitInventorySize", 0, 1, default, "the inventory holds a few items only", True
     )
 
 
-class TWCEnv(TWXEnv):
-    """TWX TextWorld Commonsense: put the misplaced items where they belong."""
+@dataclass(frozen=True)
+class Preset:
+    """An option that sets several parameters at once (CookingWorld's ``size``), each choice with its cap N.
 
-    task_name = "TWC"
-    progress_model = "local_twc.json"  # Local's model of the game holds it
-    local_model = "local_twc.json"
-    game = "twc"
-    default_max_candidates = 96  # over the measured maximum (docs/benchmarks.md)
-    params = (
-        Param("num_locations", "numLocations", 1, 3, 3, "rooms (1-3)"),
-        Param("num_items", "numItemsToPutAway", 1, 4, 4, "items to put away (1-4)"),
-        doors(0),
-        inventory_limit(0),
-    )
+    Options given by hand override the choice's parameters; then (or with doors) the cap is ``custom_cap``,
+    since the measured caps hold for the presets only."""
 
-
-class MapReaderEnv(TWXEnv):
-    """TWX Map Reader: read the map, fetch the coin, bring it to the box."""
-
-    task_name = "MapReader"
-    progress_model = "local_mapreader.json"  # Local's model of the game holds it
-    local_model = "local_mapreader.json"
-    game = "mapreader"
-    remembered_moves = ("read map",)
-    default_max_candidates = 64  # over the measured maximum (docs/benchmarks.md)
-    params = (
-        Param("num_locations", "numLocations", 2, 30, 15, "rooms (2-30)"),
-        Param("max_distance", "maxDistanceApart", 1, 8, 4, "most rooms between coin and box (1-8)"),
-        Param("max_distractors", "maxDistractorItemsPerLocation", 0, 3, 3, "most distractor items a room (0-3)"),
-        doors(0),
-        inventory_limit(0),
-    )
+    option: str
+    choices: Mapping[str, Mapping[str, int]]
+    caps: Mapping[str, int]
+    default: str
+    custom_cap: int
+    help: str
 
 
-class ArithmeticEnv(TWXEnv):
-    """TWX Arithmetic: solve the math problem, put the item with that quantity in the box."""
-
-    task_name = "Arithmetic"
-    progress_model = "local_arithmetic.json"  # Local's model of the game holds it
-    local_model = "local_arithmetic.json"
-    game = "arithmetic"
-    remembered_moves = ("read math problem",)
-    default_max_candidates = 96  # over the measured maximum (docs/benchmarks.md)
+#: A game whose cap N and step limit follow from its options: options -> (max_candidates, max_steps), either
+#: ``None`` to keep the class default.
+Limits = Callable[[Mapping[str, Any]], "tuple[int | None, int | None]"]
 
 
-class SortingEnv(TWXEnv):
-    """TWX Sorting: put the items in the box from the smallest quantity up."""
+@dataclass(frozen=True)
+class TWXGame:
+    """One TextWorldExpress game as an s1gym task (``s1/<task_name>-v0``): a row of :data:`GAMES`."""
 
-    task_name = "Sorting"
-    progress_model = "local_sorting.json"  # Local's model of the game holds it
-    local_model = "local_sorting.json"
-    game = "sorting"
-    exclusive = True
-    default_max_candidates = 64  # over the measured maximum (docs/benchmarks.md)
+    #: s1gym's name of the task (the gym id is ``s1/<task_name>-v0``, the class ``<task_name>Env``).
+    task_name: str
+    #: TWX's game name (``cookingworld``, ``coin``, ...).
+    game: str
+    #: One line: what the player does (the env class's docstring, ``s1 list``).
+    doc: str
+    #: The candidate cap N, over the most candidates measured (docs/benchmarks.md, "Figures behind the code").
+    cap: int = 8
+    #: The game's parameters exposed as options.
+    params: tuple[Param, ...] = ()
+    #: Moves whose feedback the player keeps in the observation (the recipe, the map, the math problem).
+    remembered_moves: tuple[str, ...] = ()
+    #: Keep only the latest remembered text (PeckingOrder's book names the current instruction only).
+    remember_latest: bool = False
+    #: Only one live game per JVM (TWX Sorting: two live games change each other's objects).
+    exclusive: bool = False
+    #: The feedback (Simon's order) is part of the state.
+    feedback_in_state: bool = False
+    stall_patience: int | None = 6
+    preset: Preset | None = None
+    limits: Limits | None = None
+    #: Help of options beyond the parameters (shown after them; overrides the common help of the same option).
+    extra_help: Mapping[str, str] = field(default_factory=dict)
+    #: How the game's progress estimate reads a situation; ``None``: the TWX tokens
+    #: (:func:`s1gym.tasks.twx.tokens.progress_tokens`).
+    progress_tokens: TokenReader | None = None
+
+    @property
+    def gym_id(self) -> str:
+        return f"s1/{self.task_name}-v0"
+
+    @property
+    def class_name(self) -> str:
+        return f"{self.task_name}Env"
+
+    @property
+    def model_file(self) -> str:
+        """The packaged file that holds Local's model of the game and its progress estimate."""
+        return f"local_{self.task_name.lower()}.json"
 
 
-class SimonSaysEnv(TWXEnv):
-    """TWX Simon Says: do exactly what Simon says."""
-
-    task_name = "SimonSays"
-    progress_model = "local_simonsays.json"  # Local's model of the game holds it
-    local_model = "local_simonsays.json"
-    game = "simonsays"
-    feedback_in_state = True
-    stall_patience = None
-    params = (
-        Param("game_length", "gameLength", 1, 1000, 5, "orders in a game (1-1000)"),
-        Param("num_distractors", "numDistractors", 0, 5, 3, "distractor moves (0-5)"),
-    )
-    option_help = {
-        **{p.option: p.help for p in params},
-        **TWXEnv._common_help,
-        "max_candidates": "the candidate cap N; default game_length + num_distractors + 8",
-    }
-
-    def __init__(self, *, max_candidates: int | None = None, max_steps: int | None = None, **options: Any) -> None:
-        length = options.get("game_length", 5)
-        distractors = options.get("num_distractors", 3)
-        if max_candidates is None and isinstance(length, int) and isinstance(distractors, int):
-            max_candidates = max(16, length + distractors + 8)  # TWX lists every order and distractor
-        if max_steps is None and isinstance(length, int):
-            max_steps = max(100, 2 * length)
-        super().__init__(max_candidates=max_candidates, max_steps=max_steps, **options)
+def _simon_says_limits(options: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """TWX lists every order and distractor as a move; a game of n orders takes at least n moves."""
+    length = options.get("game_length", 5)
+    distractors = options.get("num_distractors", 3)
+    cap = steps = None
+    if isinstance(length, int) and isinstance(distractors, int):
+        cap = max(16, length + distractors + 8)
+    if isinstance(length, int):
+        steps = max(100, 2 * length)
+    return cap, steps
 
 
-class PeckingOrderEnv(TWXEnv):
-    """TWX Pecking Order: read the instructions book and follow it, again and again."""
+_COOKING_SIZES = Preset(
+    "size",
+    {
+        "small": {"num_locations": 1, "num_ingredients": 1, "num_distractors": 2},
+        "medium": {"num_locations": 3, "num_ingredients": 2, "num_distractors": 5},
+        "large": {"num_locations": 6, "num_ingredients": 3, "num_distractors": 5},
+    },
+    caps={"small": 128, "medium": 192, "large": 256},
+    default="medium",
+    custom_cap=256,
+    help=(
+        "small (1 room, 1 ingredient, 2 distractors), medium (3, 2, 5; default) or large (6, 3, 5); no doors"
+    ),
+)
 
-    task_name = "PeckingOrder"
-    progress_model = "local_peckingorder.json"  # Local's model of the game holds it
-    local_model = "local_peckingorder.json"
-    game = "peckingorder"
-    remembered_moves = ("read instructions book",)
-    remember_latest = True
-    default_max_candidates = 48  # over the measured maximum (docs/benchmarks.md)
+#: Every TWX game s1gym registers, in the order ``s1 list`` shows them.
+GAMES: tuple[TWXGame, ...] = (
+    TWXGame(
+        "CookingWorld", "cookingworld",
+        "TWX CookingWorld: find the recipe's ingredients, cut and cook them, prepare and eat the meal.",
+        cap=_COOKING_SIZES.caps["medium"],
+        params=(
+            Param("num_locations", "numLocations", 1, 11, 3, "rooms (1-11)"),
+            Param("num_ingredients", "numIngredients", 1, 5, 2, "recipe ingredients (1-5)"),
+            Param("num_distractors", "numDistractorItems", 0, 10, 5, "distractor items (0-10)"),
+            doors(0),
+            inventory_limit(0),
+        ),
+        remembered_moves=("read cookbook",),
+        preset=_COOKING_SIZES,
+        # As shipped, this estimate was read with ALFWorld's tokens (its file names no ``progress_tokens``),
+        # of which only ``*`` is among its weights: the estimate is the constant ``w["*"]``. Kept so Search's
+        # CookingWorld figures reproduce; deleting this reads it with the TWX tokens it was fitted on.
+        progress_tokens=intercept_only,
+    ),
+    TWXGame(
+        "CoinCollector", "coin", "TWX Coin Collector: explore the house and take the coin.",
+        cap=32,
+        params=(
+            Param("num_locations", "numLocations", 1, 11, 11, "rooms (1-11)"),
+            Param("num_distractors", "numDistractorItems", 0, 10, 0, "distractor items (0-10)"),
+            doors(1),
+            inventory_limit(1),
+        ),
+    ),
+    TWXGame(
+        "TWC", "twc", "TWX TextWorld Commonsense: put the misplaced items where they belong.",
+        cap=96,
+        params=(
+            Param("num_locations", "numLocations", 1, 3, 3, "rooms (1-3)"),
+            Param("num_items", "numItemsToPutAway", 1, 4, 4, "items to put away (1-4)"),
+            doors(0),
+            inventory_limit(0),
+        ),
+    ),
+    TWXGame(
+        "MapReader", "mapreader", "TWX Map Reader: read the map, fetch the coin, bring it to the box.",
+        cap=64,
+        params=(
+            Param("num_locations", "numLocations", 2, 30, 15, "rooms (2-30)"),
+            Param("max_distance", "maxDistanceApart", 1, 8, 4, "most rooms between coin and box (1-8)"),
+            Param(
+                "max_distractors", "maxDistractorItemsPerLocation", 0, 3, 3, "most distractor items a room (0-3)"
+            ),
+            doors(0),
+            inventory_limit(0),
+        ),
+        remembered_moves=("read map",),
+    ),
+    TWXGame(
+        "Arithmetic", "arithmetic",
+        "TWX Arithmetic: solve the math problem, put the item with that quantity in the box.",
+        cap=96,
+        remembered_moves=("read math problem",),
+    ),
+    TWXGame(
+        "Sorting", "sorting", "TWX Sorting: put the items in the box from the smallest quantity up.",
+        cap=64,
+        exclusive=True,
+    ),
+    TWXGame(
+        "SimonSays", "simonsays", "TWX Simon Says: do exactly what Simon says.",
+        params=(
+            Param("game_length", "gameLength", 1, 1000, 5, "orders in a game (1-1000)"),
+            Param("num_distractors", "numDistractors", 0, 5, 3, "distractor moves (0-5)"),
+        ),
+        feedback_in_state=True,
+        stall_patience=None,
+        limits=_simon_says_limits,
+        extra_help={"max_candidates": "the candidate cap N; default game_length + num_distractors + 8"},
+    ),
+    TWXGame(
+        "PeckingOrder", "peckingorder",
+        "TWX Pecking Order: read the instructions book and follow it, again and again.",
+        cap=48,
+        remembered_moves=("read instructions book",),
+        remember_latest=True,
+    ),
+)

@@ -40,14 +40,9 @@ from s1gym.tasks.twx.view import (
     words,
 )
 
-__all__ = ["candidate_tokens", "context_tokens", "intercept_token", "progress_tokens"]
+__all__ = ["candidate_tokens", "context_tokens", "progress_tokens"]
 
 _CLOSED = re.compile(r"([\w -]+?) that is closed")
-
-
-def intercept_token(situation: Situation) -> list[str]:
-    """Only the intercept ``*``: an estimate that weighs nothing the player sees (CookingWorld's, as shipped)."""
-    return ["*"]
 
 
 class _Game:
