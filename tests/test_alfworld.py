@@ -36,7 +36,9 @@ def play_expert(env: ALFWorldEnv, seed: int = 0) -> dict:
 
 @pytest.fixture(scope="module")
 def env():
-    e = gym.make("s1/ALFWorld-v0")
+    # every admissible command on offer (hygiene off): these tests compare with the raw engine and play the
+    # expert, whose look/examine moves hygiene hides
+    e = gym.make("s1/ALFWorld-v0", hygiene=False)
     yield e
     e.close()
 
@@ -130,15 +132,19 @@ def test_planner_expert_wins_a_shipped_scene():
         e.close()
 
 
-def test_hygiene_drops_examine_look_inventory_help():
-    e = gym.make("s1/ALFWorld-v0", hygiene=True)
+def test_hygiene_is_on_by_default_and_drops_examine_look_inventory_help():
+    """On by default: every shipped ALFWorld model was fitted with it (issue 40)."""
+    e, raw = gym.make("s1/ALFWorld-v0"), gym.make("s1/ALFWorld-v0", hygiene=False)
     try:
+        assert e.unwrapped.hygiene is True
         _, info = e.reset(seed=0)
-        assert info["candidates"] and not any(
-            c.split()[0] in ("examine", "look", "inventory", "help") for c in info["candidates"]
-        )
+        _, raw_info = raw.reset(seed=0)
+        every = raw_info["candidates"]
+        dropped = [c for c in every if c.split()[0] in ("examine", "look", "inventory", "help")]
+        assert dropped and info["candidates"] == [c for c in every if c not in dropped]
     finally:
         e.close()
+        raw.close()
 
 
 def test_rule_plays_under_hygiene():
@@ -414,7 +420,8 @@ def test_shared_valid_seen_has_140_games(shared_games):
 @pytest.mark.shared
 @pytest.mark.parametrize("game", [0, 35, 70, 105])
 def test_handcoded_expert_wins_shared_games(game):
-    e = gym.make("s1/ALFWorld-v0", data_dir=ALFWORLD_SHARED, split="valid_seen", game=game, max_steps=200)
+    e = gym.make("s1/ALFWorld-v0", data_dir=ALFWORLD_SHARED, split="valid_seen", game=game, max_steps=200,
+                 hygiene=False)
     try:
         assert play_expert(e)["won"], e.games[game]
     finally:

@@ -138,7 +138,8 @@ class ALFWorldEnv(EngineEnv):
         "split": "valid_seen, valid_unseen, train, ... (default: valid_seen; 'scenes' for the shipped scenes)",
         "game": "play one game: its index in the split or part of its path (default: seed picks)",
         "stride": "seed s plays game (s * stride) % n, e.g. 11 spreads seeds over the six task types (default 1)",
-        "hygiene": "drop examine/look/inventory/help from the candidates (default False)",
+        "hygiene": "drop examine/look/inventory/help from the candidates (default True, as every shipped "
+        "model was fitted; false offers every admissible command)",
         "expert": "'handcoded' (alfworld's, default), 'planner' (Fast Downward) or None (no expert tracking)",
         "max_steps": "step limit (default 50)",
         "max_candidates": "candidate cap N (default 100)",
@@ -151,7 +152,7 @@ class ALFWorldEnv(EngineEnv):
         split: str | None = None,
         game: int | str | None = None,
         stride: int = 1,
-        hygiene: bool = False,
+        hygiene: bool = True,
         expert: str | None = "handcoded",
         max_candidates: int | None = None,
         max_steps: int | None = None,
