@@ -1,4 +1,5 @@
-"""Every ```python and ```bash block of README.md runs as written, so the README cannot drift.
+"""Every ```python and ```bash block of README.md and of the guides in docs/ it links runs as written, so
+they cannot drift.
 
 Python blocks run as scripts, bash blocks under ``bash -euo pipefail``; each in a fresh temporary
 directory, with this interpreter's environment (the installed s1gym and the ``s1`` command), offline
@@ -23,7 +24,11 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+#: The pages whose blocks run: the README and the guides it sends a reader to (docs/benchmarks.md's commands
+#: are benchmarks, docs/adding-a-task.md's block is a template).
+PAGES = [README, *(ROOT / "docs" / f"{name}.md" for name in ("setup", "tasks", "policies", "running", "rl"))]
 LANGUAGES = {"python": "python", "py": "python", "bash": "bash", "sh": "bash", "shell": "bash"}
 SMALL_RUN = ["--episodes", "1"]
 TIMEOUT_S = 540  # under pytest's own 600 s, so a stuck block fails with its output
@@ -50,20 +55,26 @@ class Block:
     language: str  # "python" or "bash"
     line: int  # 1-based line of the opening fence
     code: str
+    page: str = "README.md"
 
     @property
     def first_line(self) -> str:
         return next((line.strip() for line in self.code.splitlines() if line.strip()), "")
 
 
-def readme_blocks(text: str) -> list[Block]:
+def readme_blocks(text: str, page: str = "README.md") -> list[Block]:
     """The fenced python and bash blocks of a Markdown text, parsed as CommonMark (indented ones too)."""
     blocks = []
     for token in MarkdownIt("commonmark").parse(text):
         language = LANGUAGES.get(token.info.strip().split(" ")[0].lower()) if token.type == "fence" else None
         if language:
-            blocks.append(Block(language, token.map[0] + 1, token.content))
+            blocks.append(Block(language, token.map[0] + 1, token.content, page))
     return blocks
+
+
+def page_blocks() -> list[Block]:
+    """The blocks of every page in PAGES."""
+    return [b for path in PAGES for b in readme_blocks(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))]
 
 
 def entry_for(block: Block, table: dict[str, str]) -> str | None:
@@ -90,13 +101,13 @@ def environment() -> dict[str, str]:
 
 def params() -> list:
     out = []
-    for block in readme_blocks(README.read_text(encoding="utf-8")):
+    for block in page_blocks():
         marks = []
         if (key := entry_for(block, NOT_RUNNABLE)) is not None:
-            marks.append(pytest.mark.skip(reason=f"README.md:{block.line} not runnable: {NOT_RUNNABLE[key]}"))
+            marks.append(pytest.mark.skip(reason=f"{block.page}:{block.line} not runnable: {NOT_RUNNABLE[key]}"))
         elif entry_for(block, SLOW) is not None:
             marks.append(pytest.mark.slow)
-        out.append(pytest.param(block, marks=marks, id=f"README.md:{block.line} {block.first_line[:60]}"))
+        out.append(pytest.param(block, marks=marks, id=f"{block.page}:{block.line} {block.first_line[:60]}"))
     return out
 
 
@@ -110,20 +121,33 @@ def test_readme_block_runs(block: Block, tmp_path: Path) -> None:
     try:
         done = subprocess.run(command, cwd=tmp_path, env=environment(), capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired as error:
-        pytest.fail(f"README.md:{block.line} still running after {TIMEOUT_S} s (list it in SLOW?)\n{error.stderr or ''}")
+        pytest.fail(f"{block.page}:{block.line} still running after {TIMEOUT_S} s (list it in SLOW?)\n{error.stderr or ''}")
     assert done.returncode == 0, (
-        f"README.md:{block.line} ({block.language}) failed with exit code {done.returncode}:\n"
+        f"{block.page}:{block.line} ({block.language}) failed with exit code {done.returncode}:\n"
         f"{block.code}\n--- stdout ---\n{done.stdout[-3000:]}\n--- stderr ---\n{done.stderr[-3000:]}"
     )
 
 
 def test_the_tables_name_blocks_that_exist_once():
     """A renamed or removed block must leave the tables too (else a slow block would run by default)."""
-    blocks = readme_blocks(README.read_text(encoding="utf-8"))
+    blocks = page_blocks()
     for table in (SLOW, NOT_RUNNABLE):
         for key in table:
-            named = [b.line for b in blocks if b.first_line.startswith(key.strip())]
-            assert len(named) == 1, f"{key!r} names the README blocks at lines {named}; name exactly one"
+            named = [f"{b.page}:{b.line}" for b in blocks if b.first_line.startswith(key.strip())]
+            assert len(named) == 1, f"{key!r} names the blocks at {named}; name exactly one"
+
+
+def test_the_readme_is_short_and_its_tables_have_a_line_a_row():
+    """A newcomer reads it in five minutes: under 15 kB, every table row at most 200 characters (details
+    live in docs/, a link away); every docs/ page it links exists."""
+    import re
+
+    text = README.read_text(encoding="utf-8")
+    assert len(text.encode()) < 15_000
+    long_rows = [row[:60] for row in text.splitlines() if row.startswith("|") and len(row) > 200]
+    assert not long_rows, f"README table rows over 200 characters: {long_rows}"
+    for link in re.findall(r"\]\((docs/[^)#]+)", text):
+        assert (ROOT / link).is_file(), f"the README links {link}, which does not exist"
 
 
 def test_the_harness_finds_indented_blocks_and_shrinks_runs():
@@ -133,3 +157,16 @@ def test_the_harness_finds_indented_blocks_and_shrinks_runs():
     assert (bash.language, bash.line, bash.first_line) == ("bash", 9, "s1 run X --episodes 5 \\")
     assert small_run(bash.code).split() == "s1 run X --episodes 5 --seed 2 --episodes 1".split()
     assert small_run("s1 table jobs | head\n") == "s1 table jobs | head\n"
+
+
+def test_the_readme_main_job_figures_are_the_benchmarks_own():
+    """Every figure of the README's main-job section is quoted from docs/benchmarks.md (one home for numbers)."""
+    import re
+
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## The main job") : text.index("## Quick start")]
+    figures = set(re.findall(r"\d+\.\d+ \[\d+\.\d+, \d+\.\d+\]|\d+/\d+|\d{1,3}(?:,\d{3})+", section))
+    benchmarks = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    assert len(figures) >= 12, sorted(figures)  # the table and the sentences around it
+    missing = sorted(f for f in figures if f not in benchmarks)
+    assert not missing, f"README figures not in docs/benchmarks.md: {missing}"
