@@ -209,6 +209,7 @@ SUMMARY = obj(
         "input_tokens": INT,
         "output_tokens": INT,
         "cost_usd": NUM,
+        "fitted_on_played": {"type": "array", "items": STR},
     }
 )
 

@@ -13,6 +13,7 @@ from typing import Any
 from s1gym.errors import S1GymError
 from s1gym.jobs.files import atomic_write_bytes, atomic_write_json, now_iso, read_json, remove_stale_temp_files, scrub
 from s1gym.jobs.harbor import eval_key, job_result, new_id, seed_of, trial_name
+from s1gym.jobs.provenance import config_notices
 from s1gym.jobs.summary import summarize_trials
 
 __all__ = [
@@ -199,7 +200,8 @@ class JobFolder:
         """Write the final result.json and summary.json; returns the summary (scrubbed)."""
         self.write_result(now_iso())
         full = {**summary, "job_name": self.path.name, "job_dir": str(self.path),
-                **summarize_trials(list(self.trials.values()), env_cls)}
+                **summarize_trials(list(self.trials.values()), env_cls),
+                "fitted_on_played": config_notices(self.config, env_cls)}
         atomic_write_json(self.path / "summary.json", full)
         return scrub(full)
 

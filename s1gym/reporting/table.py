@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from s1gym import jobs
+from s1gym.jobs.provenance import fitted_on_played, notice_lines
 from s1gym.runner.agent import AgentDescription
 from s1gym.registration import env_class_or_none
 
@@ -71,7 +72,9 @@ def rows_for(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for g in sorted(groups, key=_row_order):
         trials = list(g["by_seed"].values())
-        s = jobs.summarize_trials(trials, env_class_or_none(g["env_id"]))
+        cls = env_class_or_none(g["env_id"])
+        s = jobs.summarize_trials(trials, cls)
+        agent = g["agent"]
         rows.append(
             {
                 "task": short_task(g["env_id"]),
@@ -83,6 +86,9 @@ def rows_for(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 "label": g["agent"].label,
                 "repeated_seeds": g["repeats"],
                 **{k: s[k] for k in SUMMARY_KEYS},
+                # a shipped model fitted on the games this row played (issue 40): said under the table
+                "fitted_on_played": fitted_on_played(cls, g["options"], agent.policy, agent.policy_options,
+                                                     agent.wrappers),
             }
         )
     _mark_distinguishing(rows)
@@ -194,6 +200,8 @@ def print_rows(rows: Sequence[Mapping[str, Any]], fmt: str, title: str | None = 
         print("|" + "|".join("---" for _ in COLUMNS) + "|")
         for r in rows:
             print("| " + " | ".join(row_cells(r)) + " |")
+        for line in notice_lines(rows):
+            print(f"\n{line}")
     else:
         from rich.table import Table
 
@@ -203,6 +211,8 @@ def print_rows(rows: Sequence[Mapping[str, Any]], fmt: str, title: str | None = 
         for r in rows:
             table.add_row(*row_cells(r))
         console().print(table)
+        for line in notice_lines(rows):
+            console().print(line, style="bold yellow", markup=False, highlight=False)
 
 
 def console() -> Any:
