@@ -168,7 +168,7 @@ models (``cv --policies rethink-lookahead``, the models in the issue-25 out dir,
 reported beside ``Lookahead(Local)``, whose target it does not replace.
 
 Eighth amendment (session 11, written after the seventh's outer games and before any game below was
-played). The loops are a feature the model lacks: ``out:same`` (policies/lexical.py: the move was played
+played). The loops are a feature the model lacks: ``out:same`` (s1gym/tasks/alfworld/tokens.py: the move was played
 before in this episode and answered exactly what its outcome shows now), a lookahead pair token, so it is
 fitted in the second stage. Two inner arms, each ``inner --outer 0 --tidying keep`` in a new out dir, the
 same first 40 inner games in the same order as the chosen arm (31/40): **A** with ``out:same``, without
@@ -223,7 +223,8 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from s1gym.policies.lexical import PairModel  # noqa: E402
+from s1gym.policies.alfworld_model import ALFWorldModel  # noqa: E402
+from s1gym.policies.fitting import Design, fit_ridge  # noqa: E402
 from s1gym.tasks.alfworld.env import TASK_TYPES, find_games, task_type_of  # noqa: E402
 
 SHARED = Path(os.environ.get("S1GYM_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "alfworld"
@@ -315,7 +316,7 @@ def collect_learner_game(job: tuple[int, str]) -> tuple[int, int, float]:
     if out.exists():
         return game, -1, 0.0
     t0 = time.process_time()
-    local = Local(pairs=PairModel.load(model_path), preload=False)
+    local = Local(pairs=ALFWorldModel.load(model_path), preload=False)
 
     def learner(annotated, expert: str) -> str:
         return annotated.texts[local.decide(annotated).action]
@@ -507,132 +508,62 @@ def situations(record: dict):
     return plain, annotated, texts.index(record["expert"])
 
 
-class Design:
-    """The records as one sparse matrix (one row per candidate, columns: dense features, then pairs)."""
+def design(records: list[dict], vocab: dict[str, int] | None = None) -> Design:
+    """The records as one design (:mod:`s1gym.policies.fitting`): one row per candidate, columns the dense
+    features (their values), then the pairs; tagged by game. ``vocab``: another design's columns (no new
+    column is added)."""
+    from s1gym.policies.local import FEATURES, Local
+    from s1gym.tasks.alfworld.tokens import situation_pairs
 
-    def __init__(self, records: list[dict], vocab: dict[str, int] | None = None) -> None:
-        from scipy import sparse
-
-        from s1gym.policies.lexical import situation_pairs
-        from s1gym.policies.local import FEATURES, Local
-
-        local = Local(preload=False)
-        dense_names = DENSE_PLAIN + DENSE_AHEAD
-        dense_cols = [FEATURES.index(f) for f in dense_names]
-        skip = set(FEATURES) - set(dense_names)
-        growing = vocab is None
-        self.vocab: dict[str, int] = {} if vocab is None else vocab
-        d = len(dense_names)
-        rows, cols, vals, dense_rows, gold, starts = [], [], [], [], [], [0]
-        for record in records:
-            _, annotated, g = situations(record)
-            dense_rows.append(local.features(annotated, skip=skip)[:, dense_cols])
-            for i, ps in enumerate(situation_pairs(annotated)):
-                r = starts[-1] + i
-                for pair in ps:
-                    j = self.vocab.get(pair)
-                    if j is None:
-                        if not growing:
-                            continue
-                        j = self.vocab[pair] = len(self.vocab)
-                    rows.append(r)
-                    cols.append(d + j)
-                    vals.append(1.0)
-            gold.append(starts[-1] + g)
-            starts.append(starts[-1] + len(record["candidates"]))
-        self.games = np.array([r["game"] for r in records])
-        n = starts[-1]
-        dense = np.vstack(dense_rows)
-        dr, dc = np.nonzero(dense)
-        self.X = sparse.csr_matrix(
-            (np.concatenate([vals, dense[dr, dc]]), (np.concatenate([rows, dr]), np.concatenate([cols, dc]))),
-            shape=(n, d + len(self.vocab)),
-        )
-        self.starts = np.asarray(starts)
-        self.gold = np.asarray(gold)
-        self.dense_names = dense_names
-        names = [""] * len(self.vocab)
-        for k, j in self.vocab.items():
-            names[j] = k
-        self.names = list(dense_names) + names
-        #: columns that only lookahead can make non-zero
-        self.ahead = np.array([n in DENSE_AHEAD or "|out:" in n or "|new:" in n for n in self.names])
-
-    def subset(self, keep: np.ndarray) -> Design:
-        """The design of the states where ``keep`` is true (same columns)."""
-        out = object.__new__(Design)
-        out.__dict__.update(self.__dict__)
-        counts = np.diff(self.starts)
-        rows = np.concatenate([np.arange(a, b) for a, b, k in zip(self.starts[:-1], self.starts[1:], keep) if k])
-        out.X = self.X[rows]
-        out.starts = np.concatenate([[0], np.cumsum(counts[keep])])
-        out.gold = out.starts[:-1] + (self.gold - self.starts[:-1])[keep]
-        out.games = self.games[keep]
-        return out
-
-    def nll(self, w: np.ndarray) -> float:
-        return float(self._loss_grad(w)[0])
-
-    def _loss_grad(self, w: np.ndarray) -> tuple[float, np.ndarray]:
-        z = self.X @ w
-        seg = self.starts[:-1]
-        m = np.maximum.reduceat(z, seg)
-        counts = np.diff(self.starts)
-        e = np.exp(z - np.repeat(m, counts))
-        s = np.add.reduceat(e, seg)
-        loss = float(np.sum(np.log(s) + m - z[self.gold]))
-        p = e / np.repeat(s, counts)
-        p[self.gold] -= 1.0
-        return loss, self.X.T @ p
-
-    def fit(self, start: np.ndarray | None = None, free: np.ndarray | None = None) -> np.ndarray:
-        """L-BFGS on the conditional-logit NLL plus the protocol's L2, over the ``free`` columns."""
-        from scipy.optimize import minimize
-
-        k = self.X.shape[1]
-        w0 = np.zeros(k) if start is None else start.copy()
-        free = np.ones(k, dtype=bool) if free is None else free
-        d = len(self.dense_names)
-        l2 = np.full(k, L2_PAIRS)
-        l2[:d] = L2_DENSE * len(self.gold)
-
-        def fg(x: np.ndarray):
-            w = w0.copy()
-            w[free] = x
-            loss, grad = self._loss_grad(w)
-            return loss + float(l2[free] @ (x * x)), grad[free] + 2 * l2[free] * x
-
-        res = minimize(fg, w0[free], jac=True, method="L-BFGS-B", options={"maxiter": 500})
-        w = w0.copy()
-        w[free] = res.x
-        return w
-
-    def top1(self, w: np.ndarray) -> float:
-        z = self.X @ w
-        hits = [int(np.argmax(z[a:b])) == g - a for a, b, g in zip(self.starts[:-1], self.starts[1:], self.gold)]
-        return float(np.mean(hits))
+    local = Local(preload=False)
+    dense_names = DENSE_PLAIN + DENSE_AHEAD
+    dense_cols = [FEATURES.index(f) for f in dense_names]
+    skip = set(FEATURES) - set(dense_names)
+    groups = []
+    for record in records:
+        _, annotated, gold = situations(record)
+        dense = local.features(annotated, skip=skip)[:, dense_cols]
+        groups.append(([[(n, v) for n, v in zip(dense_names, row, strict=True) if v != 0.0] + ps
+                        for row, ps in zip(dense, situation_pairs(annotated), strict=True)], gold))
+    columns = {n: j for j, n in enumerate(dense_names)} if vocab is None else vocab
+    return Design(groups, vocab=columns, growing=vocab is None, tags=[r["game"] for r in records])
 
 
-def fit_model(records: list[dict], name: str, design: Design | None = None) -> tuple[PairModel, dict]:
-    """The two-stage fit of the protocol on ``records`` (``design``: theirs, when built already)."""
-    design = Design(records) if design is None else design
-    plain = design.fit(free=~design.ahead)
-    both = design.fit(start=plain, free=design.ahead)
-    d = len(design.dense_names)
-    dense = {n: round(float(v), 4) for n, v in zip(design.dense_names, both[:d])}
-    pairs = {n: float(v) for n, v in zip(design.names[d:], both[d:]) if abs(v) >= 1e-4}
+def lookahead_columns(design: Design) -> np.ndarray:
+    """The columns that only lookahead can make non-zero."""
+    return np.array([n in DENSE_AHEAD or "|out:" in n or "|new:" in n for n in design.names])
+
+
+def l2_of(design: Design) -> np.ndarray:
+    """The protocol's L2 per column: :data:`L2_DENSE` per state on the dense weights, :data:`L2_PAIRS` on pairs."""
+    l2 = np.full(design.X.shape[1], L2_PAIRS)
+    l2[:len(DENSE_PLAIN + DENSE_AHEAD)] = L2_DENSE * design.n
+    return l2
+
+
+def fit_model(records: list[dict], name: str, built: Design | None = None) -> tuple[ALFWorldModel, dict]:
+    """The two-stage fit of the protocol on ``records`` (``built``: their design, when built already):
+    L-BFGS on the conditional-logit NLL plus the protocol's L2, first the plain columns, then the lookahead
+    columns with the rest fixed."""
+    built = design(records) if built is None else built
+    ahead, l2 = lookahead_columns(built), l2_of(built)
+    plain = built.fit(l2, free=~ahead, maxiter=500)
+    both = built.fit(l2, start=plain, free=ahead, maxiter=500)
+    d = len(DENSE_PLAIN + DENSE_AHEAD)
+    dense = {n: round(float(v), 4) for n, v in zip(built.names[:d], both[:d], strict=True)}
+    pairs = {n: float(v) for n, v in zip(built.names[d:], both[d:], strict=True) if abs(v) >= 1e-4}
     progress = fit_progress(records)
-    stats = {"games": len(set(design.games.tolist())), "states": len(design.gold),
-             "nll_plain": round(design.nll(plain) / len(design.gold), 4),
-             "nll_lookahead": round(design.nll(both) / len(design.gold), 4),
-             "top1_plain": round(design.top1(plain), 4), "top1_lookahead": round(design.top1(both), 4),
+    stats = {"games": len(set(built.tags.tolist())), "states": built.n,
+             "nll_plain": round(built.nll(plain) / built.n, 4),
+             "nll_lookahead": round(built.nll(both) / built.n, 4),
+             "top1_plain": round(built.top1(plain), 4), "top1_lookahead": round(built.top1(both), 4),
              "pairs": len(pairs)}
-    return PairModel(pairs, dense, progress, {"name": name, **stats}), stats
+    return ALFWorldModel(pairs, dense, progress, {"name": name, **stats}), stats
 
 
 def fit_progress(records: list[dict]) -> dict[str, float]:
     """Ridge regression of the expert's remaining moves on the situation tokens, expert states of won games."""
-    from s1gym.policies.lexical import context_tokens
+    from s1gym.tasks.alfworld.goals import context_tokens
 
     rows, ys = [], []
     for r in records:
@@ -640,15 +571,7 @@ def fit_progress(records: list[dict]) -> dict[str, float]:
             plain, _, _ = situations(r)
             rows.append([t for t in context_tokens(plain) if not t.startswith("g:")])
             ys.append(float(r["remaining"]))
-    vocab = sorted({t for row in rows for t in row})
-    index = {t: j for j, t in enumerate(vocab)}
-    X = np.zeros((len(rows), len(vocab)))
-    for i, row in enumerate(rows):
-        X[i, [index[t] for t in row]] = 1.0
-    penalty = L2_PROGRESS * np.eye(len(vocab))
-    penalty[index["*"], index["*"]] = 0.0
-    w = np.linalg.solve(X.T @ X + penalty, X.T @ np.asarray(ys))
-    return {t: round(float(v), 4) for t, v in zip(vocab, w)}
+    return {t: round(v, 4) for t, v in fit_ridge(rows, ys, L2_PROGRESS).items()}
 
 
 # --------------------------------------------------------------------------
@@ -665,11 +588,11 @@ SEARCH_CAP = 40
 def build_policy(kind: str, model_path: str | None, revisits: float | None = None):
     """The policy ``kind`` on Local with the pair model at ``model_path``; ``revisits``: the weight of Local's
     ``revisits`` feature instead of the model's own (ninth amendment)."""
-    from s1gym.policies.lexical import PairModel
+    from s1gym.policies.alfworld_model import ALFWorldModel
     from s1gym.policies.local import Local
     from s1gym.wrappers import Lookahead, Rethink, Search
 
-    model = PairModel.load(model_path) if model_path else None
+    model = ALFWorldModel.load(model_path) if model_path else None
     local = Local(pairs=model, preload=False, weights=None if revisits is None else {"revisits": revisits})
     if kind == "local":
         return local
@@ -726,20 +649,20 @@ def fit_folds(parts: list[list[int]], among: set[int] | None, out_dir: Path, lab
     outer = folds(find_games(str(SHARED), "valid_seen"))
     outside = set(range(sum(map(len, outer)))) - set(collected) if among is not None else set()
     t = time.process_time()
-    design = Design(records)
-    print(f"design: {len(collected)} games, {len(records)} states, {design.X.shape[1]} columns, "
+    built = design(records)
+    print(f"design: {len(collected)} games, {len(records)} states, {built.X.shape[1]} columns, "
           f"{time.process_time() - t:.0f} s CPU", flush=True)
     for k in missing:
         held = set(parts[k])
         keep = np.array([usable(r, held | outside, outer) for r in records])
         t = time.process_time()
-        model, stats = fit_model([r for r, k_ in zip(records, keep) if k_], f"{label} fold {k}", design.subset(keep))
+        model, stats = fit_model([r for r, k_ in zip(records, keep) if k_], f"{label} fold {k}", built.subset(keep))
         model.save(out_dir / f"fold{k}.json")
         print(f"fold {k}: {time.process_time() - t:.0f} s CPU: {stats}", flush=True)
         print(f"  held out: {held_out_top1(model, [r for r in records if r['game'] in held])}", flush=True)
 
 
-def held_out_top1(model: PairModel, records: list[dict]) -> dict[str, float]:
+def held_out_top1(model: ALFWorldModel, records: list[dict]) -> dict[str, float]:
     """Share of held-out states where Lookahead(Local) with ``model`` ranks the expert's move first, by kind of
     state (the expert's own game, the noisy roll-ins) and for pick_two_obj_and_place."""
     from s1gym.policies.local import Local
@@ -875,7 +798,7 @@ def cmd_ship(args) -> None:
     }
     out = Path(s1gym.__file__).resolve().parent / "data" / "local_alfworld.json"
     dense = {**model.dense, "revisits": REVISITS_WEIGHT}
-    PairModel(model.pairs, dense, model.progress, provenance).save(out)
+    ALFWorldModel(model.weights, dense, model.progress, provenance).save(out)
     print(f"wrote {out}: {stats}")
 
 

@@ -50,6 +50,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from s1gym.policies.fitting import Design, fit_ridge  # noqa: E402
+from s1gym.tasks.twx.games import GAMES  # noqa: E402
+
 STATES = Path(os.environ.get("S1GYM_TWX_STATES", "~/.cache/s1gym/twx_states")).expanduser()
 DATA = Path(__file__).resolve().parents[1] / "s1gym" / "data"
 L2 = 1.0
@@ -67,8 +70,7 @@ SETTINGS: dict[str, dict[str, dict | None]] = {
     **{t: {"default": {}} for t in ("CoinCollector", "MapReader", "TWC", "Arithmetic", "Sorting", "SimonSays",
                                    "PeckingOrder")},
 }
-GAME_OF = {"CookingWorld": "cookingworld", "CoinCollector": "coin", "MapReader": "mapreader", "TWC": "twc",
-           "Arithmetic": "arithmetic", "Sorting": "sorting", "SimonSays": "simonsays", "PeckingOrder": "peckingorder"}
+GAME_OF = {row.task_name: row.game for row in GAMES}
 
 
 def options_for(task: str, setting: str, seed: int) -> dict:
@@ -212,122 +214,44 @@ def situations(task: str, record: dict):
     return plain, plain.with_candidates(kept)
 
 
-class Design:
-    """Decisions as one sparse matrix, one row per candidate; the good candidates of each decision."""
-
-    def __init__(self, rows: list[list[list[str]]], good: list[list[int]], vocab: dict[str, int] | None = None,
-                 growing: bool = True):
-        """``vocab``: the columns to start from (copied); ``growing``: add a column for every new name."""
-        from scipy import sparse
-
-        self.vocab: dict[str, int] = {} if vocab is None else dict(vocab)
-        r_idx, c_idx, starts, gold_rows, gold_seg = [], [], [0], [], []
-        for d, (cands, g) in enumerate(zip(rows, good, strict=True)):
-            base = starts[-1]
-            for i, names in enumerate(cands):
-                for name in names:
-                    j = self.vocab.get(name)
-                    if j is None:
-                        if not growing:
-                            continue
-                        j = self.vocab[name] = len(self.vocab)
-                    r_idx.append(base + i)
-                    c_idx.append(j)
-            gold_rows.extend(base + i for i in g)
-            gold_seg.extend([d] * len(g))
-            starts.append(base + len(cands))
-        n = starts[-1]
-        self.X = sparse.csr_matrix((np.ones(len(r_idx)), (r_idx, c_idx)), shape=(n, len(self.vocab)))
-        self.starts = np.asarray(starts)
-        self.good_rows = np.asarray(gold_rows, dtype=np.int64)
-        self.good_seg = np.asarray(gold_seg, dtype=np.int64)
-        self.names = [""] * len(self.vocab)
-        for k, j in self.vocab.items():
-            self.names[j] = k
-
-    @property
-    def n(self) -> int:
-        return len(self.starts) - 1
-
-    def loss_grad(self, w: np.ndarray) -> tuple[float, np.ndarray]:
-        z = self.X @ w
-        seg = self.starts[:-1]
-        counts = np.diff(self.starts)
-        m = np.maximum.reduceat(z, seg)
-        e = np.exp(z - np.repeat(m, counts))
-        s = np.add.reduceat(e, seg)
-        eg = e[self.good_rows]
-        sg = np.bincount(self.good_seg, weights=eg, minlength=self.n)
-        loss = float(np.sum(np.log(s)) - np.sum(np.log(sg)))
-        p = e / np.repeat(s, counts)
-        p[self.good_rows] -= eg / sg[self.good_seg]
-        return loss, self.X.T @ p
-
-    def fit(self, l2: float, start: np.ndarray | None = None, free: np.ndarray | None = None) -> np.ndarray:
-        from scipy.optimize import minimize
-
-        k = self.X.shape[1]
-        w0 = np.zeros(k) if start is None else np.resize(start, k)
-        if start is not None and len(start) < k:
-            w0[len(start):] = 0.0
-        free = np.ones(k, dtype=bool) if free is None else free
-
-        def fg(x: np.ndarray):
-            w = w0.copy()
-            w[free] = x
-            loss, grad = self.loss_grad(w)
-            return loss + l2 * float(x @ x), grad[free] + 2 * l2 * x
-
-        res = minimize(fg, w0[free], jac=True, method="L-BFGS-B", options={"maxiter": 1000})
-        w = w0.copy()
-        w[free] = res.x
-        return w
-
-    def top1(self, w: np.ndarray) -> float:
-        z = self.X @ w
-        good = set(self.good_rows.tolist())
-        hits = [a + int(np.argmax(z[a:b])) in good for a, b in zip(self.starts[:-1], self.starts[1:])]
-        return float(np.mean(hits))
-
-
-def build(task: str, records: list[dict], commonsense: bool = False) -> tuple[list, list, list, list]:
+def build(task: str, records: list[dict], commonsense: bool = False) -> tuple[list, list]:
+    """The (candidates' feature names, good indices) groups of plain decisions and of Lookahead's."""
     from s1gym.policies.twx_model import TWXModel
 
     candidate_tokens = TWXModel({}, commonsense=commonsense).tokens
-    plain_rows, plain_good, ahead_rows, ahead_good = [], [], [], []
+    plain_groups, ahead_groups = [], []
     for r in records:
         plain, annotated = situations(task, r)
         good = set(r["good"])
-        plain_rows.append(candidate_tokens(plain))
-        plain_good.append([i for i, t in enumerate(plain.texts) if t in good])
+        plain_groups.append((candidate_tokens(plain), [i for i, t in enumerate(plain.texts) if t in good]))
         kept_good = [i for i, t in enumerate(annotated.texts) if t in good]
         if kept_good and len(annotated.candidates) > 1:
-            ahead_rows.append(candidate_tokens(annotated))
-            ahead_good.append(kept_good)
-    return plain_rows, plain_good, ahead_rows, ahead_good
+            ahead_groups.append((candidate_tokens(annotated), kept_good))
+    return plain_groups, ahead_groups
 
 
 def fit_model(task: str, records: list[dict], name: str, commonsense: bool = False):
     from s1gym.policies.twx_model import TWXModel
 
     t = time.time()
-    plain_rows, plain_good, ahead_rows, ahead_good = build(task, records, commonsense)
-    plain = Design(plain_rows, plain_good)
+    plain_groups, ahead_groups = build(task, records, commonsense)
+    plain = Design(plain_groups)
     w_plain = plain.fit(L2)
-    ahead = Design(ahead_rows, ahead_good, dict(plain.vocab))
+    ahead = Design(ahead_groups, vocab=plain.vocab)
     k = len(plain.vocab)
     free = np.zeros(len(ahead.vocab), dtype=bool)
     free[k:] = True
     w_both = ahead.fit(L2, start=w_plain, free=free)
-    weights = {n: float(v) for n, v in zip(ahead.names, w_both) if abs(v) >= 1e-4}
+    weights = ahead.weights(w_both)
     progress = fit_progress(task, records)
     stats = {"decisions": plain.n, "games": len({(r["setting"], r["seed"]) for r in records}),
-             "nll_plain": round(plain.loss_grad(w_plain)[0] / plain.n, 4),
-             "nll_lookahead": round(ahead.loss_grad(w_both)[0] / max(1, ahead.n), 4),
+             "nll_plain": round(plain.nll(w_plain) / plain.n, 4),
+             "nll_lookahead": round(ahead.nll(w_both) / max(1, ahead.n), 4),
              "top1_plain": round(plain.top1(w_plain), 4),
              "top1_lookahead": round(ahead.top1(w_both), 4) if ahead.n else None,  # no state with a gain to show
              "features": len(weights), "fit_seconds": round(time.time() - t)}
-    return TWXModel(weights, progress, {"name": name, "task": task, **stats}, commonsense=commonsense), stats
+    provenance = {"name": name, "task": task, **stats}
+    return TWXModel(weights, progress=progress, provenance=provenance, commonsense=commonsense), stats
 
 
 def fit_progress(task: str, records: list[dict]) -> dict[str, float]:
@@ -339,18 +263,11 @@ def fit_progress(task: str, records: list[dict]) -> dict[str, float]:
             plain, _ = situations(task, r)
             rows.append(progress_tokens(plain))
             ys.append(float(r["remaining"]))
-    vocab = sorted({t for row in rows for t in row})
-    index = {t: j for j, t in enumerate(vocab)}
-    X = np.zeros((len(rows), len(vocab)))
-    for i, row in enumerate(rows):
-        X[i, [index[t] for t in row]] = 1.0
-    penalty = L2_PROGRESS * np.eye(len(vocab))
-    penalty[index["*"], index["*"]] = 0.0
-    w = np.linalg.solve(X.T @ X + penalty, X.T @ np.asarray(ys))
-    pred = np.maximum(0, X @ w)
+    w = fit_ridge(rows, ys, L2_PROGRESS)
+    pred = np.maximum(0, [sum(w[t] for t in set(row)) for row in rows])
     print(f"progress: {len(rows)} states, mean |error| {np.mean(np.abs(pred - ys)):.2f} moves "
           f"(predicting the mean: {np.mean(np.abs(np.mean(ys) - np.asarray(ys))):.2f})", flush=True)
-    return {t: float(v) for t, v in zip(vocab, w)}
+    return w
 
 
 def cmd_fit(args) -> None:

@@ -40,7 +40,7 @@ opening the fridge that holds the recipe's carrot, gains). The two
 ``described_*`` cosines stay at 0 there (without lookahead they repeat
 ``goal_cos`` and ``scene_cos``).
 
-On ALFWorld, Local adds a lexical pair model (:mod:`s1gym.policies.lexical`,
+On ALFWorld, Local adds a lexical pair model (:mod:`s1gym.policies.alfworld_model`,
 its env class's ``local_model``): learned weights on pairs of a situation token (the goal's
 words, what the player holds, which verbs were played) and a move token (its
 verb, how many goal words it names, the things it names, and with lookahead
@@ -107,9 +107,10 @@ import numpy as np
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
 from s1gym.datasets import packaged
 from s1gym.policies.common import require_candidates
-from s1gym.policies.lexical import PairModel
-from s1gym.policies.twx_model import TWXModel
+from s1gym.policies.alfworld_model import ALFWorldModel
+from s1gym.policies.fitted import FittedModel
 from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
+from s1gym.policies.twx_model import TWXModel
 from s1gym.registration import TASKS, env_class_or_none
 from s1gym.tasks.alfworld.goals import GOAL_OPENERS, STOPWORDS
 
@@ -198,13 +199,15 @@ COSINE_FEATURES = frozenset({"goal_cos", "scene_cos", "feedback_cos", "outcome_g
                              "described_scene_cos"})
 
 
-#: A fitted model Local adds to its features: ALFWorld's pair model or a TextWorldExpress game's model.
-TaskModel = PairModel | TWXModel
+#: A fitted model Local adds to its features (:mod:`s1gym.policies.fitted`): ALFWorld's pair model or a
+#: TextWorldExpress game's model.
+TaskModel = FittedModel
 
 
 def load_task_model(path: str | Path) -> TaskModel:
-    """A model file of either kind (a TWX model file names its features version)."""
-    return TWXModel.load(path) if '"features_version"' in Path(path).read_text()[:200] else PairModel.load(path)
+    """A model file of either family (a TWX model file names its features version)."""
+    twx = '"features_version"' in Path(path).read_text()[:200]
+    return TWXModel.load(path) if twx else ALFWorldModel.load(path)
 
 
 @lru_cache(maxsize=None)
@@ -264,7 +267,9 @@ class Local(BasePolicy):
         preload: Load the model now, so a missing extra fails before the first episode.
         embedder: The sentence encoder to use (:func:`s1gym.policies.minilm.load`, e.g. another
             backend or thread count); default the process-wide one.
-        pairs: A lexical pair model (:class:`s1gym.policies.lexical.PairModel` or its JSON path) used on
+        pairs: A fitted model (:class:`s1gym.policies.fitted.FittedModel`: ALFWorld's
+            :class:`~s1gym.policies.alfworld_model.ALFWorldModel`, a TWX game's
+            :class:`~s1gym.policies.twx_model.TWXModel`, or its JSON path) used on
             every task instead of the shipped ones (each task class's ``local_model``), e.g. one fitted on
             other games;
             ``False``: none on any task (every task but CookingWorld gets the general weights, as before
@@ -279,7 +284,7 @@ class Local(BasePolicy):
         temperature: float = 1.0,
         preload: bool = True,
         embedder: Embedder | None = None,
-        pairs: PairModel | str | Path | bool | None = None,
+        pairs: FittedModel | str | Path | bool | None = None,
     ) -> None:
         if not (isinstance(temperature, int | float) and temperature > 0 and np.isfinite(temperature)):
             raise ValueError(f"Local temperature must be a finite number > 0, got {temperature!r}")
@@ -297,9 +302,9 @@ class Local(BasePolicy):
         self._embedder = embedder
         if isinstance(pairs, str | Path):
             pairs = load_task_model(pairs)
-        if pairs is not None and pairs is not False and not isinstance(pairs, PairModel | TWXModel):
-            raise ValueError(f"Local pairs must be a PairModel or TWXModel, the path of its JSON file or False "
-                             f"(no fitted model), got {pairs!r}")
+        if pairs is not None and pairs is not False and not isinstance(pairs, FittedModel):
+            raise ValueError(f"Local pairs must be a fitted model (ALFWorldModel, TWXModel), the path of its "
+                             f"JSON file or False (no fitted model), got {pairs!r}")
         self.pairs = pairs
         if preload and embedder is None:
             load_model()
@@ -327,7 +332,7 @@ class Local(BasePolicy):
         return {**TASK_WEIGHTS.get(task, GENERAL_WEIGHTS), **self.overrides}
 
     def model_for(self, task: str) -> TaskModel | None:
-        """The pair model used on ``task``: the one given to the constructor, else the task's shipped one."""
+        """The fitted model used on ``task``: the one given to the constructor, else the task's shipped one."""
         if self.pairs is False:
             return None
         return self.pairs if self.pairs is not None else task_model(task)

@@ -29,7 +29,7 @@ KITCHEN = (
 @pytest.fixture(scope="module")
 def local():
     """Local on its embedding features: without the fitted models the TWX games and ALFWorld ship (those
-    are tested in test_twx_models.py and test_lexical.py)."""
+    are tested in test_twx_models.py and test_alfworld_model.py)."""
     from s1gym.policies import Local
 
     return Local(pairs=False)

@@ -125,7 +125,7 @@ class ALFWorldEnv(EngineEnv):
     #: model by bench/alfworld_local.py, in the same file.
     progress_model = "local_alfworld.json"
     progress_tokens = staticmethod(context_tokens)
-    #: Local's fitted pair model of ALFWorld (s1gym.policies.lexical), in the same file.
+    #: Local's fitted pair model of ALFWorld (s1gym.policies.alfworld_model), in the same file.
     local_model = "local_alfworld.json"
     #: Candidate cap N, with headroom over the most admissible commands seen along the valid_seen walkthroughs
     #: and random walks (bench/alfworld.py --caps; docs/benchmarks.md, "Figures behind the code").

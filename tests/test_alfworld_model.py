@@ -1,4 +1,5 @@
-"""Local's lexical pair model (s1gym.policies.lexical) on the real ALFWorld engine and its shipped fit."""
+"""Local's ALFWorld pair model (s1gym.policies.alfworld_model, its tokens in s1gym.tasks.alfworld.tokens) on the
+real ALFWorld engine and its shipped fit."""
 
 from __future__ import annotations
 
@@ -14,15 +15,9 @@ pytest.importorskip("alfworld", reason="the optional extra alfworld==0.4.2 is no
 
 import s1gym  # noqa: F401
 from s1gym.policies import Local, Uniform
-from s1gym.policies.lexical import (
-    PairModel,
-    Target,
-    context_tokens,
-    goal_target,
-    goal_words,
-    memory,
-    situation_pairs,
-)
+from s1gym.policies.alfworld_model import ALFWorldModel
+from s1gym.tasks.alfworld.goals import Target, context_tokens, goal_target, goal_words, memory
+from s1gym.tasks.alfworld.tokens import situation_pairs
 from s1gym.policies.local import progress_heuristic, task_model
 from s1gym.wrappers import Lookahead
 
@@ -102,20 +97,20 @@ def test_tokens_count_what_was_placed_of_two_and_remember_where_the_other_one_li
 
 def test_scores_are_sums_of_known_pair_weights_and_survive_a_round_trip(soap, tmp_path):
     s = soap.unwrapped.situation()
-    model = PairModel({"hold:g|v:go+g1": 2.0, "hold:g|v:move+held": -1.0, "never|seen": 9.0},
+    model = ALFWorldModel({"hold:g|v:go+g1": 2.0, "hold:g|v:move+held": -1.0, "never|seen": 9.0},
                       dense={"played": -0.5}, progress={"*": 3.0, "hold:g": -2.0}, provenance={"name": "t"})
     scores = model.scores(s)
     expected = [2.0 if t.startswith("go to cabinet") else -1.0 if t.startswith("move") else 0.0 for t in s.texts]
     assert scores.tolist() == expected
     assert model.remaining(s) == 1.0
     model.save(tmp_path / "m.json")
-    again = PairModel.load(tmp_path / "m.json")
+    again = ALFWorldModel.load(tmp_path / "m.json")
     assert again.scores(s).tolist() == expected and again.remaining(s) == 1.0 and again.provenance == {"name": "t"}
 
 
 def test_local_adds_the_pair_scores_and_names_its_model(soap, tmp_path):
     s = soap.unwrapped.situation()
-    model = PairModel({"hold:g|v:go+g1": 6.0}, provenance={"name": "cabinet lover"})
+    model = ALFWorldModel({"hold:g|v:go+g1": 6.0}, provenance={"name": "cabinet lover"})
     local = Local(pairs=model, preload=False, embedder=Refuses())
     assert s.texts[local.decide(s).action].startswith("go to cabinet")
     assert local.options()["pairs"] == "cabinet lover"
@@ -123,13 +118,13 @@ def test_local_adds_the_pair_scores_and_names_its_model(soap, tmp_path):
     from_path = Local(pairs=tmp_path / "m.json", preload=False, embedder=Refuses())
     assert np.allclose(from_path.decide(s).probabilities, local.decide(s).probabilities)
     assert Local(pairs=False, preload=False).options()["pairs"] is False
-    with pytest.raises(ValueError, match="PairModel or TWXModel, the path of its JSON file or False"):
+    with pytest.raises(ValueError, match=r"a fitted model \(ALFWorldModel, TWXModel\), the path of its JSON file"):
         Local(pairs=3, preload=False)
 
 
 def test_shipped_alfworld_model_embeds_nothing_and_estimates_progress(soap):
     model = task_model("ALFWorld")
-    assert model is not None and model.provenance["games"] == 140 and model.pairs
+    assert model is not None and model.provenance["games"] == 140 and model.weights
     s = soap.unwrapped.situation()
     d = Local(preload=False, embedder=Refuses()).decide(s)
     assert np.isclose(d.probabilities.sum(), 1.0)

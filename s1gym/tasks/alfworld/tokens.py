@@ -1,15 +1,16 @@
-"""A lexical pair model: learned weights on (situation token, move token) pairs, for Local.
+"""ALFWorld's pair tokens: (situation token, move token) pairs, what ALFWorld's fitted model weighs.
 
 Local's dense features (policies/local.py) say how a move relates to the goal
 text as a whole. On a game whose goal is reached in stages (ALFWorld: find the
 object, take it, heat/cool/clean it or find a lamp, then carry it to a place)
 that is not enough: which move is right depends on what was already done, on
 what the player holds, and on world knowledge (apples lie on countertops, a
-"hot" goal means the microwave). This model scores each candidate by the sum
+"hot" goal means the microwave). ALFWorld's model
+(:class:`s1gym.policies.alfworld_model.ALFWorldModel`) scores each candidate by the sum
 of the learned weights of the pairs ``(c, m)`` where ``c`` is a token of the
 situation and ``m`` a token of the move, from what a player sees only:
 
-Situation tokens (:func:`s1gym.tasks.alfworld.goals.context_tokens`, shared with its progress estimate):
+Situation tokens (:func:`s1gym.tasks.alfworld.goals.context_tokens`, shared with the progress estimate):
 
 - ``*``: always present (so every move token has a base weight);
 - ``g:<word>``: the goal's words (the first line of each goal paragraph, e.g.
@@ -60,16 +61,9 @@ their provenance); pairs never seen in training weigh 0.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from s1gym.core import Candidate, Situation
-from s1gym.estimates import TokenProgress
 from s1gym.tasks.alfworld.goals import FILLER as _FILLER
 from s1gym.tasks.alfworld.goals import (
     INSTANCE,
@@ -84,7 +78,10 @@ from s1gym.tasks.alfworld.goals import (
 from s1gym.tasks.alfworld.goals import feedback_words as _feedback_words
 from s1gym.tasks.alfworld.goals import held_words as _held
 
-__all__ = ["PairModel", "context_tokens", "goal_words", "move_tokens", "pairs"]
+if TYPE_CHECKING:
+    from s1gym.core.situation import Candidate, Situation
+
+__all__ = ["move_tokens", "pairs", "situation_pairs"]
 
 
 def move_tokens(candidate: Candidate, situation: Situation, goal: frozenset[str], held: Iterable[str] = (),
@@ -153,33 +150,3 @@ def situation_pairs(situation: Situation) -> list[list[str]]:
     seen_feedback = [f.strip() for _, f in situation.history]
     return [pairs(context, move_tokens(c, situation, goal, held, played, seen_feedback, target, mem))
             for c in situation.candidates]
-
-
-@dataclass(frozen=True)
-class PairModel:
-    """Learned pair weights (``c|m`` -> weight) and the dense Local weights fitted with them."""
-
-    pairs: Mapping[str, float]
-    dense: Mapping[str, float] = field(default_factory=dict)
-    progress: Mapping[str, float] = field(default_factory=dict)
-    provenance: Mapping[str, Any] = field(default_factory=dict)
-
-    def scores(self, situation: Situation) -> np.ndarray:
-        """One pair score per candidate (the sum of its pairs' weights)."""
-        w = self.pairs
-        return np.array([sum(w.get(p, 0.0) for p in ps) for ps in situation_pairs(situation)], dtype=np.float64)
-
-    def remaining(self, situation: Situation) -> float:
-        """The progress estimate: predicted moves left (>= 0) from the situation's tokens
-        (:class:`s1gym.estimates.TokenProgress`, the form tasks ship)."""
-        return TokenProgress(self.progress, context_tokens)(situation)
-
-    @classmethod
-    def load(cls, path: str | Path) -> PairModel:
-        data = json.loads(Path(path).read_text())
-        return cls(data["pairs"], data.get("dense", {}), data.get("progress", {}), data.get("provenance", {}))
-
-    def save(self, path: str | Path) -> None:
-        data = {"provenance": dict(self.provenance), "dense": dict(self.dense), "progress": dict(self.progress),
-                "pairs": {k: round(v, 4) for k, v in sorted(self.pairs.items()) if abs(v) >= 1e-4}}
-        Path(path).write_text(json.dumps(data, indent=1) + "\n")
