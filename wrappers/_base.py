@@ -78,7 +78,7 @@ class Wrapper(BasePolicy):
         if callable(reset):
             reset()
 
-    def _inner_many(self, situations: Sequence[Situation]) -> list[Decision]:
+    def inner_many(self, situations: Sequence[Situation]) -> list[Decision]:
         """The inner policy's ``decide_many`` when it has one (it may run them concurrently)."""
         many = getattr(self.policy, "decide_many", None)
         if callable(many):

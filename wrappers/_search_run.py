@@ -325,7 +325,7 @@ class _SearchRun:
         self.unasked = pending[len(asked):]
         if asked:
             situations = [node.env.situation(self.notes) for node, _ in asked]
-            decisions = self.search._inner_many(situations)
+            decisions = self.search.inner_many(situations)
             self.stats.policy_calls += len(asked)
             for (node, kids), sit, d in zip(asked, situations, decisions, strict=True):
                 self.usages.append(d.usage)
@@ -352,7 +352,7 @@ class _SearchRun:
         after = node.env.fork()
         after.step_move(noop)
         sit = after.situation(self.notes)
-        d = self.search._inner_many([sit])[0]
+        d = self.search.inner_many([sit])[0]
         after.close()
         self.stats.policy_calls += 1
         self.stats.noop_reasks += 1

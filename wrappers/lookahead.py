@@ -73,7 +73,7 @@ class Lookahead(Wrapper):
 
     def decide_many(self, situations: Sequence[Situation]) -> list[Decision]:
         prepared = [self.annotate(s) for s in situations]
-        inner = self._inner_many([p[0] for p in prepared])
+        inner = self.inner_many([p[0] for p in prepared])
         return [
             self._map_back(s, kept, losing, d)
             for s, (_, kept, losing), d in zip(situations, prepared, inner, strict=True)

@@ -9,7 +9,8 @@ from typing import Any
 
 from s1gym.jobs.files import read_json
 
-__all__ = ["EPISODE_FORMAT", "compact_episode", "expand_episode", "frame_path", "read_episode"]
+__all__ = ["EPISODE_FORMAT", "compact_episode", "expand_episode", "frame_path", "read_episode",
+           "with_frame_path"]
 
 #: The episode file format :func:`compact_episode` writes (files without ``format`` are format 1).
 EPISODE_FORMAT = 2
@@ -95,7 +96,8 @@ def frame_path(index: int) -> str:
     return f"frames/{index:04d}.png"
 
 
-def _with_frame_path(record: Mapping[str, Any]) -> dict[str, Any]:
+def with_frame_path(record: Mapping[str, Any]) -> dict[str, Any]:
+    """``record`` with its frame index (an int) as the frame's path in the trial folder (no frame: none)."""
     out = dict(record)
     if isinstance(out.get("frame"), int):
         out["frame"] = frame_path(out["frame"])

@@ -12,12 +12,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from s1gym.jobs.episodes import _with_frame_path, compact_episode, frame_path
+from s1gym.jobs.episodes import with_frame_path, compact_episode, frame_path
 from s1gym.jobs.files import now_iso, to_jsonable
 from s1gym.stats import mean
 
 __all__ = ["eval_key", "exception_record", "job_result", "seed_of", "seed_record", "trial_files", "trial_metadata",
-           "trial_name", "trial_reward"]
+           "trial_name", "trial_reward", "usage_totals"]
 
 
 def trial_name(env_id: str, seed: int) -> str:
@@ -60,7 +60,7 @@ def job_result(
     exception_stats: dict[str, list[str]] = {}
     for t in errored:
         exception_stats.setdefault(t["exception_info"]["exception_type"], []).append(t["trial_name"])
-    usage = _usage_totals(trials)
+    usage = usage_totals(trials)
     rewards = [trial_reward(t) for t in scored]
     return {
         "id": job_id,
@@ -108,7 +108,8 @@ def trial_metadata(trial: Mapping[str, Any]) -> Mapping[str, Any]:
     return ((trial.get("agent_result") or {}).get("metadata")) or {}
 
 
-def _usage_totals(trials: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def usage_totals(trials: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The decision-model calls, tokens and cost summed over the trials' records."""
     calls = tin = tout = 0
     cost = 0.0
     for t in trials:
@@ -156,7 +157,7 @@ def trial_files(
     usage = usage.as_dict() if hasattr(usage, "as_dict") else dict(usage)
     shots = list(episode.get("frames") or ())
     frames = {frame_path(i): png for i, png in enumerate(shots)}
-    ticks = [_with_frame_path(t) for t in episode["ticks"]]
+    ticks = [with_frame_path(t) for t in episode["ticks"]]
     config = {
         "task": {**dict(task), "seed": seed},
         "trial_name": name,
@@ -214,7 +215,7 @@ def trial_files(
         "seed": seed,
         "policy": agent.get("name"),
         "ticks": ticks,
-        "final": _with_frame_path({
+        "final": with_frame_path({
             k: episode.get(k)
             for k in ("score", "won", "lost", "steps", "terminated", "truncated", "gave_up", "clock_s")
         } | {"observation": episode.get("final_observation"), "frame": episode.get("final_frame")}),

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from s1gym.jobs.files import to_jsonable
-from s1gym.jobs.harbor import _usage_totals, seed_of, trial_metadata, trial_reward
+from s1gym.jobs.harbor import usage_totals, seed_of, trial_metadata, trial_reward
 from s1gym.stats import bootstrap_ci, mean, median
 
 __all__ = ["summarize_trials"]
@@ -57,7 +57,7 @@ def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None =
         "decisions": len(latencies),
         **_agreement(scored),
         "fallback_moves": sum(int(trial_metadata(t).get("fallback_moves") or 0) for t in scored),
-        **_usage_totals(trials),
+        **usage_totals(trials),
     }
     if env_cls is not None and scored:
         finals = [trial_metadata(t).get("final_info") or {} for t in scored]

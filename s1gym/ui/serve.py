@@ -74,7 +74,7 @@ from starlette.routing import Route
 from s1gym.core import BasePolicy
 from s1gym.errors import S1GymError
 from s1gym.policies import make_policy
-from s1gym.ui.system_one import Limits, RequestError, SystemOne, _unprocessable, parse_json
+from s1gym.ui.system_one import Limits, RequestError, SystemOne, unprocessable, parse_json
 from s1gym.ui.transport import Protocol, json_response, read_body
 
 __all__ = ["InsecureServeError", "Limits", "PortError", "S1Server", "add_arguments", "is_loopback", "make_server", "run"]
@@ -183,7 +183,7 @@ def _app(server: S1Server) -> Starlette:
         api.check_key(request.headers.get("authorization"))
         content_type = (request.headers.get("content-type") or "application/json").split(";")[0].strip().lower()
         if content_type == "multipart/form-data":
-            raise _unprocessable(["assets"], "s1 serve has no vision model; multipart requests with assets are not supported")
+            raise unprocessable(["assets"], "s1 serve has no vision model; multipart requests with assets are not supported")
         if content_type != "application/json":
             raise RequestError(415, {"detail": f"Unsupported Content-Type {content_type!r}; send application/json"})
         return await api.system_one(parse_json(raw, limits.max_json_depth))

@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field, ValidationError
 from s1gym.core import BasePolicy, Candidate, Situation
 from s1gym.errors import S1GymError
 
-__all__ = ["Limits", "RequestError", "SystemOne", "SystemOneRequest", "parse_json"]
+__all__ = ["Limits", "RequestError", "SystemOne", "SystemOneRequest", "parse_json", "unprocessable"]
 
 log = logging.getLogger("s1gym.ui.serve")
 
@@ -78,7 +78,8 @@ class RequestError(S1GymError):
         self.status, self.body, self.headers, self.close = status, body, dict(headers or {}), close
 
 
-def _unprocessable(loc: list[Any], msg: str, kind: str = "value_error") -> RequestError:
+def unprocessable(loc: list[Any], msg: str, kind: str = "value_error") -> RequestError:
+    """A 422 in FastAPI's shape (what the SDK reads): the body location, the message, the error type."""
     return RequestError(422, {"detail": [{"loc": ["body", *loc], "msg": msg, "type": kind}]})
 
 
@@ -127,13 +128,13 @@ def parse_json(raw: bytes, max_depth: int) -> Any:
     try:
         body = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise _unprocessable([getattr(error, "pos", 0)], f"JSON decode error: {error}", "json_invalid") from None
+        raise unprocessable([getattr(error, "pos", 0)], f"JSON decode error: {error}", "json_invalid") from None
     except RecursionError:  # the decoder's own guard (about 1000 levels)
         too_deep = True
     else:
         too_deep = _deeper_than(body, max_depth)
     if too_deep:
-        raise _unprocessable([], f"JSON nested deeper than {max_depth} levels; flatten the state", "json_too_deep")
+        raise unprocessable([], f"JSON nested deeper than {max_depth} levels; flatten the state", "json_too_deep")
     return body
 
 
@@ -154,9 +155,9 @@ def _deeper_than(value: Any, limit: int) -> bool:
 def _validate(body: Any, limits: Limits) -> Any:
     """The request as the SDK's wire model within ``limits``; 422 naming the field otherwise."""
     if not isinstance(body, dict):
-        raise _unprocessable([], "The request body must be a JSON object", "model_attributes_type")
+        raise unprocessable([], "The request body must be a JSON object", "model_attributes_type")
     if body.get("assets"):
-        raise _unprocessable(["assets"], "s1 serve has no vision model; requests with image assets are not supported")
+        raise unprocessable(["assets"], "s1 serve has no vision model; requests with image assets are not supported")
     _check_sizes(body.get("questions"), limits)
     try:
         request = SystemOneRequest.model_validate(body)
@@ -168,11 +169,11 @@ def _validate(body: Any, limits: Limits) -> Any:
         raise RequestError(422, {"detail": detail}) from None
     for name, question in request.questions.items():
         if question.type == "choice" and not question.criteria:
-            raise _unprocessable(["questions", name, "choice", "criteria"], "A choice question needs at least one choice", "too_short")
+            raise unprocessable(["questions", name, "choice", "criteria"], "A choice question needs at least one choice", "too_short")
         if question.type == "noul" and question.instructions is None and (
             question.criteria is None or (question.criteria.true is None and question.criteria.false is None)
         ):
-            raise _unprocessable(["questions", name, "noul"], "A noul question needs instructions or a described outcome")
+            raise unprocessable(["questions", name, "noul"], "A noul question needs instructions or a described outcome")
     return request
 
 
@@ -181,7 +182,7 @@ def _check_sizes(questions: Any, limits: Limits) -> None:
     if not isinstance(questions, dict):
         return  # the schema names what is wrong
     if len(questions) > limits.max_questions:
-        raise _unprocessable(
+        raise unprocessable(
             ["questions"],
             f"At most {limits.max_questions} questions a request (s1 serve --max-questions); got {len(questions)}",
             "too_long",
@@ -189,7 +190,7 @@ def _check_sizes(questions: Any, limits: Limits) -> None:
     for name, question in questions.items():
         criteria = question.get("criteria") if isinstance(question, dict) else None
         if isinstance(criteria, dict | list) and len(criteria) > limits.max_candidates:
-            raise _unprocessable(
+            raise unprocessable(
                 ["questions", name, str(question.get("type")), "criteria"],
                 f"At most {limits.max_candidates} choices a question (s1 serve --max-candidates); got {len(criteria)}",
                 "too_long",
@@ -318,7 +319,7 @@ class SystemOne:
                 "legend": {str(i): c for i, c in enumerate(question.criteria)},
                 "probabilities": {str(i): float(v) for i, v in enumerate(p)},
             }
-        raise _unprocessable(["questions", name, kind], f"{kind!r} questions need an image model; s1 serve answers choice, noul and score")
+        raise unprocessable(["questions", name, kind], f"{kind!r} questions need an image model; s1 serve answers choice, noul and score")
 
     async def _decide(self, situation: Situation, candidates: list[Candidate]) -> np.ndarray:
         loop = asyncio.get_running_loop()

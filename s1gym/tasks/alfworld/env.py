@@ -320,9 +320,9 @@ class ALFWorldEnv(EngineEnv):
             self._tracker = tracker
         return move
 
-    def expert_view(self) -> alfworld_expert.ExpertView:
+    def expert_view(self) -> alfworld_expert.ALFWorldExpertView:
         """What the experts read beyond the public state (privileged; never in observations)."""
-        return alfworld_expert.ExpertView(self._tracker, self._plan_cache)
+        return alfworld_expert.ALFWorldExpertView(self._tracker, self._plan_cache)
 
     def fork_showing_every_move(self) -> ALFWorldEnv:
         """A fork whose candidates are every admissible command (``hygiene`` off), for the expert's moves

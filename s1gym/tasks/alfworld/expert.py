@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from s1gym.tasks.alfworld.env import ALFWorldEnv
 
-__all__ = ["HIDDEN_MOVES_MAX", "ExpertView", "HandcodedTracker", "planner_action", "put_wording", "rule_action"]
+__all__ = ["HIDDEN_MOVES_MAX", "ALFWorldExpertView", "HandcodedTracker", "planner_action", "put_wording",
+           "rule_action"]
 
 #: The planner's plan from the state after ``moves``: (moves, plan).
 PlanCache = tuple[tuple[str, ...], tuple[str, ...]]
@@ -81,7 +82,7 @@ def put_wording(move: str) -> str:
 
 
 @dataclass(frozen=True)
-class ExpertView:
+class ALFWorldExpertView:
     """What the experts read beyond an env's public state (``env.expert_view()``; privileged)."""
 
     #: the handcoded expert, told every move (``expert="handcoded"``)

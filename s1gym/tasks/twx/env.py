@@ -46,6 +46,7 @@ from s1gym.tasks.twx import expert as twx_expert
 from s1gym.tasks.twx.engine import GameGenerator, TWXEngine, game_generator, get_jvm
 from s1gym.tasks.twx.games import GAMES, Param, Preset, TWXGame
 from s1gym.tasks.twx.tokens import progress_tokens
+from s1gym.tasks.twx.view import room_in
 
 __all__ = ["ENVS", "TWXEnv", "shutdown_jvm"]
 
@@ -55,7 +56,6 @@ ENGINE_CAPACITY = 256
 shutdown_jvm = _jvm.shutdown_jvm
 
 
-_ROOM_RE = re.compile(r"You are in the ([^.]+)\.")
 _EXITS_RE = re.compile(r"(To the|Through an? )", re.IGNORECASE)
 _STATE_VERBS = ("open", "close", "put", "drop", "take")
 
@@ -263,8 +263,7 @@ class TWXEnv(EngineEnv):
         return feedback
 
     def _room(self) -> str:
-        m = _ROOM_RE.search(self._r.get("look", ""))
-        return m.group(1) if m else ""
+        return room_in(self._r.get("look", ""))
 
     def _legal_moves(self) -> list[str]:
         return self._candidates_sorted
@@ -346,9 +345,10 @@ class TWXEnv(EngineEnv):
         move, self._plan = twx_expert.expert_action(self)
         return move
 
-    def expert_view(self) -> twx_expert.ExpertView:
+    def expert_view(self) -> twx_expert.TWXExpertView:
         """What the experts read beyond the public state (privileged; never in observations)."""
-        return twx_expert.ExpertView(self._seed, self._r.get("look", ""), self._plan, self._generator().rooms)
+        look = self._r.get("look", "")
+        return twx_expert.TWXExpertView(self._seed, look, self._plan, self._generator().rooms)
 
     # ---------------------------------------------------------- closing
     def close(self) -> None:

@@ -17,17 +17,19 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from s1gym.tasks.twx.view import CUTS, DIRECTIONS, room_in
+
 if TYPE_CHECKING:
     from s1gym.tasks.twx.env import TWXEnv
 
-__all__ = ["PLANNERS", "ExpertView", "expert_action", "plan_cookingworld"]
+__all__ = ["PLANNERS", "TWXExpertView", "expert_action", "plan_cookingworld"]
 
 #: A plan being followed: (moves played when it was made, the plan).
 Plan = tuple[int, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
-class ExpertView:
+class TWXExpertView:
     """What the experts read beyond an env's public state (``env.expert_view()``; privileged: for
     ``expert_action`` and ``Rule`` only, never in observations)."""
 
@@ -40,9 +42,8 @@ class ExpertView:
     #: per (seed, fold), the room graph explored once per game (the generator's cache, shared by envs)
     rooms: dict[tuple[int, str], dict[str, dict[str, str]]]
 
-_ROOM_RE = re.compile(r"You are in the ([^.]+)\.")
-_DIRECTIONS = ("north", "south", "east", "west")
-_CUTS = {"chopped": "chop", "sliced": "slice", "diced": "dice"}
+#: The recipe's cut -> the move that makes it (``chopped`` -> ``chop``).
+_CUTS = {done: verb for verb, done in CUTS.items()}
 #: Cooking -> the devices that do it (a one-room game grills with the toaster; there is no barbeque).
 _COOKS = {"fried": ("stove",), "roasted": ("oven",), "grilled": ("barbeque", "toaster")}
 _CUT_FLAGS = {"chopped": "isChopped", "sliced": "isSliced", "diced": "isDiced"}
@@ -83,7 +84,9 @@ def expert_action(env: TWXEnv) -> tuple[str, Plan | None]:
     return move, (n, plan)
 
 
-def _next_in_plan(env: TWXEnv, view: ExpertView, plan: tuple[str, ...], k: int) -> tuple[str | None, tuple[str, ...]]:
+def _next_in_plan(
+    env: TWXEnv, view: TWXExpertView, plan: tuple[str, ...], k: int
+) -> tuple[str | None, tuple[str, ...]]:
     """The plan's move ``k`` if it is on offer (a closed door on the way is opened first: the plan then
     holds that move too), and the plan."""
     move = plan[k]
@@ -187,7 +190,7 @@ def room_graph(env: TWXEnv) -> dict[str, dict[str, str]]:
             if room in graph:
                 continue
             graph[room] = {}
-            for d in _DIRECTIONS:
+            for d in DIRECTIONS:
                 moves = set(here.candidates)
                 if f"move {d}" not in moves and f"open door to {d}" not in moves:
                     continue
@@ -204,8 +207,7 @@ def room_graph(env: TWXEnv) -> dict[str, dict[str, str]]:
 
 
 def _room_of(env: TWXEnv) -> str:
-    m = _ROOM_RE.search(env.expert_view().look)
-    return m.group(1) if m else ""
+    return room_in(env.expert_view().look)
 
 
 def _path(graph: Mapping[str, Mapping[str, str]], start: str, goal: str) -> list[str]:

@@ -1,7 +1,7 @@
 """A TextWorldExpress situation as feature names: what each move means given what the player sees.
 
 :func:`candidate_tokens` gives each move a handful of tokens that say how the move relates to the
-:class:`~s1gym.tasks.twx.view.View`, e.g. ``take+ingr+need`` (take a recipe ingredient not held yet),
+:class:`~s1gym.tasks.twx.view.TWXView`, e.g. ``take+ingr+need`` (take a recipe ingredient not held yet),
 ``cut+req`` (a cut the recipe asks for and that is not done), ``cook:roast|dev:oven`` (the recipe roasts it,
 the move cooks it in the oven), ``move+new`` / ``move+tofrontier`` (an exit not taken yet, or a step
 towards the nearest one on the map walked), ``move+closer`` (MapReader: one room nearer to where the task
@@ -28,7 +28,7 @@ from s1gym.tasks.twx.view import (
     ROOM,
     TASK_PLACES,
     Move,
-    View,
+    TWXView,
     answer,
     distances,
     instruction,
@@ -48,7 +48,7 @@ _CLOSED = re.compile(r"([\w -]+?) that is closed")
 class _Game:
     """Per-situation facts that several moves' tokens read (computed once per situation)."""
 
-    def __init__(self, view: View, candidates: Sequence[str]) -> None:
+    def __init__(self, view: TWXView, candidates: Sequence[str]) -> None:
         self.view = view
         self.texts = list(candidates)
         self.goal_words = set(words(view.task)) | {w for m in view.memory for w in words(m)}
@@ -91,7 +91,7 @@ class _Game:
         return False
 
 
-def context_tokens(view: View, game: _Game, candidates: Sequence[Candidate] = ()) -> list[str]:
+def context_tokens(view: TWXView, game: _Game, candidates: Sequence[Candidate] = ()) -> list[str]:
     out = ["*", f"held:{min(2, len(view.inventory))}"]
     rewards = [c.reward for c in candidates if c.reward is not None]
     if rewards:  # with Lookahead: whether any move here earns something
@@ -129,7 +129,7 @@ def context_tokens(view: View, game: _Game, candidates: Sequence[Candidate] = ()
     return out
 
 
-def _move_tokens(move: Move, view: View, game: _Game) -> list[str]:
+def _move_tokens(move: Move, view: TWXView, game: _Game) -> list[str]:
     v = move.verb
     base = "cut" if v in CUTS else v
     out = [f"v:{base}"]
@@ -233,7 +233,7 @@ def _move_tokens(move: Move, view: View, game: _Game) -> list[str]:
     return out
 
 
-def _lookahead_tokens(candidate: Candidate, view: View, game: _Game) -> list[str]:
+def _lookahead_tokens(candidate: Candidate, view: TWXView, game: _Game) -> list[str]:
     if candidate.outcome is None:
         return []
     out = []
@@ -265,7 +265,7 @@ def _lookahead_tokens(candidate: Candidate, view: View, game: _Game) -> list[str
     return list(dict.fromkeys(out))
 
 
-def candidate_tokens(situation: Situation, view: View | None = None) -> list[list[str]]:
+def candidate_tokens(situation: Situation, view: TWXView | None = None) -> list[list[str]]:
     """Per candidate, its feature names: move tokens, lookahead tokens, and context x verb-level pairs."""
     view = read_view(situation) if view is None else view
     game = _Game(view, situation.texts)

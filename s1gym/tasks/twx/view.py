@@ -1,7 +1,7 @@
-"""What a TextWorldExpress player sees, read as a :class:`View` (the TWX family's reading: Local's TWX
+"""What a TextWorldExpress player sees, read as a :class:`TWXView` (the TWX family's reading: Local's TWX
 models read their move features from it, and the TWX tasks' progress estimates read it too).
 
-:func:`read_view` turns a :class:`~s1gym.core.Situation` of any TextWorldExpress game into a :class:`View`:
+:func:`read_view` turns a :class:`~s1gym.core.Situation` of any TextWorldExpress game into a :class:`TWXView`:
 the task, what the player remembers (the recipe, the map, the math problem, the current instruction), the room
 and its exits, the inventory, the rooms walked and the way between them (from the history: s1gym's TWX
 feedback of a move names the room it led to and that room's exits), the moves played. Nothing else: never
@@ -20,8 +20,10 @@ from fractions import Fraction
 
 from s1gym.core.situation import Situation
 
-__all__ = ["CUTS", "COOKS", "Move", "Recipe", "View", "frontier_moves", "parse_move", "quantity", "read_view", "words"]
+__all__ = ["COOKS", "CUTS", "DIRECTIONS", "ROOM", "Move", "Recipe", "TWXView", "frontier_moves", "parse_move",
+           "quantity", "read_view", "room_in", "words"]
 
+#: Where TWX says the player is (``You are in the kitchen.``): the one definition every TWX module reads.
 ROOM = re.compile(r"You are in the ([^.]+)\.")
 _EXIT = re.compile(
     r"(?:Through an? (?P<open>open) (?P<door1>[\w -]+?door), to the|To the) (?P<dir>North|South|East|West) you see "
@@ -33,7 +35,7 @@ ARTICLE = re.compile(r"^(a|an|the|some)\s+", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
 CUTS = {"slice": "sliced", "dice": "diced", "chop": "chopped"}
 COOKS = {"roast": "roasted", "fry": "fried", "grill": "grilled"}
-_DIRECTIONS = ("north", "south", "east", "west")
+DIRECTIONS = ("north", "south", "east", "west")
 INFO_VERBS = frozenset({"look", "inventory", "examine", "task"})
 #: Units of TWX Sorting's quantities (volume, mass, length), in their base unit.
 _UNITS = {"ml": Fraction(1, 1000), "l": Fraction(1), "mg": Fraction(1, 1000), "g": Fraction(1), "kg": Fraction(1000),
@@ -45,6 +47,12 @@ _INSTRUCTION = re.compile(r"current task is to ([^.]+)\.", re.IGNORECASE)
 _MAP_LINE = re.compile(r"The ([\w -]+?) connects to (?:the )?([^.]+)\.")
 TASK_PLACES = re.compile(r"located in the ([\w -]+?),.*?box found in the ([\w -]+?)\.", re.IGNORECASE)
 
+
+
+def room_in(text: str) -> str:
+    """The room a TWX text says the player is in (``""`` when it names none)."""
+    m = ROOM.search(text)
+    return m.group(1) if m else ""
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
@@ -64,7 +72,7 @@ class Recipe:
 
 
 @dataclass
-class View:
+class TWXView:
     """A TWX situation as a player reads it."""
 
     task: str = ""
@@ -148,7 +156,7 @@ def _exits(text: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _read_map(view: View, history: Sequence[tuple[str, str]]) -> None:
+def _read_map(view: TWXView, history: Sequence[tuple[str, str]]) -> None:
     """The rooms walked, the moves between them and each room's exits as last seen, from the history.
 
     s1gym's TWX feedback of a move names the room it led to and that room's exits; opening a door names the
@@ -195,7 +203,7 @@ def _read_map(view: View, history: Sequence[tuple[str, str]]) -> None:
     view.start = start
 
 
-def _rename(view: View, old: str, new: str) -> None:
+def _rename(view: TWXView, old: str, new: str) -> None:
     if old == new:
         return
     view.edges = {((new if a == old else a), d): (new if b == old else b) for (a, d), b in view.edges.items()}
@@ -203,7 +211,7 @@ def _rename(view: View, old: str, new: str) -> None:
         view.room_exits.setdefault(new, {}).update(view.room_exits.pop(old))
 
 
-def frontier_moves(view: View, candidates: Sequence[str]) -> set[str]:
+def frontier_moves(view: TWXView, candidates: Sequence[str]) -> set[str]:
     """The first moves of the shortest walks (on the map the player knows) to an exit not taken yet:
     take an untaken exit of this room (opening its door first), else step to a known room nearer to one."""
     out: set[str] = set()
@@ -241,9 +249,9 @@ def _parse_recipe(memory: Sequence[str]) -> Recipe | None:
     return Recipe(ingredients, directions)
 
 
-def read_view(situation: Situation) -> View:
-    """The situation read as :class:`View` (see the module docstring)."""
-    view = View(history=situation.history, score=situation.score)
+def read_view(situation: Situation) -> TWXView:
+    """The situation read as :class:`TWXView` (see the module docstring)."""
+    view = TWXView(history=situation.history, score=situation.score)
     paras = _paragraphs(situation.state_text or situation.observation)
     memory_on = False
     view.opening = paras[0].strip() if paras else ""
@@ -266,8 +274,7 @@ def read_view(situation: Situation) -> View:
                     view.inventory.append(entry)
         elif memory_on:
             view.memory.append(s)
-    m = ROOM.search(view.look)
-    view.room = m.group(1) if m else ""
+    view.room = room_in(view.look)
     view.exits = _exits(view.look)
     view.feedback = situation.history[-1][1].strip() if situation.history else ""
     _read_map(view, situation.history)
@@ -358,7 +365,7 @@ class Move:
 def parse_move(text: str) -> Move:
     t = text.strip()
     low = t.lower()
-    if low.startswith("move ") and low[5:] in _DIRECTIONS:
+    if low.startswith("move ") and low[5:] in DIRECTIONS:
         return Move(t, "move", direction=low[5:])
     m = re.match(r"(open|close) door to (\w+)$", low)
     if m:

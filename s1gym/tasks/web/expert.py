@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from s1gym.tasks.web.rules import SOLVERS as MORE_SOLVERS
 from s1gym.tasks.web.view import BARE_CLICK as _BARE_CLICK
 from s1gym.tasks.web.view import CLICK as _CLICK
-from s1gym.tasks.web.view import View
+from s1gym.tasks.web.view import PageView
 from s1gym.tasks.web.view import need as _need
 
 if TYPE_CHECKING:
@@ -27,43 +27,43 @@ if TYPE_CHECKING:
 __all__ = ["EXACT", "SOLVERS", "rule_move"]
 
 # ---------------------------------------------------------------- one-click tasks
-def _click_button(v: View) -> str:
+def _click_button(v: PageView) -> str:
     return _need(v.click(v.field("target"), "button"), f"click button {v.field('target')!r}")
 
 
-def _click_test(v: View) -> str:
+def _click_test(v: PageView) -> str:
     return _need(v.clicks(role="button")[0] if v.clicks(role="button") else None, "click the button")
 
 
-def _click_test_2(v: View) -> str:
+def _click_test_2(v: PageView) -> str:
     return _need(v.click(v.field("target"), "button"), "click the named button")
 
 
-def _click_button_sequence(v: View) -> str:
+def _click_button_sequence(v: PageView) -> str:
     one = v.click("ONE", "button")
     return _need(one if not v.did(one) else v.click("TWO", "button"), "click ONE then TWO")
 
 
-def _click_link(v: View) -> str:
+def _click_link(v: PageView) -> str:
     return _need(v.click(v.field("target")), f"click link {v.field('target')!r}")
 
 
-def _click_dialog(v: View) -> str:
+def _click_dialog(v: PageView) -> str:
     return _need(v.click("Close") or v.click("Close", "button") or v.click("x"), "close the dialog")
 
 
-def _click_dialog_2(v: View) -> str:
+def _click_dialog_2(v: PageView) -> str:
     target = v.field("target")
     if target == "x":
         return _click_dialog(v)
     return _need(v.click(target, "button"), f"click {target!r} in the dialog")
 
 
-def _click_tab(v: View) -> str:
+def _click_tab(v: PageView) -> str:
     return _need(v.click(f"Tab #{v.field('target')}", "tab"), "click the tab")
 
 
-def _click_tab_2(v: View) -> str:
+def _click_tab_2(v: PageView) -> str:
     target = v.field("target")
     link = [m for m in v.clicks(target) if _CLICK.match(m)["role"] != "tab"]
     if link:
@@ -75,7 +75,7 @@ def _click_tab_2(v: View) -> str:
     raise LookupError(f"no tab left to look for {target!r}")
 
 
-def _focus_text(v: View) -> str:
+def _focus_text(v: PageView) -> str:
     boxes = [m for m in v.moves if _BARE_CLICK.match(m) and m.startswith("click textbox")] or [
         m for m in v.moves if m.startswith("click textbox")
     ]
@@ -84,7 +84,7 @@ def _focus_text(v: View) -> str:
 
 
 # ---------------------------------------------------------------- forms
-def _check_then_submit(v: View, targets: list[str], role: str) -> str:
+def _check_then_submit(v: PageView, targets: list[str], role: str) -> str:
     for target in targets:
         move = v.click(target, role)
         if move is None:
@@ -94,16 +94,16 @@ def _check_then_submit(v: View, targets: list[str], role: str) -> str:
     return v.submit()
 
 
-def _click_checkboxes(v: View) -> str:
+def _click_checkboxes(v: PageView) -> str:
     targets = [val for key, val in v.fields.items() if key.startswith("target")]
     return _check_then_submit(v, targets, "checkbox")
 
 
-def _click_option(v: View) -> str:
+def _click_option(v: PageView) -> str:
     return _check_then_submit(v, [v.field("target")], "radio")
 
 
-def _choose_list(v: View) -> str:
+def _choose_list(v: PageView) -> str:
     target = v.field("target")
     if f'option "{target}" [selected]' not in v.page:
         for move in v.moves:
@@ -113,7 +113,7 @@ def _choose_list(v: View) -> str:
     return v.submit()
 
 
-def _fill_then_submit(v: View, pairs: list[tuple[str, str | None]], button: str = "Submit") -> str:
+def _fill_then_submit(v: PageView, pairs: list[tuple[str, str | None]], button: str = "Submit") -> str:
     """Type each (value, textbox name) once, then press the button."""
     for value, box in pairs:
         move = v.type_into(value, box)
@@ -124,16 +124,16 @@ def _fill_then_submit(v: View, pairs: list[tuple[str, str | None]], button: str 
     return v.submit(button)
 
 
-def _enter_text(v: View) -> str:
+def _enter_text(v: PageView) -> str:
     return _fill_then_submit(v, [(v.field("target"), None)])
 
 
-def _enter_password(v: View) -> str:
+def _enter_password(v: PageView) -> str:
     pw = v.field("password") or v.field("target")
     return _fill_then_submit(v, [(pw, "Password"), (pw, "Verify password")])
 
 
-def _login_user(v: View) -> str:
+def _login_user(v: PageView) -> str:
     cancel = v.click("Cancel", "button")
     if cancel is not None:  # login-user-popup: a popup (OK leaves the page) blocks the form; dismiss it
         return cancel
@@ -144,7 +144,7 @@ def _login_user(v: View) -> str:
     return _fill_then_submit(v, [(v.field("username"), "Username"), (v.field("password"), "Password")], "Login")
 
 
-def _use_autocomplete(v: View) -> str:
+def _use_autocomplete(v: PageView) -> str:
     start, end = v.field("start"), v.field("end")
     typed = v.type_into(start)
     if typed is None:
@@ -164,7 +164,7 @@ def _use_autocomplete(v: View) -> str:
 _SOCIAL_ICONS = {"Reply": "reply", "Retweet": "retweet", "Like": "like"}
 
 
-def _social_media(v: View) -> str:
+def _social_media(v: PageView) -> str:
     user, button = v.field("user"), v.field("button")
     icon = _SOCIAL_ICONS.get(button)
     if icon is not None:
@@ -189,7 +189,7 @@ _MONTHS = {m: i for i, m in enumerate(
      "November", "December"], start=1)}
 
 
-def _pick_suggestion(v: View, value: str) -> str | None:
+def _pick_suggestion(v: PageView, value: str) -> str | None:
     for move in v.clicks():
         m = _CLICK.match(move)
         if m["role"] in (None, "item", "menuitem", "option") and re.fullmatch(r".*\(\w+\)", m["name"]) and (
@@ -199,7 +199,7 @@ def _pick_suggestion(v: View, value: str) -> str | None:
     return None
 
 
-def _book_flight(v: View) -> str:
+def _book_flight(v: PageView) -> str:
     criterion, origin, dest, date = (v.field(k) for k in ("criterion", "from", "to", "date"))
     if "Book flight for" in v.page:  # the results: the cheapest or the shortest
         return _choose_flight(v, criterion)
@@ -228,7 +228,7 @@ def _book_flight(v: View) -> str:
     return v.submit("Search")
 
 
-def _choose_flight(v: View, criterion: str) -> str:
+def _choose_flight(v: PageView, criterion: str) -> str:
     buttons = [m for m in v.clicks(role="button") if _CLICK.match(m)["name"].startswith("Book flight for")]
     if not buttons:
         raise LookupError("no flight to book")
@@ -240,7 +240,7 @@ def _choose_flight(v: View, criterion: str) -> str:
     return buttons[min(range(len(buttons)), key=durations.__getitem__)]
 
 
-SOLVERS: dict[str, Callable[[View], str]] = {
+SOLVERS: dict[str, Callable[[PageView], str]] = {
     "book-flight": _book_flight,
     "book-flight-nodelay": _book_flight,
     "choose-list": _choose_list,
@@ -285,7 +285,7 @@ def rule_move(env: MiniWoBEnv) -> str:
     solver = SOLVERS.get(env.task)
     if solver is None:
         raise NotImplementedError(f"{env.task_name}: no scripted solver (tasks with one: {', '.join(SOLVERS)})")
-    move = solver(View(env))
+    move = solver(PageView(env))
     if move not in env.candidates:
         raise RuntimeError(f"{env.task_name}: the solver chose {move!r}, which is not a candidate")
     return move

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from s1gym.tasks.web.env import MiniWoBEnv
 
-__all__ = ["BARE_CLICK", "CLICK", "View", "need"]
+__all__ = ["BARE_CLICK", "CLICK", "PageView", "need"]
 
 CLICK = re.compile(r'^click (?:(?P<role>[a-z]+) )?"(?P<name>.*?)"(?: in "(?P<context>.*)")?(?: \(\d+\))?$')
 BARE_CLICK = re.compile(r"^click (?P<role>[a-z]+)(?: in \"(?P<context>.*)\")?(?: \((?P<k>\d+)\))?$")
 
 
-class View:
+class PageView:
     """What a solver may read: fields, page text, candidates, moves played."""
 
     def __init__(self, env: MiniWoBEnv) -> None:

@@ -73,11 +73,11 @@ from s1gym.tasks.web.rules.steps import (
     _terminal,
     _text_editor,
 )
-from s1gym.tasks.web.view import View
+from s1gym.tasks.web.view import PageView
 
 __all__ = ["SOLVERS"]
 
-SOLVERS: dict[str, Callable[[View], str]] = {
+SOLVERS: dict[str, Callable[[PageView], str]] = {
     "button-delay": _button_delay,
     "buy-ticket": _buy_ticket,
     "choose-date": _choose_date,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from s1gym.tasks.web.view import CLICK as _CLICK
-from s1gym.tasks.web.view import View
+from s1gym.tasks.web.view import PageView
 from s1gym.tasks.web.view import need as _need
 
 _SHAPE = re.compile(
@@ -16,17 +16,17 @@ _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augu
            "November", "December"]
 
 
-def shapes(v: View) -> list[dict]:
+def shapes(v: PageView) -> list[dict]:
     """The picture's shapes: kind, label (text or colour), size and centre."""
     return [{**m.groupdict(), "size": int(m["size"]), "x": int(m["x"]), "y": int(m["y"])} for m in _SHAPE.finditer(v.page)]
 
 
-def shape_move(v: View, s: dict) -> str:
+def shape_move(v: PageView, s: dict) -> str:
     move = next((m for m in v.moves if m.startswith(f'click {s["kind"]} "{s["label"]}" at ({s["x"]},{s["y"]})')), None)
     return _need(move, f"click the {s['kind']} at ({s['x']},{s['y']})")
 
 
-def first(v: View, prefix: str) -> str | None:
+def first(v: PageView, prefix: str) -> str | None:
     return next((m for m in v.moves if m.startswith(prefix)), None)
 
 
