@@ -25,6 +25,8 @@ register_all()
 
 def evaluate(task, policy, **kwargs):
     """Play seeds and write a job folder; see :func:`s1gym.runner.spec.evaluate`."""
+    # Imported on call, not for a circle (the runner reads the version from s1gym._version): the runner
+    # pulls in every policy and wrapper, which ``import s1gym`` (registering the tasks) does not need.
     from s1gym.runner.spec import evaluate as _evaluate
 
     return _evaluate(task, policy, **kwargs)

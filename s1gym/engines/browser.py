@@ -68,7 +68,8 @@ __all__ = [
 #: Flags that make Chromium work on a machine without a GPU, a sandbox or an outside network (without
 #: the background-networking flags Chromium's own connections are refused and it stalls), and answer
 #: pointer moves without waiting for the next 60 Hz frame (--disable-frame-rate-limit: a mouse move
-#: took a frame, 12-14 ms, 5-9 ms without; the web pages run no real-time animation to pay for it).
+#: waited for a frame; docs/benchmarks.md, "Figures behind the code"; the web pages run no real-time
+#: animation to pay for it).
 CHROMIUM_FLAGS = (
     "--no-sandbox",
     "--disable-gpu",

@@ -1,24 +1,23 @@
 """ALFWorld's engine: textworld's ``PddlEnv`` with alfworld's ``AlfredDemangler``, the game state in a private
 copy of the compiled Fast Downward library, saved and restored as *snapshots* (the library's state vector
 plus textworld's Python-side fact sets; see :mod:`s1gym.tasks.alfworld.env`). The PDDL->SAS translation and
-the game logic parse are cached per game, so resets cost one restore."""
+the game logic parse are cached per game, so resets cost one restore. The memos of textworld's slow steps are
+:mod:`.speedups`; a child's state vector computed from its parent's is :mod:`.sas`."""
 
 from __future__ import annotations
 
-import copy
 import ctypes
 import hashlib
 import json
-import re
-import sys
-import threading
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from s1gym.engines.base import Engine, close_pools
+from s1gym.tasks.alfworld.sas import sas_task
+from s1gym.tasks.alfworld.speedups import CommandTexts, install_caches
 
 __all__ = ["ENGINE_CAPACITY", "INSTALL_HINT", "ALFEngine", "EngineAnswer", "close_engines", "import_engine"]
 
@@ -36,113 +35,8 @@ def import_engine():
         from textworld.envs.pddl import logic as pddl_logic
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ImportError(f"s1/ALFWorld-v0 needs the ALFWorld engine: {INSTALL_HINT} ({exc})") from exc
-    _install_caches(pddl_logic)
+    install_caches(pddl_logic)
     return textworld, PddlEnv, AlfredDemangler, pddl_logic
-
-
-class _CachedTranslation:
-    """Stands in for the ``fast_downward`` module inside textworld's PDDL logic, memoising ``pddl2sas``.
-
-    Why: textworld re-translates the PDDL problem twice on every reset (0.2-2 s
-    of pure Python). The translation is a pure function of the texts and its
-    result is only read, so one translation per game serves every reset.
-    """
-
-    def __init__(self, module: Any) -> None:
-        self._module = module
-        self._cache: OrderedDict[tuple, Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._module, name)
-
-    def pddl2sas(self, domain: str, problem: str, verbose: bool = False, optimize: bool = False):
-        key = (
-            hashlib.sha1(domain.encode()).hexdigest(),
-            hashlib.sha1(problem.encode()).hexdigest(),
-            optimize,
-        )
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
-        argv = list(sys.argv)  # fast_downward's translator overwrites sys.argv; keep the host's
-        try:
-            out = self._module.pddl2sas(domain, problem, verbose=verbose, optimize=optimize)
-        finally:
-            sys.argv[:] = argv
-        with self._lock:
-            self._cache[key] = out
-            while len(self._cache) > 64:
-                self._cache.popitem(last=False)
-        return out
-
-
-class _CachedQueries:
-    """Stands in for ``textworld.logic.Rule`` inside the text grammar, memoising ``parse_conjunctive_query``.
-
-    Why: the grammar re-parses the same few condition strings (with tatsu) for
-    every admissible command at every step; the parsed rule is only read.
-    """
-
-    def __init__(self, rule_class: Any) -> None:
-        self._rule_class = rule_class
-        self.parse_conjunctive_query = lru_cache(maxsize=4096)(rule_class.parse_conjunctive_query)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._rule_class, name)
-
-
-def _memo_parse(parse: Any) -> Any:
-    """Memoise textgen's ``_parse_and_convert`` (tatsu, about half of a step); callers mutate, so hand out copies."""
-    cache: dict[tuple, Any] = {}
-
-    def parse_and_convert(*args: Any, **kwargs: Any) -> Any:
-        if kwargs.get("trace"):
-            return parse(*args, **kwargs)
-        key = (args, tuple(sorted(kwargs.items())))
-        if key not in cache:
-            if len(cache) > 20_000:
-                cache.clear()
-            cache[key] = parse(*args, **kwargs)
-        return copy.deepcopy(cache[key])
-
-    parse_and_convert.s1gym_memo = True  # type: ignore[attr-defined]
-    return parse_and_convert
-
-
-def _install_caches(pddl_logic: Any) -> None:
-    """Memoise textworld's pure, slow parsing steps (same results, read-only use) once per process."""
-    from textworld.envs.pddl import textgen
-
-    if not isinstance(pddl_logic.fast_downward, _CachedTranslation):
-        pddl_logic.fast_downward = _CachedTranslation(pddl_logic.fast_downward)
-    if not isinstance(textgen.Rule, _CachedQueries):
-        textgen.Rule = _CachedQueries(textgen.Rule)
-    if not getattr(textgen._parse_and_convert, "s1gym_memo", False):
-        textgen._parse_and_convert = _memo_parse(textgen._parse_and_convert)
-    if not getattr(textgen.copy_context, "s1gym_memo", False):
-        textgen.copy_context = _copy_context
-
-
-def _copy_context(context: dict) -> dict:
-    """textgen's ``copy_context`` with shallow copies of the two dicts it deep-copies.
-
-    The derivation only adds keys to those dicts; the entity infos and
-    variables in them are read, never changed, so copying the dicts is enough
-    (a large share of a step was spent deep-copying them: docs/benchmarks.md). bench/alfworld.py checks
-    that feedback and admissible commands stay identical to the raw engine's.
-    """
-    return {
-        "state": context["state"],
-        "facts": context["facts"],
-        "variables": dict(context["variables"]),
-        "mapping": dict(context["mapping"]),
-        "entity_infos": context["entity_infos"],
-    }
-
-
-_copy_context.s1gym_memo = True  # type: ignore[attr-defined]
 
 
 @lru_cache(maxsize=16)
@@ -155,135 +49,8 @@ def _game_data(gamefile: str) -> dict:
 def _game_logic(domain: str, grammar: str):
     _, _, _, pddl_logic = import_engine()
     logic = pddl_logic.GameLogic(domain=domain, grammar=grammar)
-    logic.grammar.derive = _CommandTexts(logic)
+    logic.grammar.derive = CommandTexts(logic)
     return logic
-
-
-class _CommandTexts:
-    """Stands in for the grammar's ``derive``, memoising the text of every legal move.
-
-    Why: textworld derives the text of every applicable action at every step,
-    running the template's state query (``go to`` lists the receptacles at a
-    location) for each: most of the CPU of a step in a room with many moves
-    (docs/benchmarks.md). A move's text is a function of its template, the
-    action's arguments, the entity names and, for a template with a query, the
-    facts of the predicates the query reads; the key holds all four, so the
-    memo answers exactly what a derivation would. Other texts (the feedback of
-    a move, the intro) read more of the state and are derived every time.
-    """
-
-    def __init__(self, logic: Any) -> None:
-        self._derive = logic.grammar.derive
-        #: template -> names of the predicates its queries read (empty: no query)
-        self._templates = {a.template: _query_predicates(a.template) for a in logic.actions.values()}
-        #: id(entity infos) -> (the infos, pinned so that the id stays theirs; their texts by key)
-        self._texts: OrderedDict[int, tuple[Any, dict]] = OrderedDict()
-
-    def __call__(self, start: str, context: dict = {}) -> str:  # noqa: B006 - textgen's signature
-        predicates = self._templates.get(start)
-        if predicates is None:
-            return self._derive(start, context)
-        infos = context["entity_infos"]
-        pinned = self._texts.get(id(infos))
-        if pinned is None or pinned[0] is not infos:
-            pinned = self._texts[id(infos)] = (infos, {})
-            while len(self._texts) > 8:
-                self._texts.popitem(last=False)
-        facts = ()
-        if predicates:
-            facts = frozenset(
-                p for sig, props in context["state"]._facts.items() if sig.name in predicates for p in props
-            )
-        key = (start, tuple(sorted((ph.name, var.name) for ph, var in context["mapping"].items())), facts)
-        texts = pinned[1]
-        if key not in texts:
-            if len(texts) > 50_000:
-                texts.clear()
-            texts[key] = self._derive(start, context)
-        return texts[key]
-
-
-def _query_predicates(template: str) -> frozenset[str]:
-    """Names of the predicates the queries of a move template read (``{r.name | pred(r:t, x:u)}``)."""
-    queries = re.findall(r"\|([^}]*)\}", template)
-    return frozenset(name for q in queries for name in re.findall(r"([A-Za-z_][\w-]*)\s*\(", q))
-
-
-class _SasTask:
-    """Fast Downward's semantics of a translated task's operators and axioms, over state vectors.
-
-    Why: reading the state from the library (``get_state``) formats a 1 KB name for each of up to 3,000
-    variables, most of the CPU of a Search child in a large room once the rest was cached
-    (docs/benchmarks.md). A successor's vector follows from its parent's and the operator: each effect
-    whose conditions hold in the parent sets its variable, then the axioms give the derived variables
-    (their default, or a rule's value where its body holds, layer by layer to a fixpoint). Vectors are
-    ``bytes``, one digit (the value's index) per variable. :meth:`parse` answers ``None`` for a task
-    with a variable that is not binary; its states are read from the library.
-    """
-
-    def __init__(self, effects: list, rules: list, defaults: dict[int, int]) -> None:
-        #: per operator: (conditions ((var, value), ...), var, value) for each effect
-        self.effects = effects
-        #: (layer, conditions, var, value), in layer order
-        self.rules = rules
-        #: derived variable -> its default value
-        self.defaults = defaults
-
-    @classmethod
-    def parse(cls, sas: str) -> _SasTask | None:
-        layers = []
-        for block in sas.split("begin_variable\n")[1:]:
-            lines = block.split("\n", 3)
-            if lines[2] != "2":
-                return None
-            layers.append(int(lines[1]))
-        init = sas.split("begin_state\n", 1)[1].split("\nend_state", 1)[0].split("\n")
-        effects = []
-        for block in sas.split("begin_operator\n")[1:]:
-            lines = block.split("\n")
-            n_prevail = int(lines[1])
-            n_effects = int(lines[2 + n_prevail])
-            op = []
-            for line in lines[3 + n_prevail : 3 + n_prevail + n_effects]:
-                f = [int(x) for x in line.split()]
-                conds = tuple((f[1 + 2 * i], f[2 + 2 * i]) for i in range(f[0]))
-                op.append((conds, f[1 + 2 * f[0]], f[3 + 2 * f[0]]))  # ... var, pre, post
-            effects.append(tuple(op))
-        rules = []
-        for block in sas.split("begin_rule\n")[1:]:
-            lines = block.split("\n")
-            n = int(lines[0])
-            conds = tuple(tuple(int(x) for x in line.split()) for line in lines[1 : 1 + n])
-            var, _, new = (int(x) for x in lines[1 + n].split())
-            rules.append((layers[var], conds, var, new))
-        rules.sort(key=lambda r: r[0])
-        defaults = {v: int(init[v]) for v, layer in enumerate(layers) if layer >= 0}
-        return cls(effects, rules, defaults)
-
-    def successor(self, values: bytes, operator: int) -> bytes:
-        new = bytearray(values)
-        for conds, var, value in self.effects[operator]:
-            if all(values[c] == 48 + v for c, v in conds):
-                new[var] = 48 + value
-        if self.defaults:
-            for var, value in self.defaults.items():
-                new[var] = 48 + value
-            changed = True
-            while changed:
-                changed = False
-                for _, conds, var, value in self.rules:
-                    if new[var] != 48 + value and all(new[c] == 48 + v for c, v in conds):
-                        new[var] = 48 + value
-                        changed = True
-        return bytes(new)
-
-
-def _sas_task(ps: Any) -> _SasTask | None:
-    """``ps``'s task as a :class:`_SasTask`, parsed once per loaded task (``None``: not binary)."""
-    task = getattr(ps, "_s1gym_sas_task", False)
-    if task is False:
-        task = ps._s1gym_sas_task = _SasTask.parse(ps.sas)
-    return task
 
 
 @dataclass(frozen=True)
@@ -373,7 +140,7 @@ class ALFEngine(Engine):
         return self._answer()
 
     def step(self, move: str) -> EngineAnswer:
-        values, task = self._values, _sas_task(self.pddl._pddl_state)
+        values, task = self._values, sas_task(self.pddl._pddl_state)
         if values is not None and task is not None:
             commands = self.pddl.state["_valid_commands"]
             command = move.strip()
@@ -406,7 +173,8 @@ class ALFEngine(Engine):
 
     def _state_values(self) -> str:
         """The SAS state vector, one digit a variable (0: its atom holds, else 1): followed move by move from
-        the library's own reading at the game's start (:class:`_SasTask`), read again where it cannot be.
+        the library's own reading at the game's start (:class:`~s1gym.tasks.alfworld.sas.SasTask`), read again
+        where it cannot be.
 
         Textworld's fact sets are not a substitute: they take a conditional effect's both branches (``use
         desklamp`` leaves the lamp off there, on in the library)."""
