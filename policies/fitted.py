@@ -3,7 +3,7 @@
 A :class:`FittedModel` scores each candidate move by the sum of the weights of the feature names the
 task family gives it (a conditional-logit model: a move's logit is that sum), adds Local's dense feature
 weights fitted with them (:attr:`~FittedModel.dense`), and estimates the moves left from the situation's
-tokens (:attr:`~FittedModel.progress`, the form :class:`s1gym.estimates.TokenProgress` ships). A family's
+tokens (:attr:`~FittedModel.progress`, the form :class:`s1gym.core.estimates.TokenProgress` ships). A family's
 model names its two readers, :meth:`~FittedModel.tokens` (per candidate) and
 :meth:`~FittedModel.progress_tokens`, and the JSON form of its file; this base holds the rest. Models are
 fitted by :mod:`s1gym.policies.fitting` (bench/alfworld_local.py, bench/twx_local.py) and shipped as JSON in
@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from s1gym.core import Situation
-from s1gym.estimates import TokenProgress
+from s1gym.core.estimates import TokenProgress
 
 __all__ = ["FittedModel"]
 

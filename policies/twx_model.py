@@ -5,8 +5,8 @@ A :class:`TWXModel` holds, for one game, learned weights on the feature names
 conditional-logit model: a move's logit is the sum of its features' weights),
 and a ridge estimate of the moves left to win from
 :func:`s1gym.tasks.twx.tokens.progress_tokens`: the task's progress estimate
-(``S1Env.progress_estimate``, :mod:`s1gym.estimates`), which Search uses as h. Both read only what a player
-sees. ``bench/twx_local.py`` fits them on train-fold games and writes one JSON
+(``S1Env.progress_estimate``, :mod:`s1gym.core.estimates`), which Search uses as h. Both read only what a
+player sees. ``bench/twx_local.py`` fits them on train-fold games and writes one JSON
 file per game into s1gym/data (``local_<game>.json``, provenance inside). A model fitted with
 ``commonsense`` (TWC) also weighs :func:`s1gym.policies.commonsense.commonsense_tokens`: where a thing
 belongs, read off the packaged sentence embedder. The shape it shares with ALFWorld's model is

@@ -14,7 +14,7 @@ wrappers is on it)::
     ├── EpisodeError (RuntimeError)               s1gym.runner.episode: a policy broke the contract mid-episode
     ├── JobFolderError (ValueError)               s1gym.jobs.folder: a job folder cannot be used as asked
     ├── DataError (ValueError)                    s1gym.datasets: a data file is missing or malformed
-    ├── ProgressTokensError (TypeError)           s1gym.estimates: a task names an estimate but no token reader
+    ├── ProgressTokensError (TypeError)           s1gym.core.estimates: an estimate named, no token reader
     ├── ReplayError (ValueError)                  s1gym.reporting.replay.page: a trial cannot be replayed
     ├── JavaNotFoundError (RuntimeError)          s1gym.engines.jvm: no Java for TextWorldExpress
     ├── BrowserNotFoundError (FileNotFoundError)  s1gym.engines.browser: no Chromium or Playwright

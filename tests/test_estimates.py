@@ -13,7 +13,7 @@ from toy_tasks import PRIORITY_GRAPH, PRIORITY_SCORES, PRIORITY_TABLE, GraphTask
 
 import s1gym
 from s1gym.core import Situation
-from s1gym.estimates import ProgressTokensError, TokenProgress, load_progress
+from s1gym.core.estimates import ProgressTokensError, TokenProgress, load_progress
 from s1gym.tasks.alfworld.goals import context_tokens
 from s1gym.wrappers import Search
 

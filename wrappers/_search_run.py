@@ -130,7 +130,7 @@ def _task_estimate(env: S1Env, task: str) -> Callable[[Situation], float]:
         env.close()
         raise ValueError(
             f"Search(heuristic='progress'): {task} ships no learned progress estimate (S1Env.progress_estimate; "
-            "s1gym.estimates says how a task ships one); use the default heuristic or pass a callable"
+            "s1gym.core.estimates says how a task ships one); use the default heuristic or pass a callable"
         )
     return estimate
 

@@ -104,7 +104,7 @@ class SearchConfig:
     """Without a learned estimate the heuristic is ``h_scale * (1 - score)``."""
     heuristic: Callable[[Situation], float] | str | None = AUTO
     """``"auto"`` (default): the task's learned estimate of the moves left where the task ships one
-    (``env.progress_estimate()``, see :mod:`s1gym.estimates`: ALFWorld and the TextWorldExpress games),
+    (``env.progress_estimate()``, see :mod:`s1gym.core.estimates`: ALFWorld and the TextWorldExpress games),
     else ``h_scale * (1 - score)``; ``"progress"``: the task's estimate, an error where it has none;
     ``None``: always ``h_scale * (1 - score)``; or any ``heuristic(situation) -> h >= 0``. Where a task
     ships an estimate, Search with it was measured better than with the score alone (docs/benchmarks.md)."""

@@ -13,7 +13,7 @@ from s1gym.checks import positive_int
 from s1gym.core.helpers import BASE_CHARSET, copy_generator, text_atoms
 from s1gym.core.progress import Progress, TooManyCandidatesError
 from s1gym.core.situation import Candidate, Privileged, Situation
-from s1gym.estimates import ProgressTokensError, TokenReader, load_progress
+from s1gym.core.estimates import ProgressTokensError, TokenReader, load_progress
 
 __all__ = ["S1Env"]
 
@@ -93,7 +93,7 @@ class S1Env(gym.Env[str, np.int64]):
     #: Longest observation the Text space accepts.
     max_observation_length: ClassVar[int] = 100_000
     #: The data file (in s1gym/data) holding this task's learned progress estimate (see
-    #: :meth:`progress_estimate` and :mod:`s1gym.estimates`); ``None``: the task ships none.
+    #: :meth:`progress_estimate` and :mod:`s1gym.core.estimates`); ``None``: the task ships none.
     progress_model: ClassVar[str | None] = None
     #: How the family reads a situation as the tokens :attr:`progress_model`'s weights name (a staticmethod,
     #: e.g. ALFWorld's ``goals.context_tokens``); required with :attr:`progress_model`.
@@ -249,7 +249,7 @@ class S1Env(gym.Env[str, np.int64]):
     def progress_estimate(cls) -> Callable[[Situation], float] | None:
         """The task's learned estimate of the moves left to a win from a situation (what
         ``Search(heuristic="progress")`` uses), or ``None`` when the task ships none. The default loads
-        :attr:`progress_model`; :mod:`s1gym.estimates` says how a task ships one."""
+        :attr:`progress_model`; :mod:`s1gym.core.estimates` says how a task ships one."""
         if cls.progress_model is None:
             return None
         if cls.progress_tokens is None:

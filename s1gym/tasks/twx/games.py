@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from s1gym.estimates import TokenReader, intercept_only
+from s1gym.core.estimates import TokenReader, intercept_only
 
 __all__ = ["GAMES", "Param", "Preset", "TWXGame", "doors", "inventory_limit"]
 
