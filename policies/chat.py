@@ -3,9 +3,8 @@
 The model sees the task, notes, recent moves, the observation and a numbered
 list of the candidates (with lookahead outcomes when present), and is asked for
 one option number. When the server returns ``logprobs``/``top_logprobs``, the
-probabilities come from the first answer token's distribution over the option
-numbers (mass the server did not list is shared by the unlisted options);
-otherwise the decision is one-hot on the parsed number. A reply that names no
+probabilities come from the answer tokens' distributions over the option
+numbers; otherwise the decision is one-hot on the parsed number. A reply that names no
 offered option is retried once with a reminder, then falls back to flat odds,
 recorded in ``Decision.info["invalid_replies"]`` -- a bad *reply* never ends
 an episode. Transport failures (401, 429/5xx after retries, timeouts) raise
@@ -16,10 +15,11 @@ Configuration: ``OPENAI_BASE_URL`` (an API root ending in ``/v1``),
 ``OPENROUTER_API_KEY`` (base URL ``https://openrouter.ai/api/v1`` then). A
 server on loopback (llama.cpp, vLLM, Ollama) needs no key.
 
-Limitation: probabilities read the *first* answer token. Tokenizers that split
-numbers into digits (Llama, Gemma) then credit "1" with the mass of 10-19; with
-10+ options on such models the one-hot fallback is used whenever the answer is
-longer than its first token.
+Numbers are read however the tokenizer writes them (one token, a space token
+first, or a token per digit as Llama and Gemma do): :mod:`s1gym.policies.chat_reply`
+follows the digits through each position's ``top_logprobs``. A decision and a
+plan are each one conversation (:meth:`Chat._exchange`, :meth:`Chat._attempts`:
+retries included) that a blocking or an async driver runs.
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ from __future__ import annotations
 import asyncio
 import math
 import os
-import re
 import time
-from dataclasses import dataclass
 from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from s1gym.core import BasePolicy, Decision, Situation, Usage
+from s1gym.policies.chat_reply import parse_option, probabilities_from_logprobs, reply_of, token_count
 from s1gym.policies.common import (
     Secret,
     describe_candidate,
@@ -59,7 +59,7 @@ from s1gym.policies.errors import (
     redact,
 )
 
-__all__ = ["Chat", "SYSTEM_PROMPT", "probabilities_from_logprobs"]
+__all__ = ["SYSTEM_PROMPT", "Chat", "probabilities_from_logprobs"]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
@@ -69,7 +69,10 @@ SYSTEM_PROMPT = (
 )
 PLANNER_PROMPT = "You are a planner for a text-based task. Answer with a short, concrete plan in plain text."
 RETRY_STATUSES = frozenset({408, 409, 429, *range(500, 600)})
-Exchange = Generator[dict[str, Any], tuple[dict[str, Any], float], Decision]
+#: What a conversation asks its driver for: ``("post", body)`` -> ``(response, transport error)``, or
+#: ``("sleep", seconds)`` -> ``None``. The sync and async drivers are the only code that differs.
+Step = tuple[str, Any]
+Exchange = Generator[Step, Any, Any]
 
 
 class Chat(BasePolicy):
@@ -203,23 +206,28 @@ class Chat(BasePolicy):
 
     # ---------------------------------------------------------- decisions
     def _exchange(self, situation: Situation) -> Exchange:
-        """The decision as a conversation: yields request bodies, receives (json, latency).
+        """The decision as a conversation of :data:`Step` s (returns the Decision).
 
-        Written once as a generator so the sync and async drivers share it.
+        Written once as a generator so the sync and async drivers share it, retries included.
         """
         n = require_candidates(situation, self.name)
         messages = self.messages(situation)
         usage = Usage()
         replies: list[str] = []
+        notes: dict[str, Any] = {}
         for _attempt in range(2):
-            data, latency = yield self._body(messages, self.max_tokens, logprobs=True)
+            data, latency = yield from self._attempts(self._body(messages, self.max_tokens, logprobs=True))
             usage = usage + self._usage(data, latency)
-            content, token_logprobs = _reply(data)
+            content, token_logprobs, finish = reply_of(data)
+            if not isinstance(data.get("usage"), Mapping):
+                notes["usage_missing"] = True  # the server reported no token counts: tokens and cost read 0
+            if finish == "length":
+                notes["cut_by_max_tokens"] = notes.get("cut_by_max_tokens", 0) + 1
             index = parse_option(content, situation.texts)
             if index is not None:
                 probabilities, source = probabilities_from_logprobs(token_logprobs, content, index, n)
                 info = {"policy": self.name, "model": data.get("model", self.model), "reply": content,
-                        "probabilities_from": source}
+                        "probabilities_from": source, **notes}
                 if replies:
                     info["invalid_replies"] = replies
                 return Decision(probabilities, int(np.argmax(probabilities)), usage, info)
@@ -229,23 +237,17 @@ class Chat(BasePolicy):
                 {"role": "assistant", "content": content},
                 {"role": "user", "content": f"That is not one of the options. Reply with one number from 1 to {n}."},
             ]
-        return flat_decision(n, usage, {"policy": self.name, "invalid_replies": replies, "fallback": "flat odds"})
+        return flat_decision(n, usage, {"policy": self.name, "invalid_replies": replies, "fallback": "flat odds",
+                                        **notes})
 
     def _usage(self, data: Mapping[str, Any], latency: float) -> Usage:
         raw = data.get("usage") if isinstance(data.get("usage"), Mapping) else {}
-        tokens_in = int(raw.get("prompt_tokens") or 0)
-        tokens_out = int(raw.get("completion_tokens") or 0)
+        tokens_in, tokens_out = token_count(raw.get("prompt_tokens")), token_count(raw.get("completion_tokens"))
         cost = (tokens_in * self.input_price_per_million + tokens_out * self.output_price_per_million) / 1e6
         return Usage(calls=1, input_tokens=tokens_in, output_tokens=tokens_out, cost_usd=cost, latency_s=latency)
 
     def decide(self, situation: Situation) -> Decision:
-        exchange = self._exchange(situation)
-        body = next(exchange)
-        while True:
-            try:
-                body = exchange.send(self._post(body))
-            except StopIteration as stop:
-                return stop.value
+        return self._drive(self._exchange(situation))
 
     def decide_many(self, situations: Sequence[Situation]) -> list[Decision]:
         """Decisions for many situations, at most ``max_concurrency`` requests in flight."""
@@ -260,13 +262,7 @@ class Chat(BasePolicy):
         async with httpx.AsyncClient(timeout=self.timeout) as client:
 
             async def one(situation: Situation) -> Decision:
-                exchange = self._exchange(situation)
-                body = next(exchange)
-                while True:
-                    try:
-                        body = exchange.send(await self._post_async(client, body))
-                    except StopIteration as stop:
-                        return stop.value
+                return await self._drive_async(client, self._exchange(situation))
 
             return await gather_bounded(situations, one, self.max_concurrency)
 
@@ -282,37 +278,73 @@ class Chat(BasePolicy):
         if situation.candidates:
             lines += ["", "Available moves: " + ", ".join(situation.texts)]
         messages = [{"role": "system", "content": PLANNER_PROMPT}, {"role": "user", "content": "\n".join(lines)}]
-        data, latency = self._post(self._body(messages, self.plan_max_tokens, logprobs=False))
-        content, _ = _reply(data)
+        data, latency = self._drive(self._attempts(self._body(messages, self.plan_max_tokens, logprobs=False)))
+        content, _, finish = reply_of(data)
+        #: whether the last plan was cut by ``plan_max_tokens`` (the text is what the server sent)
+        self.last_plan_cut = finish == "length"
         return content.strip(), self._usage(data, latency)
 
     def plan(self, situation: Situation, prompt: str) -> str:
-        """A free-text plan (Rethink's planner interface); usage in ``last_plan_usage``."""
+        """A free-text plan (Rethink's planner interface); usage in ``last_plan_usage``, and
+        ``last_plan_cut`` says whether ``plan_max_tokens`` cut it."""
         text, self.last_plan_usage = self.plan_with_usage(situation, prompt)
         return text
 
     # --------------------------------------------------------------- HTTP
-    def _post(self, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
-        import httpx
-
-        if self._client is None:
-            self._client = httpx.Client(timeout=self.timeout)
+    def _attempts(self, body: dict[str, Any]) -> Exchange:
+        """One request with its retries, as :data:`Step` s; returns ``(json, latency)`` or raises typed."""
         started = time.perf_counter()
         attempt = 0
         while True:
-            response, failure = None, None
-            try:
-                response = self._client.post(self.url, json=body, headers=self._headers())
-            except httpx.TransportError as exc:
-                failure = exc
+            response, failure = yield ("post", body)
             kind, value = self._judge(body, response, failure, attempt)
             if kind == "done":
                 return value, time.perf_counter() - started
             if kind == "resend":
                 body = value
                 continue
-            time.sleep(self._delay(attempt, response))
+            yield ("sleep", self._delay(attempt, response))
             attempt += 1
+
+    def _drive(self, steps: Exchange) -> Any:
+        """Runs a conversation on the blocking client; returns what it returns."""
+        import httpx
+
+        if self._client is None:
+            self._client = httpx.Client(timeout=self.timeout)
+        reply: Any = None
+        while True:
+            try:
+                op, arg = steps.send(reply)
+            except StopIteration as stop:
+                return stop.value
+            if op == "sleep":
+                time.sleep(arg)
+                reply = None
+                continue
+            try:
+                reply = (self._client.post(self.url, json=arg, headers=self._headers()), None)
+            except httpx.TransportError as exc:
+                reply = (None, exc)
+
+    async def _drive_async(self, client: Any, steps: Exchange) -> Any:
+        """:meth:`_drive` on an ``httpx.AsyncClient``."""
+        import httpx
+
+        reply: Any = None
+        while True:
+            try:
+                op, arg = steps.send(reply)
+            except StopIteration as stop:
+                return stop.value
+            if op == "sleep":
+                await asyncio.sleep(arg)
+                reply = None
+                continue
+            try:
+                reply = (await client.post(self.url, json=arg, headers=self._headers()), None)
+            except httpx.TransportError as exc:
+                reply = (None, exc)
 
     def _judge(self, body: dict[str, Any], response: Any, failure: Exception | None, attempt: int) -> tuple[str, Any]:
         """What one attempt means: ``("done", reply)``, ``("resend", body)`` or ``("retry", None)``; raises when final."""
@@ -335,26 +367,6 @@ class Chat(BasePolicy):
         if attempt >= self.max_retries:
             raise self._exhausted(error)
         return "retry", None
-
-    async def _post_async(self, client: Any, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
-        import httpx
-
-        started = time.perf_counter()
-        attempt = 0
-        while True:
-            response, failure = None, None
-            try:
-                response = await client.post(self.url, json=body, headers=self._headers())
-            except httpx.TransportError as exc:
-                failure = exc
-            kind, value = self._judge(body, response, failure, attempt)
-            if kind == "done":
-                return value, time.perf_counter() - started
-            if kind == "resend":
-                body = value
-                continue
-            await asyncio.sleep(self._delay(attempt, response))
-            attempt += 1
 
     def _outcome(self, response: Any, body: dict[str, Any]) -> dict[str, Any] | _Resend | PolicyError:
         """The JSON of a 200, a body to resend without logprobs, or the error of the status."""
@@ -417,60 +429,3 @@ def _retry_after(response: Any) -> float | None:
         if math.isfinite(value) and value >= 0:
             return value * scale
     return None
-
-
-def _reply(data: Mapping[str, Any]) -> tuple[str, list[Mapping[str, Any]]]:
-    """The reply text and its per-token logprobs (``[]`` when absent)."""
-    try:
-        choice = data["choices"][0]
-        content = choice["message"].get("content") or ""
-    except (KeyError, IndexError, TypeError, AttributeError):
-        raise PolicyResponseError(f"Chat: the response has no choices[0].message: {str(data)[:200]}") from None
-    logprobs = choice.get("logprobs") or {}
-    tokens = logprobs.get("content") if isinstance(logprobs, Mapping) else None
-    return str(content), list(tokens or [])
-
-
-_NUMBER = re.compile(r"\d+")
-
-
-def parse_option(reply: str, texts: Sequence[str]) -> int | None:
-    """The 0-based option a reply names: its first number (1..n), else an exact candidate text."""
-    match = _NUMBER.search(reply)
-    if match:
-        k = int(match.group())
-        return k - 1 if 1 <= k <= len(texts) else None
-    cleaned = reply.strip().strip(".!\"'`").strip().lower()
-    lowered = [t.lower() for t in texts]
-    return lowered.index(cleaned) if cleaned and cleaned in lowered else None
-
-
-def probabilities_from_logprobs(
-    tokens: Sequence[Mapping[str, Any]], reply: str, index: int, n: int
-) -> tuple[np.ndarray, str]:
-    """Option probabilities from the first numeric answer token, else one-hot on ``index``."""
-    one_hot = np.zeros(n)
-    one_hot[index] = 1.0
-    number = _NUMBER.search(reply)
-    first = next((t for t in tokens if isinstance(t, Mapping) and str(t.get("token", "")).strip()), None)
-    if number is None or first is None or str(first.get("token", "")).strip() != number.group():
-        return one_hot, "reply"
-    mass = np.zeros(n)
-    listed = 0.0
-    entries = first.get("top_logprobs") or [first]
-    for entry in entries:
-        try:
-            p = math.exp(float(entry["logprob"]))
-        except (KeyError, TypeError, ValueError, OverflowError):
-            continue
-        listed += p
-        token = str(entry.get("token", "")).strip()
-        if token.isdigit() and 1 <= int(token) <= n:
-            mass[int(token) - 1] += p
-    if mass.sum() <= 0:
-        return one_hot, "reply"
-    unseen = mass == 0
-    leftover = max(0.0, 1.0 - listed)
-    if unseen.any() and leftover > 0:
-        mass[unseen] = leftover / unseen.sum()
-    return mass / mass.sum(), "logprobs"

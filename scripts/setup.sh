@@ -4,9 +4,10 @@
 #   - torch 2.13.0 (CPU wheel) BEFORE the offline model: an unpinned torch pulls a multi-GB CUDA build
 #   - Chromium (Debian's chromium when missing, unless $S1GYM_CHROMIUM names one) for the web tasks and
 #     `s1 replay --gif`, driven by Playwright
+#   - llama-cpp-python[server] from a wheel built once from source and cached in ~/.cache/s1gym/wheels
 #   - s1gym itself, editable, with the offline model, ALFWorld, Ray, RL (sb3-contrib), web (Playwright, MiniWoB++),
-#     desktop, plot (matplotlib), replay and test extras
-# ALFWorld builds fast-downward-textworld and jericho from source: it needs cmake, g++ and make.
+#     desktop, plot (matplotlib), replay, llm (the Gemma 3 270M GGUF for llama.cpp) and test extras
+# ALFWorld builds fast-downward-textworld and jericho from source, llama.cpp too: they need cmake, g++ and make.
 # s1/Calculator-v0 runs MATE's calculator under Xvfb, read over AT-SPI: xvfb, at-spi2-core, mate-calc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,5 +62,24 @@ pip_install() {
 }
 pip_install --upgrade pip setuptools wheel
 pip_install "torch==2.13.0"
-pip_install -e ".[local,alfworld,ray,rl,web,test,desktop,plot,replay]"
+# llama.cpp's OpenAI-compatible server (the chat tests play a real model on it, tests/test_chat_server.py).
+# PyPI has only its source: build it once (3-7 min on 2 cores; longer on a loaded machine) for any x86_64
+# (GGML_NATIVE=OFF: no -march=native) and keep the wheel, so later setups install it in seconds.
+LLAMA_VERSION=0.3.36
+WHEELS=${S1GYM_WHEELS:-$HOME/.cache/s1gym/wheels}
+if ! python -c "import llama_cpp.server, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null; then
+    wheel=$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -1 || true)
+    if [ -z "$wheel" ]; then
+        echo "setup: building llama-cpp-python $LLAMA_VERSION from source, once (several minutes; kept in $WHEELS)"
+        mkdir -p "$WHEELS"
+        if ! CMAKE_ARGS="-DGGML_NATIVE=OFF" python -m pip wheel --no-deps "llama-cpp-python==$LLAMA_VERSION" \
+                -w "$WHEELS" >>"$LOG" 2>&1; then
+            show_log_tail "building llama-cpp-python $LLAMA_VERSION"
+            exit 1
+        fi
+        wheel=$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -1)
+    fi
+    pip_install "$wheel[server]"
+fi
+pip_install -e ".[local,alfworld,ray,rl,web,test,desktop,plot,replay,llm]"
 echo "setup: ok ($(python --version), $(java -version 2>&1 | head -1))"

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from http.server import BaseHTTPRequestHandler
 
 import numpy as np
 import pytest
 from loopback import ScriptedServer
-from s1gym.policies import Chat, PolicyAuthError, PolicyConfigError, PolicyRateLimitError, PolicyServerError
+from s1gym.policies import (
+    Chat,
+    PolicyAuthError,
+    PolicyConfigError,
+    PolicyRateLimitError,
+    PolicyResponseError,
+    PolicyServerError,
+    PolicyTimeoutError,
+)
 
 from s1gym.core import Candidate, Situation
 
@@ -57,12 +66,19 @@ class _Handler(BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.requests.append({"headers": dict(self.headers), "body": body})
             status, headers, reply = self.server.script[min(len(self.server.requests), len(self.server.script)) - 1]
-        data = json.dumps(reply(body) if callable(reply) else reply).encode()
+        reply = reply(body) if callable(reply) else reply
+        # bytes go out as they are (an HTML error page from a proxy), without Content-Length (read to close)
+        raw = isinstance(reply, bytes)
+        data = reply if raw else json.dumps(reply).encode()
         self.send_response(status)
         for k, v in headers.items():
             self.send_header(k, v)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Content-Type", "text/html" if raw else "application/json")
+        if raw:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        else:
+            self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
@@ -138,6 +154,57 @@ def test_http_failures_are_retried_then_typed():
             chat(server.url, max_retries=1).decide(situation())
 
 
+def test_replies_a_server_really_sends_null_content_cut_replies_and_no_usage():
+    """``content: null`` with ``finish_reason: "length"`` and no ``usage`` (what servers send when max_tokens
+    cuts a reply before any text, e.g. a reasoning model), then a bare answer without usage either."""
+    cut = {"id": "x", "object": "chat.completion", "model": "toy",
+           "choices": [{"index": 0, "message": {"role": "assistant", "content": None}, "finish_reason": "length"}]}
+    answer = completion("2")
+    del answer["usage"]
+    with OpenAIish([(200, {}, cut), (200, {}, answer)]) as server:
+        d = chat(server.url, input_price_per_million=1.0).decide(situation())
+        assert server.requests[1]["body"]["messages"][-2] == {"role": "assistant", "content": ""}
+    assert d.action == 1 and d.info["invalid_replies"] == [""] and d.info["cut_by_max_tokens"] == 1
+    assert d.info["usage_missing"] is True and d.usage.calls == 2
+    assert (d.usage.input_tokens, d.usage.output_tokens, d.usage.cost_usd) == (0, 0, 0.0)
+    weird = completion("3")
+    weird["usage"] = {"prompt_tokens": "n/a", "completion_tokens": None}
+    with OpenAIish([(200, {}, weird)]) as server:
+        d = chat(server.url).decide(situation())
+    assert d.action == 2 and (d.usage.input_tokens, d.usage.output_tokens) == (0, 0) and "usage_missing" not in d.info
+
+
+def test_a_proxy_html_502_is_retried_then_typed():
+    page = b"<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>"
+    with OpenAIish([(502, {}, page), (200, {}, completion("1"))]) as server:
+        assert chat(server.url).decide(situation()).action == 0 and len(server.requests) == 2
+    with OpenAIish([(502, {}, page)]) as server:
+        with pytest.raises(PolicyServerError, match="HTTP 502: <html>.*502 Bad Gateway.*after 1 retries"):
+            chat(server.url, max_retries=1).decide(situation())
+        assert len(server.requests) == 2
+    with OpenAIish([(200, {}, b"upstream sent garbage")]) as server:
+        with pytest.raises(PolicyResponseError, match="not JSON: 'upstream sent garbage'"):
+            chat(server.url).decide(situation())
+        assert len(server.requests) == 1  # a 200 that is not JSON is not retried
+
+
+def test_a_server_that_does_not_answer_in_time_is_a_timeout():
+    def slow(body):
+        time.sleep(1.0)
+        return completion("1")
+
+    with OpenAIish([(200, {}, slow)]) as server:
+        policy = chat(server.url, timeout=0.2, max_retries=1)
+        with pytest.raises(PolicyTimeoutError, match="timed out after 0.2 s.*after 1 retries"):
+            policy.decide(situation())
+        deadline = time.monotonic() + 5
+        while len(server.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(server.requests) == 2
+        with pytest.raises(PolicyTimeoutError):  # the async driver shares the same retry loop
+            policy.decide_many([situation(), situation()])
+
+
 def test_decide_many_and_plan():
     def by_last_option(body):
         n = body["messages"][-1]["content"].count("\n") and body["messages"][-1]["content"].rsplit("from 1 to ", 1)
@@ -166,3 +233,45 @@ def test_configuration_errors(monkeypatch):
     policy = Chat()
     assert policy.base_url == "https://openrouter.ai/api/v1" and policy.model == "meta/llama"
     assert KEY not in repr(policy) and KEY not in str(vars(policy))
+
+
+def _token(text, alternatives):
+    return {"token": text, "logprob": math.log(alternatives[text]),
+            "top_logprobs": [{"token": t, "logprob": math.log(p)} for t, p in alternatives.items()]}
+
+
+def test_probabilities_follow_a_number_split_into_digit_tokens():
+    from s1gym.policies.chat import probabilities_from_logprobs
+
+    # "12" of 12 options as Gemma and Llama write it: "1" then "2". After "1": "2" goes on to 12, "0" to 10,
+    # the end token stops at 1; the 5 % the second position did not list is shared by 1, 10, 11 and 12.
+    tokens = [_token("1", {"1": 0.8, "2": 0.1}), _token("2", {"2": 0.5, "0": 0.2, "<eos>": 0.25})]
+    p, source = probabilities_from_logprobs(tokens, "12", 11, 12)
+    expected = np.full(12, 0.1 / 7)  # the first position's unlisted 10 % goes to the options given nothing
+    expected[[0, 1, 9, 10, 11]] = [0.8 * 0.25 + 0.01, 0.1, 0.8 * 0.2 + 0.01, 0.01, 0.8 * 0.5 + 0.01]
+    assert source == "logprobs" and np.allclose(p, expected)
+    # a leading space, and a reply that goes on after its number ("3." with the end after "3")
+    p, _ = probabilities_from_logprobs([_token(" 2", {" 2": 0.6, " 1": 0.3})], " 2", 1, 3)
+    assert np.allclose(p, [0.3, 0.6, 0.1])
+    p, _ = probabilities_from_logprobs([_token("1", {"1": 1.0}), _token(".", {".": 0.75, "1": 0.25})], "1.", 0, 12)
+    assert np.allclose(p[[0, 10]], [0.75, 0.25]) and p.sum() == pytest.approx(1.0)
+    # the chosen token missing from its alternatives (a grammar forced it): its own logprob carries the path
+    forced = [{"token": "3", "logprob": math.log(0.4), "top_logprobs": [{"token": "1", "logprob": math.log(0.5)}]}]
+    p, _ = probabilities_from_logprobs(forced, "3", 2, 3)
+    assert np.allclose(p, np.array([0.5, 0.1, 0.4]) / 1.0)
+    # words first: no reading of the tokens, one-hot on the parsed answer
+    p, source = probabilities_from_logprobs([_token("Option", {"Option": 1.0}), _token(" 2", {" 2": 1.0})],
+                                            "Option 2", 1, 3)
+    assert source == "reply" and p.tolist() == [0, 1, 0]
+
+
+def test_a_model_that_would_rather_write_words_does_not_hand_that_mass_to_unnamed_options():
+    """What Gemma 3 270M on llama.cpp sent for " 3" (a grammar forced a number): the first digit position
+    lists mostly markup and newlines. The 48 % it did not list could not all be option 2's: each unlisted
+    token is at most as likely as the least likely listed one (5.6 %)."""
+    from s1gym.policies.chat import probabilities_from_logprobs
+
+    listed = {"1": 0.146, "<b>": 0.113, "\n": 0.100, "\n\n": 0.085, "<h3>": 0.056, "3": 0.020}
+    tokens = [_token(" ", {" ": 0.006, "\n": 0.39}), _token("3", listed)]
+    p, source = probabilities_from_logprobs(tokens, " 3", 2, 3)
+    assert source == "logprobs" and np.allclose(p, np.array([0.146, 0.056, 0.020]) / 0.222)
