@@ -47,7 +47,7 @@ def test_alfworld_is_flagged_on_the_split_it_was_fitted_on_not_on_the_shipped_sc
 def test_the_job_summary_and_the_table_say_it(tmp_path, capsys):
     """The TWX default fold is train: a default run of a search guided by the shipped estimate is flagged
     in summary.json and under `s1 run`'s / `s1 table`'s table; a test-fold run of the same is not."""
-    common = dict(wrappers=["search"], budget=20, episodes=1, out=tmp_path, progress=False)
+    common = {"wrappers": ["search"], "budget": 20, "episodes": 1, "out": tmp_path, "progress": False}
     default = s1gym.evaluate("CoinCollector", "uniform", job="default", **common)
     held_out = s1gym.evaluate("CoinCollector", "uniform", job="held-out", options={"fold": "test"}, **common)
     assert len(default["fitted_on_played"]) == 1 and "train-fold" in default["fitted_on_played"][0]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 __all__ = ["config_notices", "fitted_on_played", "notice_lines"]
@@ -25,7 +25,7 @@ __all__ = ["config_notices", "fitted_on_played", "notice_lines"]
 ESTIMATE_HEURISTICS = ("auto", "progress")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _provenance(model_file: str) -> dict[str, Any]:
     from s1gym.datasets import packaged
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from s1gym import jobs
 from s1gym.jobs.provenance import fitted_on_played, notice_lines
-from s1gym.runner.agent import AgentDescription
 from s1gym.registration import env_class_or_none
+from s1gym.runner.agent import AgentDescription
 
 __all__ = [
     "COLUMNS", "options_text", "policy_text", "print_rows", "row_cells", "rows_for", "setup_groups", "table_rows",
