@@ -67,7 +67,7 @@ pip_install "torch==2.13.0"
 # (GGML_NATIVE=OFF: no -march=native) and keep the wheel, so later setups install it in seconds.
 LLAMA_VERSION=0.3.36
 WHEELS=${S1GYM_WHEELS:-$HOME/.cache/s1gym/wheels}
-if ! python -c "import llama_cpp.server, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null; then
+if ! python -c "import llama_cpp.server, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" >/dev/null 2>&1; then
     wheel=$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -1 || true)
     if [ -z "$wheel" ]; then
         echo "setup: building llama-cpp-python $LLAMA_VERSION from source, once (several minutes; kept in $WHEELS)"
