@@ -106,11 +106,12 @@ import numpy as np
 
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
 from s1gym.datasets import packaged
-from s1gym.policies.common import require_candidates
 from s1gym.policies.alfworld_model import ALFWorldModel
+from s1gym.policies.common import require_candidates
 from s1gym.policies.fitted import FittedModel
 from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
 from s1gym.policies.twx_model import TWXModel
+from s1gym.policies.web_model import WebModel
 from s1gym.registration import TASKS, env_class_or_none
 from s1gym.tasks.alfworld.goals import GOAL_OPENERS, STOPWORDS
 
@@ -199,22 +200,26 @@ COSINE_FEATURES = frozenset({"goal_cos", "scene_cos", "feedback_cos", "outcome_g
                              "described_scene_cos"})
 
 
-#: A fitted model Local adds to its features (:mod:`s1gym.policies.fitted`): ALFWorld's pair model or a
-#: TextWorldExpress game's model.
+#: A fitted model Local adds to its features (:mod:`s1gym.policies.fitted`): ALFWorld's pair model, a
+#: TextWorldExpress game's model or the web pages' model (:mod:`s1gym.policies.web_model`).
 TaskModel = FittedModel
 
 
 def load_task_model(path: str | Path) -> TaskModel:
-    """A model file of either family (a TWX model file names its features version)."""
-    twx = '"features_version"' in Path(path).read_text()[:200]
-    return TWXModel.load(path) if twx else ALFWorldModel.load(path)
+    """A model file of any family (a web model file says ``"kind": "web"``, a TWX one names its features
+    version, an ALFWorld one neither)."""
+    head = Path(path).read_text()[:200]
+    if '"kind": "web"' in head:
+        return WebModel.load(path)
+    return TWXModel.load(path) if '"features_version"' in head else ALFWorldModel.load(path)
 
 
 @lru_cache(maxsize=None)
 def task_model(task: str) -> TaskModel | None:
     """The task's shipped model (its env class's ``local_model``, found through s1gym.registration by the
     task's name), loaded once; ``None`` when it has none."""
-    cls = env_class_or_none(task)
+    # a web page's situation names its task "MiniWoB <page>", its id is MiniWoB-<page>
+    cls = env_class_or_none(task) or env_class_or_none(task.replace(" ", "-"))
     name = getattr(cls, "local_model", None)
     if name is None:
         return None
@@ -303,8 +308,8 @@ class Local(BasePolicy):
         if isinstance(pairs, str | Path):
             pairs = load_task_model(pairs)
         if pairs is not None and pairs is not False and not isinstance(pairs, FittedModel):
-            raise ValueError(f"Local pairs must be a fitted model (ALFWorldModel, TWXModel), the path of its "
-                             f"JSON file or False (no fitted model), got {pairs!r}")
+            raise ValueError(f"Local pairs must be a fitted model (ALFWorldModel, TWXModel, WebModel), the path of "
+                             f"its JSON file or False (no fitted model), got {pairs!r}")
         self.pairs = pairs
         if preload and embedder is None:
             load_model()
