@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything s1gym needs, from nothing, into ./.venv (idempotent).
-#   - Java 17 for TextWorldExpress (Debian's openjdk-17-jre-headless when missing)
+#   - Java 17 for TextWorldExpress with javac (Debian's openjdk-17-jdk-headless when missing): s1gym compiles
+#     a small class for in-JVM snapshots of TWX games (forks restore a copy instead of replaying the moves)
 #   - torch 2.13.0 (CPU wheel) BEFORE the offline model: an unpinned torch pulls a multi-GB CUDA build
 #   - Chromium (Debian's chromium when missing, unless $S1GYM_CHROMIUM names one) for the web tasks and
 #     `s1 replay --gif`, driven by Playwright
@@ -14,7 +15,9 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 java_major() { java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1; }
-if ! command -v java >/dev/null || [ "$(java_major)" -lt 11 ]; then need_apt+=(openjdk-17-jre-headless); fi
+if ! command -v java >/dev/null || ! command -v javac >/dev/null || [ "$(java_major)" -lt 11 ]; then
+    need_apt+=(openjdk-17-jdk-headless)
+fi
 for tool in cmake g++ make; do command -v "$tool" >/dev/null || need_apt+=("$tool"); done
 # the web tasks and `s1 replay --gif`: Debian's Chromium (Playwright's own browser download needs the open internet)
 [ -n "${S1GYM_CHROMIUM:-}" ] || command -v chromium >/dev/null || need_apt+=(chromium)
@@ -82,4 +85,8 @@ if ! python -c "import llama_cpp.server, sys; sys.exit(llama_cpp.__version__ != 
     pip_install "$wheel[server]"
 fi
 pip_install -e ".[local,alfworld,ray,rl,web,test,desktop,plot,replay,llm]"
+# the TWX snapshot helper, compiled into s1gym's cache now rather than by the first fork
+python -c "from textworld_express.constants import JAR_PATH; from s1gym.tasks.twx.snapshots import helper_classpath
+assert helper_classpath(JAR_PATH), 'compiling the TWX snapshot helper failed (see the warning above)'" >>"$LOG" 2>&1 \
+    || { show_log_tail "compiling the TWX snapshot helper"; exit 1; }
 echo "setup: ok ($(python --version), $(java -version 2>&1 | head -1))"

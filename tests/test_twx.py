@@ -277,7 +277,7 @@ def test_fork_independence_on_medium(seed, prefix, moves):
         env.close()
 
 
-def test_unstepped_fork_is_lazy_and_stepped_fork_gets_its_own_game_object():
+def test_unstepped_fork_is_lazy_and_stepped_forks_hold_game_objects_of_their_own():
     env = make(size="medium")
     try:
         env.reset(seed=207)
@@ -288,9 +288,14 @@ def test_unstepped_fork_is_lazy_and_stepped_fork_gets_its_own_game_object():
         assert fork.game_state is env.game_state  # shares the state: no game object of its own yet
         assert fork.situation().observation == env.situation().observation
         assert env._pool().opened == opened
-        fork.step(0)
-        assert fork.game_state.engine is not None and fork.game_state.engine is not env.game_state.engine
+        snapshot = env.game_state.snapshot
+        assert snapshot is not None  # taken when the fork was made (the JVM's snapshot helper)
+        fork.step(0)  # takes the env's game object: the env restores its snapshot into another when it steps
+        assert env.game_state.engine is None and fork.game_state.engine is not None
+        env.step(0)
+        assert env.game_state.engine is not None and fork.game_state.engine is not env.game_state.engine
         assert fork.game_state.engine.pi is not env.game_state.engine.pi
+        assert env._pool().replayed_moves == 0
         fork.close()
     finally:
         env.close()

@@ -4,10 +4,12 @@ per ``(game, params)`` and JVM (fold seeds, gold paths, the room maps the expert
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from s1gym.engines import jvm as _jvm
 from s1gym.engines.base import Engine
+from s1gym.tasks.twx import snapshots as _snapshots
 
 __all__ = ["GameGenerator", "TWXEngine", "game_generator", "get_jvm"]
 
@@ -19,7 +21,10 @@ def _jar() -> tuple[str, str]:
 
 
 def get_jvm() -> _jvm.JVM:
-    return _jvm.get_jvm(*_jar())
+    """The process's JVM, with the snapshot helper on its classpath when it compiles (:mod:`.snapshots`)."""
+    jar, base = _jar()
+    helper = _snapshots.helper_classpath(jar)
+    return _jvm.get_jvm(jar if helper is None else jar + os.pathsep + helper, base)
 
 
 class GameGenerator:
@@ -67,26 +72,69 @@ def game_generator(game: str, params: str) -> GameGenerator:
 
 
 class TWXEngine(Engine):
-    """One Scala game object sharing its generator; replays with TWX's plain (non-JSON) calls."""
+    """One Scala game object sharing its generator.
+
+    With the JVM's snapshot helper (:mod:`.snapshots`) the engine snapshots and restores its game object in
+    the JVM (``can_snapshot``): a restore is sent with the next step, in one round trip. Without it, and
+    for a snapshot a dead JVM took with it, the engine replays the moves with TWX's plain (non-JSON) calls.
+    """
 
     def __init__(self, gen: GameGenerator) -> None:
         self.gen = gen
-        self.pi = gen.new_game_object()
+        self._pi = gen.new_game_object()
+        self.snaps = _snapshots.Snapshots.of(gen.jvm)
+        self.can_snapshot = self.snaps is not None
+        self._game: tuple[int, str] | None = None
+        #: the moves since the game began (a snapshot keeps them, to replay it in another JVM)
+        self._moves: list[str] = []
+        #: a restore not sent yet: the next step sends it with its move (or reading ``pi`` does)
+        self._pending: _snapshots.Snapshot | None = None
+
+    @property
+    def pi(self) -> Any:
+        """The Scala game object, at this engine's state."""
+        if self._pending is not None:
+            snap, self._pending = self._pending, None
+            if not self.snaps.restore(self._pi, snap):
+                self.replay(self._game, snap.moves)
+        return self._pi
 
     def new_game(self, game: tuple[int, str]) -> tuple[str, str]:
         """The game's first state (JSON) and its task description."""
         seed, fold = game
-        raw = self.pi.generateNewGameJSON(seed, fold, False)
-        return raw, str(self.pi.getTaskDescription()).strip()
+        self._pending = None
+        raw = self._pi.generateNewGameJSON(seed, fold, False)
+        self._game, self._moves = game, []
+        return raw, str(self._pi.getTaskDescription()).strip()
 
     def step(self, move: str) -> str:
-        return self.pi.stepJSON(move)
+        snap, self._pending = self._pending, None
+        raw = None if snap is None else self.snaps.restore_step(self._pi, snap, move)
+        if raw is None:
+            if snap is not None:  # the JVM does not hold it (e.g. restarted): replay
+                self.replay(self._game, snap.moves)
+            raw = self._pi.stepJSON(move)
+        self._moves.append(move)
+        return raw
 
     def replay(self, game: tuple[int, str], moves: tuple[str, ...]) -> None:
         seed, fold = game
-        self.pi.generateNewGame(seed, fold, False)
+        self._pending = None
+        self._pi.generateNewGame(seed, fold, False)
         for move in moves:
-            self.pi.step(move)
+            self._pi.step(move)
+        self._game, self._moves = game, list(moves)
+
+    def snapshot(self) -> _snapshots.Snapshot:
+        if self._pending is not None:  # not restored yet: this engine's state is that snapshot
+            return self._pending
+        return self.snaps.take(self._pi, tuple(self._moves))
+
+    def restore(self, game: tuple[int, str], snapshot: _snapshots.Snapshot) -> None:
+        if snapshot.owner is not self.snaps:  # taken in a JVM that has gone
+            self.replay(game, snapshot.moves)
+            return
+        self._pending, self._game, self._moves = snapshot, game, list(snapshot.moves)
 
     def alive(self) -> bool:
         return self.gen.jvm is _jvm.current_jvm()

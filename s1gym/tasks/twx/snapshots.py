@@ -1,0 +1,161 @@
+"""TextWorldExpress snapshots inside the JVM: a fork restores a copy of the game object instead of replaying.
+
+TWX has no state copy, so a fork used to regenerate its game and send every move again, one py4j round trip
+each (the cost grew with depth: docs/benchmarks.md). ``S1Snapshots.java`` (beside this file) deep-copies a
+``PythonInterface``'s game object inside the JVM; this module compiles it at first use with ``javac`` into
+s1gym's cache folder (``$S1GYM_CACHE/java/<hash>``; scripts/setup.sh installs a JDK) and the TWX JVM starts
+with that folder on its classpath (:func:`helper_classpath`). Without ``javac`` TWX forks replay as before
+(one warning says so); ``S1GYM_TWX_SNAPSHOTS=0`` turns snapshots off (A/B runs).
+
+A snapshot lives in the JVM under an int id; :class:`Snapshot` is its Python handle. Dropping the handle
+queues the id, and the next call to the helper frees the queued ids in the same round trip (py4j would
+otherwise free each Java object with a round trip of its own).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import weakref
+from pathlib import Path
+from typing import Any
+
+from s1gym.datasets import cache_root
+
+__all__ = ["Snapshot", "Snapshots", "helper_classpath"]
+
+log = logging.getLogger(__name__)
+
+SOURCE = Path(__file__).with_name("S1Snapshots.java")
+CLASS = "s1gym.twx.S1Snapshots"
+_lock = threading.Lock()
+_built: dict[str, str | None] = {}
+
+
+def enabled() -> bool:
+    return os.environ.get("S1GYM_TWX_SNAPSHOTS", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def helper_classpath(jar: str) -> str | None:
+    """The folder holding the compiled helper for ``jar`` (compiled now if needed), ``None`` without javac."""
+    if not enabled():
+        return None
+    with _lock:
+        if jar in _built:
+            return _built[jar]
+        _built[jar] = out = _compile(jar)
+        return out
+
+
+def _compile(jar: str) -> str | None:
+    javac = shutil.which("javac")
+    if javac is None and os.environ.get("JAVA_HOME"):
+        candidate = Path(os.environ["JAVA_HOME"], "bin", "javac")
+        javac = str(candidate) if candidate.exists() else None
+    if javac is None:
+        log.warning("s1gym: no javac on PATH, so TextWorldExpress forks replay their moves (slower); install a "
+                    "JDK (e.g. `sudo apt-get install openjdk-17-jdk-headless`) for in-JVM snapshots")
+        return None
+    source = SOURCE.read_bytes()
+    told = subprocess.run([javac, "-version"], capture_output=True, text=True, timeout=60)
+    version = told.stdout + told.stderr
+    digest = hashlib.sha256(source + jar.encode() + version.encode()).hexdigest()[:16]
+    folder = cache_root() / "java" / digest
+    if (folder / "s1gym" / "twx" / "S1Snapshots.class").is_file():
+        return str(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="build-", dir=folder.parent))
+    try:
+        done = subprocess.run([javac, "-nowarn", "-XDignore.symbol.file", "-cp", jar, "-d", str(tmp), str(SOURCE)],
+                              capture_output=True, text=True, timeout=300)
+        if done.returncode != 0:
+            log.warning("s1gym: compiling %s failed, so TextWorldExpress forks replay their moves:\n%s",
+                        SOURCE.name, done.stderr.strip())
+            return None
+        try:
+            os.replace(tmp, folder)  # atomic: another process compiling at the same time wins or loses whole
+        except OSError:
+            if not (folder / "s1gym" / "twx" / "S1Snapshots.class").is_file():
+                raise
+        return str(folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+class Snapshot:
+    """A game object's state held in the JVM (by id), and the moves that reached it (a JVM that died took
+    the snapshot with it: the state is then replayed)."""
+
+    __slots__ = ("__weakref__", "id", "moves", "owner")
+
+    def __init__(self, owner: Snapshots, snap_id: int, moves: tuple[str, ...]) -> None:
+        self.owner = owner
+        self.id = snap_id
+        self.moves = moves
+        weakref.finalize(self, owner.pending.append, snap_id)  # freed with the helper's next call
+
+
+class Snapshots:
+    """The helper class in one JVM (one per JVM: ``jvm.cache``), ``None`` when the JVM lacks it."""
+
+    def __init__(self, jvm: Any) -> None:
+        from py4j.java_gateway import JavaClass
+
+        self.jvm = jvm
+        self.cls = jvm.jvm.s1gym.twx.S1Snapshots
+        if not isinstance(self.cls, JavaClass):  # py4j names a missing class as a package
+            raise LookupError(f"{CLASS} is not on the JVM's classpath")
+        # py4j looks a static member up with a round trip of its own each time: look each up once
+        self._take, self._restore = self.cls.take, self.cls.restore
+        self._restore_step, self._held = self.cls.restoreStep, self.cls.held
+        #: ids whose handles were dropped, freed by the next call
+        self.pending: list[int] = []
+
+    @classmethod
+    def of(cls, jvm: Any) -> Snapshots | None:
+        key = "twx-snapshots"
+        if key not in jvm.cache:
+            helper = None
+            if enabled():
+                try:
+                    helper = cls(jvm)
+                except Exception as exc:  # noqa: BLE001 - the helper is an optimisation: replay without it
+                    log.warning("s1gym: the TWX snapshot helper did not load (%s); forks replay", exc)
+            jvm.cache[key] = helper
+        return jvm.cache[key]
+
+    def _frees(self) -> str:
+        if not self.pending:
+            return ""
+        ids, self.pending[:] = list(self.pending), []
+        return ",".join(map(str, ids))
+
+    def take(self, pi: Any, moves: tuple[str, ...]) -> Snapshot:
+        with self.jvm.lock:
+            return Snapshot(self, int(self._take(pi, self._frees())), moves)
+
+    def restore(self, pi: Any, snap: Snapshot) -> bool:
+        """``pi`` brought to ``snap``; False when this JVM does not hold it."""
+        if snap.owner is not self:
+            return False
+        with self.jvm.lock:
+            return bool(self._restore(pi, snap.id, self._frees()))
+
+    def restore_step(self, pi: Any, snap: Snapshot, move: str) -> str | None:
+        """``pi`` brought to ``snap`` and ``move`` played, in one round trip (the step's JSON); ``None`` when
+        this JVM does not hold ``snap``."""
+        if snap.owner is not self:
+            return None
+        with self.jvm.lock:
+            out = self._restore_step(pi, snap.id, move, self._frees())
+        return None if out is None else str(out)
+
+    def held(self) -> int:
+        """Snapshots the JVM holds (after freeing the dropped ones)."""
+        with self.jvm.lock:
+            return int(self._held(self._frees()))

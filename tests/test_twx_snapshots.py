@@ -1,0 +1,145 @@
+"""TWX forks restore in-JVM snapshots (s1gym.tasks.twx.snapshots) and stay exact: a fork continued equals the
+original continued and a fresh game played from the start, for every TWX game, on the real JVM."""
+
+from __future__ import annotations
+
+import gc
+
+import gymnasium as gym
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import s1gym  # noqa: F401  (registers the envs)
+from s1gym.engines import base as engines
+from s1gym.engines import jvm as _jvm
+from s1gym.tasks.twx import snapshots
+from s1gym.tasks.twx.engine import get_jvm
+
+GAMES = {
+    "CookingWorld": {"num_locations": 6, "num_ingredients": 3, "num_distractors": 5, "include_doors": True},
+    "CoinCollector": {},
+    "TWC": {},
+    "MapReader": {},
+    "Arithmetic": {},
+    "Sorting": {},
+    "SimonSays": {},
+    "PeckingOrder": {},
+}
+
+
+def play(env, moves) -> list:
+    """Each move (an index taken modulo the candidates) and what the step gave, until the game ends."""
+    out = []
+    for m in moves:
+        if env.done:
+            break
+        i = m % len(env.candidates)
+        obs, reward, terminated, truncated, info = env.step(i)
+        out.append((env.history[-1][0], obs, reward, terminated, truncated, info["score"], tuple(info["candidates"])))
+    return out
+
+
+@pytest.mark.parametrize("task", list(GAMES))
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(
+    seed=st.integers(0, 999),
+    prefix=st.lists(st.integers(0, 500), max_size=25),
+    suffix=st.lists(st.integers(0, 500), min_size=1, max_size=12),
+    fork_first=st.booleans(),
+)
+def test_a_fork_continued_is_the_original_continued(task, seed, prefix, suffix, fork_first):
+    env = gym.make(f"s1/{task}-v0", **GAMES[task])
+    fresh = gym.make(f"s1/{task}-v0", **GAMES[task])
+    try:
+        env.reset(seed=seed)
+        played = play(env, prefix)
+        pool = env._pool()
+        replayed = pool.replayed_moves
+        fork = env.fork()
+        second = env.fork()
+        if fork_first:  # the fork takes the engine; the original restores its snapshot
+            a, b = play(fork, suffix), play(env, suffix)
+        else:
+            b, a = play(env, suffix), play(fork, suffix)
+        c = play(second, suffix)
+        grand = second.fork() if not second.done else None
+        fresh.reset(seed=seed)
+        truth = play(fresh, [m for m in prefix[: len(played)]] + list(suffix))
+        assert played + a == truth[: len(played) + len(a)]
+        assert a == b == c
+        assert pool.replayed_moves == replayed  # restored from snapshots, never replayed
+        if grand is not None:
+            assert play(grand, suffix) == play(fresh, suffix)
+    finally:
+        env.close()
+        fresh.close()
+
+
+def test_dropped_snapshots_are_freed_with_the_next_call():
+    env = gym.make("s1/CookingWorld-v0")
+    env.reset(seed=3)
+    helper = env.engine().snaps
+    base = helper.held()
+    forks = []
+    for _ in range(6):
+        forks.append(env.fork())  # an unstepped fork holds the state it was made at, and so its snapshot
+        env.step(0)
+    assert helper.held() == base + 6
+    del forks
+    gc.collect()
+    assert len(helper.pending) == 6  # queued, no round trip yet
+    assert helper.held() == base
+    assert not helper.pending
+    env.close()
+
+
+def test_a_snapshot_of_a_jvm_that_died_is_replayed_in_the_next():
+    env = gym.make("s1/CookingWorld-v0")
+    env.reset(seed=5)
+    for i in (0, 1, 2):
+        env.step(i)
+    fork = env.fork()
+    assert env.game_state.snapshot is not None
+    _jvm.shutdown_jvm()
+    engines.close_pools()
+    got = play(fork, [4, 5, 6])
+    fresh = gym.make("s1/CookingWorld-v0")
+    fresh.reset(seed=5)
+    assert got == play(fresh, [0, 1, 2, 4, 5, 6])[3:]
+    for x in (env, fork, fresh):
+        x.close()
+
+
+def test_without_the_helper_forks_replay_and_agree(monkeypatch):
+    monkeypatch.setenv("S1GYM_TWX_SNAPSHOTS", "0")
+    jvm = get_jvm()
+    monkeypatch.delitem(jvm.cache, "twx-snapshots", raising=False)
+    engines.close_pools()
+    env = gym.make("s1/CookingWorld-v0")
+    env.reset(seed=6)
+    assert not env.engine().can_snapshot
+    play(env, [1, 2, 3])
+    fork = env.fork()
+    a = play(fork, [7, 8, 9])
+    assert env._pool().replayed_moves >= 3
+    assert a == play(env, [7, 8, 9])
+    env.close()
+    fork.close()
+    engines.close_pools()
+    jvm.cache.pop("twx-snapshots", None)
+
+
+def test_the_helper_is_compiled_once_into_the_cache(tmp_path, monkeypatch):
+    from textworld_express.constants import JAR_PATH
+
+    monkeypatch.setenv("S1GYM_CACHE", str(tmp_path))
+    monkeypatch.setattr(snapshots, "_built", {})
+    folder = snapshots.helper_classpath(JAR_PATH)
+    assert folder is not None and folder.startswith(str(tmp_path))
+    stamp = (tmp_path / "java").iterdir().__next__().stat().st_mtime_ns
+    monkeypatch.setattr(snapshots, "_built", {})
+    assert snapshots.helper_classpath(JAR_PATH) == folder
+    assert next((tmp_path / "java").iterdir()).stat().st_mtime_ns == stamp
+    assert [p.name for p in (tmp_path / "java").iterdir()] == [folder.rsplit("/", 1)[1]]  # no build folder left
