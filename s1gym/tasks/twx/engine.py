@@ -99,6 +99,11 @@ class TWXEngine(Engine):
                 self.replay(self._game, snap.moves)
         return self._pi
 
+    def object_tree(self) -> str:
+        """TWX's object tree of the game at this engine's state (JSON; the CookingWorld expert reads it)."""
+        pi = self.pi
+        return pi.game().getObjectTree() if self.snaps is None else self.snaps.object_tree(pi)
+
     def new_game(self, game: tuple[int, str]) -> tuple[str, str]:
         """The game's first state (JSON) and its task description."""
         seed, fold = game

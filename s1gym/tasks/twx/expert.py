@@ -107,7 +107,7 @@ def _next_in_plan(
 
 def plan_cookingworld(env: TWXEnv) -> tuple[str, ...]:
     """A winning plan from the current state, read off TWX's object tree."""
-    tree = orjson.loads(str(env.engine().pi.game().getObjectTree()))
+    tree = orjson.loads(str(env.engine().object_tree()))
     graph = room_graph(env)
     here = tree["player_location"]
     held = tree["inventory"]
