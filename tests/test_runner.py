@@ -257,6 +257,26 @@ def test_agreement_with_the_expert_is_recorded_per_decision_and_summarised(tmp_p
     assert all(e is not None and e in top for e, top in marked)  # the replay names and marks the expert's move
 
 
+def test_agreement_off_never_asks_the_expert_and_the_table_shows_dashes(tmp_path, monkeypatch):
+    from s1gym.reporting.table import COLUMNS, row_cells, table_rows
+    from s1gym.ui import cli
+
+    asked = []
+    monkeypatch.setattr(ExpertCounterEnv, "expert_action", lambda self: asked.append(self.x) or "add 1")
+    expert = "test_runner:tinytest/ExpertCounter-v0"
+    off = evaluate(expert, Greedy(), episodes=2, out=tmp_path, job="off", agreement=False)
+    assert asked == [] and off["agreement_at_1"] is None and off["expert_decisions"] == 0 and off["wins"] == 2
+    assert json.loads((tmp_path / "off" / "config.json").read_text())["s1gym"]["agreement"] is False
+    on = evaluate(expert, Greedy(), episodes=2, out=tmp_path, job="on")
+    assert len(asked) == on["decisions"] == off["decisions"] and on["agreement_at_1"] is not None
+    at = COLUMNS.index("agree@1")
+    assert [row_cells(r)[at:at + 2] for r in table_rows([tmp_path / "off"])] == [["–", "–"]]
+    assert [row_cells(r)[at:at + 2] for r in table_rows([tmp_path / "on"])] != [["–", "–"]]
+    argv = ["run", "CookingWorld", "--policy", "random"]
+    assert cli.build_parser(argv).parse_args(argv).agreement == "on"
+    assert cli.build_parser(argv).parse_args([*argv, "--agreement", "off"]).agreement == "off"
+
+
 def test_policy_object_and_wrapper_names(tmp_path):
     summary = evaluate(TASK, Greedy(), episodes=3, out=tmp_path, job="g")
     assert summary["policy"] == "greedy" and summary["wins"] == 3

@@ -64,7 +64,7 @@ class Player:
         try:
             policy = spec.build_policy(seed) if spec.seeded else self.policy
             assert policy is not None
-            episode = play_episode(self._env(), policy, seed, frames=spec.frames)
+            episode = play_episode(self._env(), policy, seed, frames=spec.frames, agreement=spec.agreement)
         except Exception as exc:  # noqa: BLE001
             exception_info = jobs.exception_record(exc, traceback.format_exc())
             episode = getattr(exc, "partial_episode", None) or {"seed": seed, "ticks": []}

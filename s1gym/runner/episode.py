@@ -58,6 +58,9 @@ def agreement(probabilities: Any, expert: int) -> dict[str, float]:
     return {"expert_p": float(p[expert]), "expert_top": 1.0 / len(top) if expert in top else 0.0}
 
 
+_agreement = agreement  # play_episode's ``agreement`` flag shadows the name
+
+
 def _expert_move(env: S1Env) -> tuple[str | None, str | None]:
     """The expert's move for the agreement columns, and the error an expert raised instead: measuring a
     policy must never end its episode, so a failing expert is recorded in the tick (``expert_error``)
@@ -68,7 +71,8 @@ def _expert_move(env: S1Env) -> tuple[str | None, str | None]:
         return None, f"{type(exc).__name__}: {exc}"
 
 
-def play_episode(env: S1Env, policy: Policy, seed: int, *, frames: bool = False) -> dict[str, Any]:
+def play_episode(env: S1Env, policy: Policy, seed: int, *, frames: bool = False,
+                 agreement: bool = True) -> dict[str, Any]:
     """Play game ``seed`` to its end and return its record (ticks, final state, usage).
 
     Every tick holds the observation, candidates, probabilities, chosen move,
@@ -79,7 +83,7 @@ def play_episode(env: S1Env, policy: Policy, seed: int, *, frames: bool = False)
     decision and before the step, off the clock, never shown to the policy) the tick
     also holds the ``expert`` move, ``expert_p`` (the probability the policy gave it)
     and ``expert_top`` (:func:`agreement`); an expert that raises instead leaves ``expert_error``
-    and the episode goes on. The record ends with the
+    and the episode goes on (``agreement=False``: the expert is never asked). The record ends with the
     ``final_observation`` and the total ``clock_s``. A decision that gives up ends the
     episode there, unsolved.
 
@@ -135,9 +139,10 @@ def play_episode(env: S1Env, policy: Policy, seed: int, *, frames: bool = False)
             }
             if decision.planning_s is not None:
                 tick["planning_s"] = float(decision.planning_s)
-            expert, expert_error = clock.aside(lambda: _expert_move(env))  # after the decision, never seen by it
+            # after the decision, never seen by it
+            expert, expert_error = clock.aside(lambda: _expert_move(env)) if agreement else (None, None)
             if expert is not None:
-                tick.update(agreement(decision.probabilities, situation.texts.index(expert)), expert=expert)
+                tick.update(_agreement(decision.probabilities, situation.texts.index(expert)), expert=expert)
             elif expert_error:
                 tick["expert_error"] = expert_error
             if frame is not None:

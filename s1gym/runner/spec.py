@@ -92,6 +92,8 @@ class JobSpec:
     job_dir: str = ""
     #: Record the env's screenshot per tick (``env.screenshot()``; for replays of web/desktop tasks).
     frames: bool = False
+    #: Ask the task's expert after every decision for the agreement columns (``agreement=False``: not asked).
+    agreement: bool = True
 
     @property
     def label(self) -> str:
@@ -208,6 +210,7 @@ def evaluate(
     ray: bool | str | None = None,
     progress: bool | Callable[[dict[str, Any]], None] = False,
     frames: bool = False,
+    agreement: bool = True,
 ) -> dict[str, Any]:
     """Play seeds ``seed..seed+episodes-1`` and write a job folder; returns the summary.
 
@@ -227,7 +230,8 @@ def evaluate(
     running totals. ``frames=True`` stores the env's screenshot before every
     decision and at the end (``<trial>/agent/frames/``, for ``s1 replay``) when
     the task has ``env.screenshot()`` (the web and desktop tasks); it costs no
-    policy call. The summary includes ``job_dir`` and ``errors_by_message``.
+    policy call. ``agreement=False`` never asks the task's expert (the agreement columns show "–"; the
+    expert's planning costs nothing then). The summary includes ``job_dir`` and ``errors_by_message``.
     """
     try:
         episodes = positive_int("episodes", episodes)
@@ -248,7 +252,7 @@ def evaluate(
             stacklevel=2,
         )
         frames = False
-    spec = dataclasses.replace(spec, frames=bool(frames))
+    spec = dataclasses.replace(spec, frames=bool(frames), agreement=bool(agreement))
     config = {
         "job_name": job or "",
         "n_attempts": 1,
@@ -256,7 +260,8 @@ def evaluate(
         "agents": [spec.agent_config()],
         "tasks": [spec.task_config()],
         "seeds": jobs.seed_record(seed, episodes),
-        "s1gym": {"version": _version(), "label": spec.label, "frames": spec.frames},
+        "s1gym": {"version": _version(), "label": spec.label, "frames": spec.frames,
+                  "agreement": spec.agreement},
     }
     connected = False
     try:

@@ -164,6 +164,11 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         help="store the env's screenshot per tick for `s1 replay` (tasks with env.screenshot(): web, desktop)",
     )
 
+    run.add_argument(
+        "--agreement", choices=("on", "off"), default="on",
+        help="ask the task's expert after every decision for the agreement columns (default on; off: '–')",
+    )
+
     table = sub.add_parser(
         "table", help="one row per setup (task and options, policy and options, wrappers and options) over DIR"
     )
@@ -227,6 +232,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         ray=args.ray,
         progress=not args.quiet,
         frames=args.frames,
+        agreement=args.agreement == "on",
     )
     rows = table_rows([summary["job_dir"]])
     print_rows(rows, "rich", title=f"job {summary['job_dir']}")
