@@ -212,6 +212,31 @@ def test_expert_wins_from_mid_game_states(size, seed, k):
         env.close()
 
 
+@pytest.mark.parametrize("size", ["medium", "large"])
+def test_read_only_moves_leave_the_game_and_the_experts_plan_as_they_were(size):
+    from s1gym.tasks.twx import expert as twx_expert
+
+    env = make(size=size, fold="test")
+    try:
+        env.reset(seed=4)
+        safe_random_walk(env, 6, np.random.default_rng(4))  # off the gold path: the planner's plan
+        planned = env.expert_action()
+        plan = env._plan
+        seen = set()
+        for move in [m for m in env.candidates if twx_expert.leaves_state(m)]:
+            tree = str(env.engine().pi.game().getObjectTree())
+            env.step_move(move)
+            assert str(env.engine().pi.game().getObjectTree()) == tree, move  # the game is as it was
+            assert env.expert_action() == planned and env._plan == plan  # the plan kept, not made again
+            seen.add(move.split()[0])
+        assert seen >= {"examine", "look", "inventory"}  # (the cookbook to read is in the kitchen only)
+        env.step_move(planned)  # the read-only moves between do not count: the plan goes on
+        env.expert_action()
+        assert env._plan[0] == plan[0] and env._plan[1][:len(plan[1])] == plan[1]
+    finally:
+        env.close()
+
+
 def test_expert_never_leaks_into_what_policies_see():
     env = make(size="medium")
     try:

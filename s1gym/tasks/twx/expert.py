@@ -3,7 +3,8 @@
 On TWX's gold path the expert plays the gold path's next move. Off it, a game
 may have a planner (:data:`PLANNERS`: CookingWorld's reads the full game state,
 TWX's object tree, and plans fetch, cut, cook, prepare, eat); its plan is
-followed while the game follows it and made again when the game leaves it.
+followed while the game follows it (moves that only read the game, :data:`READ_ONLY`, leave it on the
+plan) and made again when the game leaves it.
 Games without a planner raise a clear error off the gold path.
 """
 
@@ -22,7 +23,7 @@ from s1gym.tasks.twx.view import CUTS, DIRECTIONS, room_in
 if TYPE_CHECKING:
     from s1gym.tasks.twx.env import TWXEnv
 
-__all__ = ["PLANNERS", "TWXExpertView", "expert_action", "plan_cookingworld"]
+__all__ = ["PLANNERS", "READ_ONLY", "TWXExpertView", "expert_action", "leaves_state", "plan_cookingworld"]
 
 #: A plan being followed: (moves played when it was made, the plan).
 Plan = tuple[int, tuple[str, ...]]
@@ -63,8 +64,9 @@ def expert_action(env: TWXEnv) -> tuple[str, Plan | None]:
         return gold[n], view.plan
     if view.plan is not None:
         start, plan = view.plan
-        k = n - start
-        if 0 <= k < len(plan) and moves[start:] == plan[:k]:
+        done = [m for m in moves[start:] if not leaves_state(m)]  # a random player examines a lot
+        k = len(done)
+        if n >= start and k < len(plan) and done == list(plan[:k]):
             move, plan = _next_in_plan(env, view, plan, k)
             if move is not None:
                 return move, (start, plan)
@@ -82,6 +84,16 @@ def expert_action(env: TWXEnv) -> tuple[str, Plan | None]:
             f"moves so far {list(moves)})"
         )
     return move, (n, plan)
+
+
+#: The first words of TWX moves that only read the game (what a player sees, holds, or a text): the game is
+#: the same after them (its object tree unchanged, tests/test_twx_snapshots.py), so a plan stays valid.
+READ_ONLY = frozenset({"examine", "look", "inventory", "read"})
+
+
+def leaves_state(move: str) -> bool:
+    """Whether ``move`` leaves the game as it was (:data:`READ_ONLY`)."""
+    return move.split(" ", 1)[0] in READ_ONLY
 
 
 def _next_in_plan(
