@@ -11,6 +11,8 @@ in a fresh pool of the same JVM, alternated ``--rounds`` times against load drif
 - ``replay``: no helper (as before it existed, and as without javac): a new game and one round trip a move.
 
 Wall time, median per round then median over rounds; the machine's load average is printed with the table.
+``--lookahead N`` also times ``Lookahead(Local)`` decisions (N per arm and round, on the games' first states
+after the same random moves; every candidate forked and stepped) in the same two arms.
 """
 
 from __future__ import annotations
@@ -71,6 +73,25 @@ def measure(seed: int, moves: list[str], forks: int, rng: np.random.Generator) -
     return statistics.median(first[3:]), statistics.median(plain[3:])
 
 
+def lookahead_decisions(seed: int, moves: list[str], n: int) -> tuple[float, int]:
+    """Median seconds of ``Lookahead(Local)``'s decision on the states along ``moves`` (``n`` of them), and
+    the median candidate count."""
+    from s1gym.policies import Local
+    from s1gym.wrappers import Lookahead
+
+    env = gym.make("s1/CookingWorld-v0", fold="test", **HARD)
+    env.reset(seed=seed)
+    policy, took, counts = Lookahead(Local()), [], []
+    for m in moves[:n]:
+        t = time.perf_counter()
+        policy.decide(env.situation())
+        took.append(time.perf_counter() - t)
+        counts.append(len(env.candidates))
+        env.step_move(m)
+    env.close()
+    return statistics.median(took), int(statistics.median(counts))
+
+
 def use_arm(arm: str, helper: snapshots.Snapshots | None) -> None:
     engines.close_pools()  # engines made from now on see the arm's helper (or none)
     get_jvm().cache["twx-snapshots"] = helper if arm == "snapshot" else None
@@ -82,6 +103,7 @@ def main() -> None:
     ap.add_argument("--depths", default="5,20,40,60")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0, help="the test-fold game (index) played")
+    ap.add_argument("--lookahead", type=int, default=0, help="Lookahead(Local) decisions timed per arm and round")
     args = ap.parse_args()
     depths = [int(d) for d in args.depths.split(",")]
 
@@ -96,6 +118,8 @@ def main() -> None:
             for d in depths:
                 results.setdefault((arm, d), []).append(
                     measure(args.seed, path[:d], args.forks, np.random.default_rng(100 + d)))
+            if args.lookahead:
+                results.setdefault((arm, -1), []).append(lookahead_decisions(args.seed, path, args.lookahead))
     use_arm("snapshot", helper)
 
     load = os.getloadavg()
@@ -112,6 +136,12 @@ def main() -> None:
             speed = f"{fs['replay'] / first:.1f}x" if arm == "snapshot" else ""
             print(f"{d:>5}  {arm:<8}  {first * 1e3:>14.2f} ms  {plain * 1e3:>7.2f} ms  {first / plain:>5.1f}x  "
                   f"{speed:>8}")
+    if args.lookahead:
+        la = {arm: statistics.median(x[0] for x in results[(arm, -1)]) for arm in ("replay", "snapshot")}
+        count = results[("snapshot", -1)][0][1]
+        print(f"Lookahead(Local), median decision over the first {args.lookahead} states (median {count} "
+              f"candidates): replay {la['replay'] * 1e3:.1f} ms, snapshot {la['snapshot'] * 1e3:.1f} ms "
+              f"({la['replay'] / la['snapshot']:.1f}x faster)")
 
 
 if __name__ == "__main__":
