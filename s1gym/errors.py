@@ -11,18 +11,21 @@ wrappers is on it)::
     ├── TooManyCandidatesError (RuntimeError)     s1gym.core.progress: more legal moves than the task's cap N
     ├── RunError (RuntimeError)                   s1gym.errors: a run cannot start or go on (runner, backends)
     ├── EngineCrashed (RuntimeError)              s1gym.errors: an engine process (JVM, browser, desktop) died
+    │   ├── BrowserCrashed                        s1gym.engines.browser: the browser died or hung
+    │   ├── CalculatorCrashed (DesktopError)      s1gym.tasks.desktop.calculator: the calculator died
+    │   └── WorkerCrashed                         s1gym.runner.backends: the process playing it died
     ├── EpisodeError (RuntimeError)               s1gym.runner.episode: a policy broke the contract mid-episode
     ├── JobFolderError (ValueError)               s1gym.jobs.folder: a job folder cannot be used as asked
+    ├── JobWriteError (OSError)                   s1gym.jobs.folder: a running job's file cannot be written
     ├── DataError (ValueError)                    s1gym.datasets: a data file is missing or malformed
     ├── ProgressTokensError (TypeError)           s1gym.core.estimates: an estimate named, no token reader
     ├── ReplayError (ValueError)                  s1gym.reporting.replay.page: a trial cannot be replayed
     ├── JavaNotFoundError (RuntimeError)          s1gym.engines.jvm: no Java for TextWorldExpress
     ├── BrowserNotFoundError (FileNotFoundError)  s1gym.engines.browser: no Chromium or Playwright
-    ├── BrowserCrashed (RuntimeError)             s1gym.engines.browser: the browser died or hung
     ├── AtspiError (RuntimeError)                 s1gym.engines.atspi: the accessibility bus failed
     ├── DesktopError (RuntimeError)               s1gym.engines.desktop: the desktop session failed
     │   ├── DesktopUnavailable                    no X server, D-Bus or application to run
-    │   └── CalculatorCrashed                     s1gym.tasks.desktop.calculator: the calculator died
+    │   └── CalculatorCrashed (EngineCrashed)     (above)
     ├── GoalError (ValueError)                    s1gym.tasks.desktop.goals: a calculator goal is malformed
     ├── PolicyError (RuntimeError)                s1gym.policies.errors: a decision model failed
     │   ├── PolicyConfigError (ValueError)        bad options, missing key or extra
@@ -43,6 +46,8 @@ wrappers is on it)::
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["EngineCrashed", "RunError", "S1GymError"]
 
 
@@ -55,4 +60,38 @@ class RunError(S1GymError, RuntimeError):
 
 
 class EngineCrashed(S1GymError, RuntimeError):
-    """An engine's process died under an episode: the episode ends, the next one gets a fresh engine."""
+    """An engine's process died under an episode: the episode ends, the next one gets a fresh engine.
+
+    ``engine`` names what died (``"TextWorldExpress JVM"``, ``"Chromium"``...), ``seed`` the episode's seed
+    and ``step`` the moves played before it died (``None``: during the reset); the message says all three.
+    Whoever learns one first fills it in (:meth:`locate`: the env knows the engine and the step, the runner
+    the seed). The runner plays an episode whose engine crashed again from its seed (``--retries``)."""
+
+    def __init__(self, message: str, *, engine: str | None = None, seed: int | None = None,
+                 step: int | None = None) -> None:
+        super().__init__(message)
+        self.detail, self.engine, self.seed, self.step = message, engine, seed, step
+
+    def locate(self, *, engine: str | None = None, seed: int | None = None,
+               step: int | None = None) -> EngineCrashed:
+        """Fill in what is not known yet (never overwrites); returns ``self``."""
+        self.engine = self.engine if self.engine is not None else engine
+        self.seed = self.seed if self.seed is not None else seed
+        self.step = self.step if self.step is not None else step
+        return self
+
+    def __str__(self) -> str:
+        where = [f"engine {self.engine}"] if self.engine else []
+        where += [f"seed {self.seed}"] if self.seed is not None else []
+        where += [f"step {self.step}"] if self.step is not None else []
+        return f"{self.detail} ({', '.join(where)})" if where else self.detail
+
+    def __reduce__(self) -> Any:  # the fields survive pickling (a worker process, a Ray actor)
+        return _rebuild, (type(self), self.detail, self.engine, self.seed, self.step)
+
+
+def _rebuild(cls: type[EngineCrashed], detail: str, engine: str | None, seed: int | None,
+             step: int | None) -> EngineCrashed:
+    exc = cls.__new__(cls)
+    EngineCrashed.__init__(exc, detail, engine=engine, seed=seed, step=step)
+    return exc

@@ -57,14 +57,16 @@ the engines.
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from s1gym.core import S1Env
 from s1gym.engines import lifecycle
+from s1gym.errors import EngineCrashed
 from s1gym.engines.transitions import CachedTransitions, TransitionCache
 
 __all__ = ["Engine", "EngineEnv", "EnginePool", "GameState", "close_pools", "pool_for", "pool_stats"]
@@ -80,6 +82,8 @@ class Engine:
     #: desktop) must be; an engine living inside this process (a loaded C library) should not, since
     #: unloading it while the interpreter tears down its objects can crash the exit.
     close_at_exit: ClassVar[bool] = True
+    #: What the engine is, as an :class:`~s1gym.errors.EngineCrashed` names it ("TextWorldExpress JVM").
+    label: ClassVar[str] = ""
 
     def new_game(self, game: Any) -> Any:
         """Start ``game``; return the engine's first answer (whatever the env's ``_on_start`` reads)."""
@@ -107,6 +111,11 @@ class Engine:
     def alive(self) -> bool:
         """False once the engine cannot be used any more (its process died); the pool drops it."""
         return True
+
+    def crashed(self, exc: BaseException) -> bool:
+        """Whether ``exc``, raised by a call into this engine, means the engine is gone (default: it is not
+        :meth:`alive` any more). The env then ends the episode with :class:`~s1gym.errors.EngineCrashed`."""
+        return not self.alive()
 
     def close(self) -> None:
         """Release the engine's resources."""
@@ -337,6 +346,30 @@ def _close_at_exit() -> None:
 lifecycle.at_exit("pools", _close_at_exit)
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _engine_guard(method: _F) -> _F:
+    """A call into the engines that raises because an engine died ends the episode with
+    :class:`~s1gym.errors.EngineCrashed` (naming the engine, the seed and the step); the dead engines leave
+    the pool, and the pool closes when none is left (its transition cache, whose forks stood on them, with
+    it), so nothing reuses them and the next game starts on a fresh engine."""
+
+    @functools.wraps(method)
+    def guarded(self: EngineEnv, *args: Any) -> Any:
+        try:
+            return method(self, *args)
+        except Exception as exc:
+            crash = self._engine_crash(exc, reset=method.__name__ == "_new_game")
+            if crash is None:
+                raise
+            if crash is exc:
+                raise
+            raise crash from exc
+
+    return guarded  # type: ignore[return-value]
+
+
 class EngineEnv(CachedTransitions, S1Env):
     """An :class:`~s1gym.core.S1Env` whose game lives in pooled engines (see the module docstring)."""
 
@@ -375,12 +408,39 @@ class EngineEnv(CachedTransitions, S1Env):
         raise NotImplementedError
 
     # --------------------------------------------------------------- engines
+    def _engine_crash(self, exc: Exception, reset: bool = False) -> EngineCrashed | None:
+        """The :class:`EngineCrashed` that ``exc`` means (``None``: no engine died); drops dead engines."""
+        pool = getattr(self, "_last_pool", None)
+        engines = list(pool._engines) if pool is not None else []
+        dead = [e for e in engines if e.crashed(exc)]
+        if not dead and not isinstance(exc, EngineCrashed):
+            return None
+        label = next((type(e).label for e in dead if type(e).label), "") or type(self).__name__ + " engine"
+        if isinstance(exc, EngineCrashed):
+            crash = exc
+        else:
+            first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+            crash = EngineCrashed(f"the {label} died: {type(exc).__name__}" + (f": {first}" if first else ""))
+        state = self._game_state
+        crash.locate(engine=label, seed=getattr(self, "_episode_seed", None),
+                     step=len(state.moves) if state is not None and not reset else None)
+        if pool is not None:
+            with pool.lock:
+                for engine in dead:
+                    pool._drop(engine)
+                pool.transitions.clear()
+                empty = not any(e.alive() for e in pool._engines)
+            if empty:
+                close_pools(lambda k: k == pool.key)
+        return crash
+
     def _pool(self) -> EnginePool:
         key = self._pool_key()
         if self.close_engines_with_last_env:
             with _POOLS_LOCK:
                 _USERS.setdefault(key, weakref.WeakSet()).add(self)
-        return pool_for(key, self._open_engine, self.engine_capacity, self.transition_capacity)
+        self._last_pool = pool_for(key, self._open_engine, self.engine_capacity, self.transition_capacity)
+        return self._last_pool
 
     @property
     def game_state(self) -> GameState:
@@ -429,7 +489,9 @@ class EngineEnv(CachedTransitions, S1Env):
         return state.snapshot
 
     # ------------------------------------------------------------- S1Env hooks
+    @_engine_guard
     def _new_game(self, seed: int | None, options: dict[str, Any]) -> str:
+        self._episode_seed = seed
         game = self._choose_game(seed, options)
         pool = self._pool()
         with pool.lock:
@@ -441,6 +503,7 @@ class EngineEnv(CachedTransitions, S1Env):
             pool.bind(engine, self._game_state)
         return self._on_start(raw)
 
+    @_engine_guard
     def _play(self, move: str) -> str:
         pool = self._pool()
         state = self.game_state

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from s1gym.engines import lifecycle
-from s1gym.errors import S1GymError
+from s1gym.errors import EngineCrashed, S1GymError
 
 __all__ = [
     "CHROMIUM_FLAGS",
@@ -103,7 +103,7 @@ class BrowserNotFoundError(S1GymError, FileNotFoundError):
     """No Chromium binary (or no Playwright) on this machine, or Chromium would not start."""
 
 
-class BrowserCrashed(S1GymError, RuntimeError):
+class BrowserCrashed(EngineCrashed):
     """The browser died or hung (killed by the step watchdog); the env's engines are gone."""
 
 

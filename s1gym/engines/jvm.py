@@ -71,6 +71,10 @@ def check_java() -> str:
     return java
 
 
+#: Seconds a py4j error waits for the JVM process to exit before the JVM counts as alive.
+CRASH_WAIT_S = 2.0
+
+
 class JVM:
     """A py4j gateway to a JVM running the TextWorldExpress jar."""
 
@@ -104,6 +108,34 @@ class JVM:
         """True while the JVM process runs (a killed JVM leaves a gateway that only refuses connections)."""
         return not self.closed and self.process.poll() is None
 
+    def _forget_dead_gateway(self) -> None:
+        """A dead JVM's gateway sends nothing more: its proxies' finalizers (which would each try to connect,
+        be refused and log a traceback) become no-ops and its sockets are closed without a goodbye."""
+        client = self.gateway._gateway_client
+        client.garbage_collect_object = lambda *args, **kwargs: None
+        try:
+            client.close()
+        except Exception:  # noqa: BLE001 - the sockets of a dead peer may fail to close; they are gone anyway
+            pass
+
+    def crashed(self, exc: BaseException) -> bool:
+        """Whether ``exc`` (raised by a call through this gateway) means this JVM is gone. A killed JVM's
+        socket closes a moment before its process is reaped, so its exit is awaited briefly; a gateway that
+        cannot be reached while the process runs is shut down (the next :func:`get_jvm` starts another)."""
+        from py4j.protocol import Py4JError, Py4JJavaError, Py4JNetworkError
+
+        if not self.alive():
+            return True
+        if not isinstance(exc, Py4JError) or isinstance(exc, Py4JJavaError):
+            return False  # a Java exception (the JVM answered) or no py4j error at all
+        try:
+            self.process.wait(timeout=CRASH_WAIT_S)
+        except subprocess.TimeoutExpired:
+            if not isinstance(exc, Py4JNetworkError):
+                return False
+            self.shutdown()
+        return True
+
     def retain(self) -> None:
         with self.lock:
             self.refs += 1
@@ -116,6 +148,9 @@ class JVM:
         if self.closed:
             return
         self.closed = True
+        if self.process.poll() is not None:
+            self._forget_dead_gateway()
+            return
         try:
             self.gateway.shutdown()
         except Exception:

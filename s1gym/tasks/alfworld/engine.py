@@ -7,6 +7,7 @@ the game logic parse are cached per game, so resets cost one restore. The memos 
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import json
 from collections import defaultdict
@@ -83,11 +84,28 @@ class EngineAnswer:
     holding: str
 
 
+def _fails_engine(method: Any) -> Any:
+    """A call into the game that raises leaves the engine :attr:`ALFEngine.failed` (never used again)."""
+
+    @functools.wraps(method)
+    def call(self: ALFEngine, *args: Any) -> Any:
+        try:
+            return method(self, *args)
+        except Exception:
+            self.failed = True
+            raise
+
+    return call
+
+
 class ALFEngine(Engine):
     """One live ALFWorld game: a ``PddlEnv`` (own libdownward copy) wrapped in alfworld's demangler."""
 
     can_snapshot = True
     close_at_exit = False  # nothing to do at exit: a library copy is never unloaded (see _SPARE_LIBRARIES)
+    label = "ALFWorld engine"
+    #: set when a call into the game raised: its planner state is unknown, so the game cannot continue here
+    failed = False
 
     def __init__(self, facts: bool) -> None:
         textworld, PddlEnv, AlfredDemangler, _ = import_engine()
@@ -132,6 +150,7 @@ class ALFEngine(Engine):
             info.name = demangler.demangle_alfred_name(info.id)
         self.gamefile = gamefile
 
+    @_fails_engine
     def new_game(self, gamefile: str) -> EngineAnswer:
         self.load(gamefile)
         self.state = self.env.reset()  # a new PddlState: the task is loaded again
@@ -139,6 +158,7 @@ class ALFEngine(Engine):
         self._values = None
         return self._answer()
 
+    @_fails_engine
     def step(self, move: str) -> EngineAnswer:
         values, task = self._values, sas_task(self.pddl._pddl_state)
         if values is not None and task is not None:
@@ -197,6 +217,7 @@ class ALFEngine(Engine):
         holds = (names[:, :5] == np.frombuffer(b"Atom ", dtype=np.uint8)).all(axis=1)
         return np.where(holds, ord("0"), ord("1")).astype(np.uint8).tobytes()
 
+    @_fails_engine
     def restore(self, gamefile: str, snap: _Snapshot) -> None:
         import textworld
 
@@ -240,8 +261,9 @@ class ALFEngine(Engine):
             self._registry = object()
 
     def alive(self) -> bool:
-        """False once closed: its library copy may serve another engine by then."""
-        return self.pddl.downward_lib is not None
+        """False once closed (its library copy may serve another engine by then) or once a call into the
+        game raised (:attr:`failed`)."""
+        return self.pddl.downward_lib is not None and not self.failed
 
     def close(self) -> None:
         """Free the task the library holds and keep the library copy for the next engine (never unloaded)."""

@@ -60,6 +60,7 @@ from s1gym.engines.desktop import (
     threads,
 )
 from s1gym.engines.base import Engine, EngineEnv
+from s1gym.errors import EngineCrashed
 
 try:  # jeepney, the desktop extra: where it is absent, unavailable() says so and no engine starts
     from s1gym.engines.atspi import ACCESSIBLE, STATE, Atspi, AtspiError, Call, Node, states_of
@@ -103,7 +104,7 @@ def unavailable() -> str | None:
     return None
 
 
-class CalculatorCrashed(DesktopError):
+class CalculatorCrashed(DesktopError, EngineCrashed):
     """The calculator app or its desktop died, or stopped answering, during a move."""
 
 
@@ -138,6 +139,8 @@ class Window:
 
 class CalculatorEngine(Engine):
     """One mate-calc window on its own headless desktop (see the module docstring)."""
+
+    label = "desktop session (Xvfb, D-Bus, mate-calc)"
 
     def __init__(self) -> None:
         self.session = DesktopSession()

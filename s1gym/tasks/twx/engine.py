@@ -79,6 +79,8 @@ class TWXEngine(Engine):
     for a snapshot a dead JVM took with it, the engine replays the moves with TWX's plain (non-JSON) calls.
     """
 
+    label = "TextWorldExpress JVM"
+
     def __init__(self, gen: GameGenerator) -> None:
         self.gen = gen
         self._pi = gen.new_game_object()
@@ -143,3 +145,8 @@ class TWXEngine(Engine):
 
     def alive(self) -> bool:
         return self.gen.jvm is _jvm.current_jvm()
+
+    def crashed(self, exc: BaseException) -> bool:
+        """A py4j error other than a Java exception means the JVM is gone (or unreachable: then it is shut
+        down so that the next env starts a fresh one)."""
+        return self.gen.jvm.crashed(exc)

@@ -170,6 +170,8 @@ SPECS = _Specs()
 class WebEngine(Engine):
     """One page (in its own browser context) of the thread's shared Chromium; see the module docstring."""
 
+    label = "Chromium"
+
     def __init__(self, headless: bool = True, step_timeout: float = 60.0) -> None:
         self.headless = headless
         self.step_timeout = float(step_timeout)
