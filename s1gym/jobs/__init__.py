@@ -36,7 +36,15 @@ from s1gym.jobs.files import (
     scrub,
     to_jsonable,
 )
-from s1gym.jobs.folder import JobFolder, JobFolderError, find_jobs, is_job_dir, iter_job_trials, load_trials
+from s1gym.jobs.folder import (
+    JobFolder,
+    JobFolderError,
+    JobWriteError,
+    find_jobs,
+    is_job_dir,
+    iter_job_trials,
+    load_trials,
+)
 from s1gym.jobs.harbor import (
     eval_key,
     exception_record,
@@ -55,6 +63,7 @@ __all__ = [
     "REDACTED",
     "JobFolder",
     "JobFolderError",
+    "JobWriteError",
     "atomic_write_bytes",
     "atomic_write_json",
     "compact_episode",

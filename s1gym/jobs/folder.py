@@ -17,7 +17,8 @@ from s1gym.jobs.provenance import config_notices
 from s1gym.jobs.summary import summarize_trials
 
 __all__ = [
-    "JobFolder", "JobFolderError", "check_job_name", "find_jobs", "is_job_dir", "iter_job_trials", "load_trials",
+    "JobFolder", "JobFolderError", "JobWriteError", "check_job_name", "find_jobs", "is_job_dir", "iter_job_trials",
+    "load_trials",
 ]
 
 
@@ -101,6 +102,22 @@ class JobFolderError(S1GymError, ValueError):
     """A job folder cannot be used as asked (exists, is a file, ran something else); the message says how."""
 
 
+class JobWriteError(S1GymError, OSError):
+    """A file of a running job could not be written (a full disk, an I/O error): the job stops, the files
+    written before stay complete, ``--resume`` continues once the cause is fixed."""
+
+    def __init__(self, job: Path, what: str, cause: OSError) -> None:
+        reason = cause.strerror or str(cause) or type(cause).__name__
+        super().__init__(
+            cause.errno, f"cannot write {what} in {job} ({reason}); the trials written before are complete: "
+            f"fix the cause (free space on that disk, or pass another --out) and rerun with --resume"
+        )
+        self.job, self.what = job, what
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
 #: The parts of a job config that must match to resume it (not the orchestrator).
 RESUME_KEYS = ("agents", "tasks", "seeds")
 
@@ -163,19 +180,27 @@ class JobFolder:
 
     def write_trial(self, files: Mapping[str, Any]) -> None:
         """config first, the screenshots and the episode next, ``result.json`` last: its presence marks
-        a finished trial."""
+        a finished trial. Each file is written whole or not at all (temp file, fsync, ``os.replace``); a
+        write that fails (a full disk, an I/O error) is a :class:`JobWriteError` and leaves the files
+        written before intact."""
         trial_dir = self.path / files["name"]
-        atomic_write_json(trial_dir / "config.json", files["config"])
-        frames_dir = trial_dir / "agent" / "frames"
-        if frames_dir.is_dir():  # a replayed trial: frames of an earlier attempt must not linger
-            for old in frames_dir.glob("*.png"):
-                old.unlink()
-        for rel, png in (files.get("frames") or {}).items():
-            atomic_write_bytes(trial_dir / "agent" / rel, png)
-        atomic_write_json(trial_dir / "agent" / "episode.json", files["episode"], indent=None)
-        atomic_write_json(trial_dir / "result.json", files["result"])
+        try:
+            atomic_write_json(trial_dir / "config.json", files["config"])
+            frames_dir = trial_dir / "agent" / "frames"
+            if frames_dir.is_dir():  # a replayed trial: frames of an earlier attempt must not linger
+                for old in frames_dir.glob("*.png"):
+                    old.unlink()
+            for rel, png in (files.get("frames") or {}).items():
+                atomic_write_bytes(trial_dir / "agent" / rel, png)
+            atomic_write_json(trial_dir / "agent" / "episode.json", files["episode"], indent=None)
+            atomic_write_json(trial_dir / "result.json", files["result"])
+        except OSError as exc:
+            raise JobWriteError(self.path, trial_dir.name, exc) from exc
         self.trials[files["name"]] = dict(files["result"])
-        self.write_result(None, every_s=self.RESULT_EVERY_S)
+        try:
+            self.write_result(None, every_s=self.RESULT_EVERY_S)
+        except OSError as exc:
+            raise JobWriteError(self.path, "result.json", exc) from exc
 
     def write_result(self, finished_at: str | None, every_s: float = 0.0) -> None:
         """The job's result.json from the trials on hand; while running at most once per ``every_s``."""

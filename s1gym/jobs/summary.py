@@ -42,6 +42,8 @@ def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None =
         "episodes": len(trials),
         "scored": len(scored),
         "errors": len(trials) - len(scored),
+        # trials played more than once (an engine or worker died, --retries; the trial's "retries" says why)
+        "retried": sum(1 for t in trials if t.get("retries")),
         "mean_score": mean(scores),
         "ci95": [low, high],
         "wins": wins,
