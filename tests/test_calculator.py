@@ -406,7 +406,8 @@ class HangsTheAppOnce(BasePolicy):
 def test_the_runner_marks_a_hung_app_errored_and_plays_the_next_trial_fresh(tmp_path, own_pool):
     from s1gym.runner.spec import evaluate
 
-    summary = evaluate("Calculator", HangsTheAppOnce(), episodes=3, seed=0, out=tmp_path, job="crash")
+    summary = evaluate("Calculator", HangsTheAppOnce(), episodes=3, seed=0, out=tmp_path, job="crash",
+                       retries=0)
     assert summary["errors"] == 1 and summary["wins"] == 2
 
 

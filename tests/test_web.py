@@ -434,7 +434,7 @@ class HangThePageOnce:
 def test_the_runner_records_a_hung_browser_as_an_errored_trial_and_goes_on(tmp_path):
     summary = s1gym.evaluate(
         "MiniWoB", HangThePageOnce(), episodes=2, seed=0, options={"task": "click-button", "step_timeout": 10},
-        out=tmp_path,
+        out=tmp_path, retries=0,
     )
     job_dir = tmp_path / os.path.basename(summary["job_dir"])
     result = json.loads((job_dir / "result.json").read_text())

@@ -4,6 +4,12 @@ Every backend has one method, ``play(seeds)``, yielding each trial's files (as
 dicts, :func:`s1gym.jobs.trial_files`) in completion order; the driver writes
 them. Workers hold a :class:`Player` (one env and one policy, reused across the
 seeds they play), so results are the same whatever runs them.
+
+Faults cost one episode. An episode whose engine died (:class:`~s1gym.errors.EngineCrashed`) is played
+again from its seed on a fresh engine up to ``retries`` times (``policy_retries`` for a
+:class:`~s1gym.policies.PolicyError`); a worker process or Ray actor that dies takes only the episode it
+was playing (:class:`WorkerCrashed`, retried the same way) and is replaced. Each trial's ``retries`` lists
+the attempts that failed before it, with their tracebacks.
 """
 
 from __future__ import annotations
@@ -11,41 +17,122 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import pickle
+import signal
 import socket
 import sys
 import traceback
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from multiprocessing.connection import wait as wait_for
+from typing import Any, Protocol
 
 from s1gym import jobs
 from s1gym._version import __version__
 from s1gym.core import Policy, S1Env
-from s1gym.errors import RunError
+from s1gym.errors import EngineCrashed, RunError
+from s1gym.policies.errors import PolicyError
+from s1gym.runner import joblog
+from s1gym.runner.agent import AgentDescription
 from s1gym.runner.episode import play_episode
-
-if TYPE_CHECKING:
-    from s1gym.runner.spec import JobSpec
 
 __all__ = [
     "Backend",
+    "Job",
     "Player",
     "ProcessBackend",
     "RayBackend",
     "SerialBackend",
+    "WorkerCrashed",
     "connect_ray",
     "disconnect_ray",
+    "failure_kind",
     "make_backend",
 ]
+
+
+class WorkerCrashed(EngineCrashed):
+    """The process playing an episode (a ``--workers`` process, a Ray actor) died; it is replaced."""
+
+
+class Job(Protocol):
+    """What a backend needs of a job (:class:`s1gym.runner.spec.JobSpec` is one): backends never import
+    the spec module, which imports them."""
+
+    agent: AgentDescription
+    job_id: str
+    job_dir: str
+    frames: bool
+    agreement: bool
+    retries: int
+    policy_retries: int
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def seeded(self) -> bool: ...
+    @property
+    def policy(self) -> Any: ...
+    def make_env(self) -> S1Env: ...
+    def build_policy(self, episode_seed: int | None = None) -> Policy: ...
+    def task_config(self) -> dict[str, Any]: ...
+    def agent_config(self) -> dict[str, Any]: ...
+    def model_info(self) -> dict[str, Any] | None: ...
 
 
 class Backend(Protocol):
     def play(self, seeds: Sequence[int]) -> Iterator[dict[str, Any]]: ...
 
 
+def failure_kind(exc: BaseException) -> str | None:
+    """``"engine"`` (an engine or worker died), ``"policy"`` (a decision model failed) or ``None`` (anything
+    else: a bug or a broken contract, never retried)."""
+    if isinstance(exc, EngineCrashed):
+        return "engine"
+    if isinstance(exc, PolicyError):
+        return "policy"
+    return None
+
+
+def _may_retry(spec: Job, kind: str | None, earlier: Sequence[Mapping[str, Any]]) -> bool:
+    limit = {"engine": spec.retries, "policy": spec.policy_retries}.get(kind or "", 0)
+    return sum(1 for a in earlier if a.get("kind") == kind) < limit
+
+
+def _attempt_record(exc: BaseException, traceback_text: str, kind: str | None, n: int) -> dict[str, Any]:
+    return {**jobs.exception_record(exc, traceback_text), "kind": kind, "attempt": n}
+
+
+def trial_record(spec: Job, seed: int, started: str, episode: Mapping[str, Any],
+                 exception_info: Mapping[str, Any] | None,
+                 retries: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """The trial's files; ``retries`` (the failed attempts before this one) go into its result."""
+    agent_info = {
+        "name": spec.label,
+        "version": __version__,
+        "model_info": spec.model_info(),
+        "policy": spec.agent.policy,
+        "wrappers": spec.agent.wrapper_kinds,
+    }
+    files = jobs.trial_files(
+        task=spec.task_config(),
+        agent=spec.agent_config(),
+        job_id=spec.job_id,
+        job_dir=spec.job_dir,
+        seed=seed,
+        started=started,
+        finished=jobs.now_iso(),
+        agent_info=agent_info,
+        episode=episode,
+        exception_info=exception_info,
+    )
+    files["result"]["retries"] = [dict(r) for r in retries]
+    return files
+
+
 class Player:
     """One env and one policy, reused across the episodes a process (or Ray actor) plays."""
 
-    def __init__(self, spec: JobSpec, env: S1Env | None = None, policy: Policy | None = None) -> None:
+    def __init__(self, spec: Job, env: S1Env | None = None, policy: Policy | None = None) -> None:
         self.spec = spec
         self.env = env
         self.policy = None if spec.seeded else (policy or spec.build_policy())
@@ -55,39 +142,32 @@ class Player:
             self.env = self.spec.make_env()
         return self.env
 
-    def play(self, seed: int) -> dict[str, Any]:
+    def play(self, seed: int, earlier: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
         """Play ``seed``; the trial's files. An episode that raises is recorded as errored (with the
-        ticks played so far) and the next one starts with a fresh env."""
+        ticks played so far) and the next one starts with a fresh env; one whose engine crashed (or whose
+        policy failed, with ``policy_retries``) is first played again from its seed on a fresh env.
+        ``earlier``: attempts that failed elsewhere (a worker that died)."""
         spec = self.spec
+        attempts = list(earlier)
         started = jobs.now_iso()
-        exception_info = None
-        try:
-            policy = spec.build_policy(seed) if spec.seeded else self.policy
-            assert policy is not None
-            episode = play_episode(self._env(), policy, seed, frames=spec.frames, agreement=spec.agreement)
-        except Exception as exc:  # noqa: BLE001
-            exception_info = jobs.exception_record(exc, traceback.format_exc())
-            episode = getattr(exc, "partial_episode", None) or {"seed": seed, "ticks": []}
-            self._discard_env()  # an engine that raised may be broken: start the next episode fresh
-        agent_info = {
-            "name": spec.label,
-            "version": __version__,
-            "model_info": spec.model_info(),
-            "policy": spec.agent.policy,
-            "wrappers": spec.agent.wrapper_kinds,
-        }
-        return jobs.trial_files(
-            task=spec.task_config(),
-            agent=spec.agent_config(),
-            job_id=spec.job_id,
-            job_dir=spec.job_dir,
-            seed=seed,
-            started=started,
-            finished=jobs.now_iso(),
-            agent_info=agent_info,
-            episode=episode,
-            exception_info=exception_info,
-        )
+        while True:
+            exception_info = None
+            try:
+                policy = spec.build_policy(seed) if spec.seeded else self.policy
+                assert policy is not None
+                episode = play_episode(self._env(), policy, seed, frames=spec.frames, agreement=spec.agreement)
+            except Exception as exc:  # noqa: BLE001
+                if isinstance(exc, EngineCrashed):
+                    ticks = (getattr(exc, "partial_episode", None) or {}).get("ticks") or ()
+                    exc.locate(seed=seed, step=len(ticks) or None)
+                kind = failure_kind(exc)
+                exception_info = {**jobs.exception_record(exc, traceback.format_exc()), "kind": kind}
+                episode = getattr(exc, "partial_episode", None) or {"seed": seed, "ticks": []}
+                self._discard_env()  # an engine that raised may be broken: start the next episode fresh
+                if _may_retry(spec, kind, attempts):
+                    attempts.append(_attempt_record(exc, traceback.format_exc(), kind, len(attempts) + 1))
+                    continue
+            return trial_record(spec, seed, started, episode, exception_info, attempts)
 
     def _discard_env(self) -> None:
         if self.env is not None:
@@ -116,23 +196,75 @@ class SerialBackend:
             self.player.close()
 
 
-_WORKER: Player | None = None
+class _Lost:
+    """The driver's side of an episode whose worker died: replayed elsewhere, or recorded as errored."""
+
+    def __init__(self, spec: Job, queue: deque[tuple[int, list[dict[str, Any]]]]) -> None:
+        self.spec, self.queue = spec, queue
+
+    def __call__(self, seed: int, earlier: list[dict[str, Any]], started: str,
+                 detail: str) -> dict[str, Any] | None:
+        exc = WorkerCrashed(detail, engine="worker process", seed=seed)
+        text = f"{type(exc).__module__}.{type(exc).__name__}: {exc}\n"
+        if _may_retry(self.spec, "engine", earlier):
+            self.queue.appendleft((seed, [*earlier, _attempt_record(exc, text, "engine", len(earlier) + 1)]))
+            return None
+        info = {**jobs.exception_record(exc, text), "kind": "engine"}
+        return trial_record(self.spec, seed, started, {"seed": seed, "ticks": []}, info, earlier)
 
 
-def _init_worker(spec: JobSpec) -> None:
-    global _WORKER
-    _WORKER = Player(spec)
+def _worker_main(conn: Any, spec: Job, log_path: str | None) -> None:
+    """A worker process: plays the seeds the driver sends (``None``: stop) with one Player."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's: it ends the workers
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # so the engines' exit hooks run
+    if log_path:
+        joblog.redirect_stderr(log_path)
+    import s1gym  # noqa: F401  registers the tasks
+
+    player = Player(spec)
+    try:
+        while True:
+            message = conn.recv()
+            if message is None:
+                break
+            seed, earlier = message
+            conn.send(player.play(seed, earlier))
+    except (EOFError, OSError):
+        pass  # the driver went away
+    finally:
+        player.close()
 
 
-def _worker_play(seed: int) -> dict[str, Any]:
-    assert _WORKER is not None, "worker not initialised"
-    return _WORKER.play(seed)
+class _Worker:
+    def __init__(self, ctx: Any, spec: Job, log_path: str | None) -> None:
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_worker_main, args=(child, spec, log_path), daemon=True)
+        self.process.start()
+        child.close()
+        self.task: tuple[int, list[dict[str, Any]], str] | None = None
+
+    def stop(self, wait_s: float) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            if self.task is None:
+                self.conn.send(None)
+        self.process.join(wait_s if self.task is None else 0)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(5)
+        self.conn.close()
 
 
 class ProcessBackend:
-    """K spawned processes (spawn: no forked JVM, browser or thread state), each with its own Player."""
+    """K spawned processes (spawn: no forked JVM, browser or thread state), each with its own Player.
 
-    def __init__(self, spec: JobSpec, workers: int) -> None:
+    The driver talks to each worker over its own pipe (no queue, lock or semaphore, so nothing for
+    multiprocessing's resource tracker to track) and watches each process: one that dies costs only the
+    episode it was playing, and a new worker takes its place."""
+
+    def __init__(self, spec: Job, workers: int) -> None:
         check_picklable(spec, f"workers={workers}")
         self.spec, self.workers = spec, workers
 
@@ -140,14 +272,66 @@ class ProcessBackend:
         if not seeds:
             return
         ctx = mp.get_context("spawn")
-        with ctx.Pool(min(self.workers, len(seeds)), initializer=_init_worker, initargs=(self.spec,)) as pool:
-            yield from pool.imap_unordered(_worker_play, seeds)
+        log_path = str(_log_path(self.spec))
+        queue: deque[tuple[int, list[dict[str, Any]]]] = deque((s, []) for s in seeds)
+        lost = _Lost(self.spec, queue)
+        workers = [_Worker(ctx, self.spec, log_path) for _ in range(min(self.workers, len(seeds)))]
+        try:
+            while True:
+                for w in workers:
+                    if w.task is None and queue:
+                        seed, earlier = queue.popleft()
+                        w.task = (seed, earlier, jobs.now_iso())
+                        w.conn.send((seed, earlier))
+                busy = [w for w in workers if w.task is not None]
+                if not busy:
+                    return
+                ready = set(wait_for([w.conn for w in busy] + [w.process.sentinel for w in busy]))
+                for i, w in enumerate(workers):
+                    if w.task is None or (w.conn not in ready and w.process.sentinel not in ready):
+                        continue
+                    files = None
+                    with contextlib.suppress(EOFError, OSError):
+                        if w.conn.poll():
+                            files = w.conn.recv()
+                    if files is not None:
+                        w.task = None
+                        yield files
+                        continue
+                    seed, earlier, started = w.task
+                    w.process.join(5)
+                    w.task = None
+                    w.stop(0)
+                    workers[i] = _Worker(ctx, self.spec, log_path)
+                    record = lost(seed, earlier, started, f"the worker process (pid {w.process.pid}) playing "
+                                  f"seed {seed} died ({_exit_text(w.process.exitcode)})")
+                    if record is not None:
+                        yield record
+        finally:
+            for w in workers:
+                w.stop(10)
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "still running"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(-code).name}"
+    return f"exit code {code}"
+
+
+def _log_path(spec: Job) -> Any:
+    from pathlib import Path
+
+    return Path(spec.job_dir) / joblog.LOG_NAME if spec.job_dir else None
 
 
 class RayBackend:
-    """One Ray actor per concurrent slot, each holding a Player; a local Ray without an address."""
+    """One Ray actor per concurrent slot, each holding a Player; a local Ray without an address. An actor
+    that dies costs the episode it was playing (retried on a new actor, like a dead engine)."""
 
-    def __init__(self, spec: JobSpec, address: str | None, workers: int | None) -> None:
+    def __init__(self, spec: Job, address: str | None, workers: int | None) -> None:
         check_picklable(spec, "ray")
         self.spec, self.address, self.workers = spec, address, workers
 
@@ -156,16 +340,42 @@ class RayBackend:
             return
         started_here = connect_ray(self.address)
         import ray
-        from ray.util import ActorPool
+        from ray.exceptions import RayActorError, WorkerCrashedError
 
+        queue: deque[tuple[int, list[dict[str, Any]]]] = deque((s, []) for s in seeds)
+        lost = _Lost(self.spec, queue)
+        actor_cls = ray.remote(num_cpus=1, max_restarts=0)(_RayPlayer)
         try:
             n = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-            actor_cls = ray.remote(num_cpus=1)(_RayPlayer)
-            actors = [actor_cls.remote(self.spec) for _ in range(min(n, len(seeds)))]
-            yield from ActorPool(actors).map_unordered(lambda a, s: a.play.remote(s), list(seeds))
+            idle = [actor_cls.remote(self.spec) for _ in range(min(n, len(seeds)))]
+            running: dict[Any, tuple[Any, int, list[dict[str, Any]], str]] = {}
+            while queue or running:
+                while idle and queue:
+                    actor, (seed, earlier) = idle.pop(), queue.popleft()
+                    running[actor.play.remote(seed, earlier)] = (actor, seed, earlier, jobs.now_iso())
+                (ref,), _ = ray.wait(list(running), num_returns=1)
+                actor, seed, earlier, started = running.pop(ref)
+                try:
+                    files = ray.get(ref)
+                except (RayActorError, WorkerCrashedError) as exc:
+                    with contextlib.suppress(Exception):
+                        ray.kill(actor)
+                    idle.append(actor_cls.remote(self.spec))
+                    reason = _first_line(str(exc))
+                    detail = f"the Ray actor playing seed {seed} died ({reason})"
+                    record = lost(seed, earlier, started, detail)
+                    if record is not None:
+                        yield record
+                    continue
+                idle.append(actor)
+                yield files
         finally:
             if started_here:
                 disconnect_ray()
+
+
+def _first_line(text: str) -> str:
+    return (text.strip().splitlines() or ["no reason given"])[0][:300]
 
 
 #: Seconds to wait for a Ray head's port to accept a connection.
@@ -226,16 +436,21 @@ def _probe_ray_head(address: str) -> None:
 
 
 class _RayPlayer:
-    def __init__(self, spec: JobSpec) -> None:
+    def __init__(self, spec: Job) -> None:
         import s1gym  # noqa: F401  registers the tasks in the Ray worker
 
         self.player = Player(spec)
 
-    def play(self, seed: int) -> dict[str, Any]:
-        return self.player.play(seed)
+    def pid(self) -> int:
+        import os
+
+        return os.getpid()
+
+    def play(self, seed: int, earlier: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+        return self.player.play(seed, earlier)
 
 
-def check_picklable(spec: JobSpec, where: str) -> None:
+def check_picklable(spec: Job, where: str) -> None:
     try:
         pickle.dumps(spec)
     except Exception as exc:
@@ -247,7 +462,7 @@ def check_picklable(spec: JobSpec, where: str) -> None:
 
 
 def make_backend(
-    spec: JobSpec, workers: int, ray: bool | str | None, env: S1Env | None = None, policy: Policy | None = None
+    spec: Job, workers: int, ray: bool | str | None, env: S1Env | None = None, policy: Policy | None = None
 ) -> Backend:
     """Serial (workers=1, no Ray: reuses the driver's ``env`` and ``policy`` when given), processes, or Ray
     (which close them: each worker builds its own)."""

@@ -31,6 +31,7 @@ from s1gym.core import Policy, S1Env
 from s1gym.errors import RunError
 from s1gym.policies import POLICIES, make_policy
 from s1gym.registration import env_class_or_none, resolve_id
+from s1gym.runner import joblog
 from s1gym.runner.agent import AgentDescription, describe
 from s1gym.runner.backends import Player, connect_ray, disconnect_ray, make_backend, orchestrator
 from s1gym.runner.progress import JobProgress
@@ -94,6 +95,10 @@ class JobSpec:
     frames: bool = False
     #: Ask the task's expert after every decision for the agreement columns (``agreement=False``: not asked).
     agreement: bool = True
+    #: Times an episode whose engine (or worker) died is played again from its seed on a fresh engine.
+    retries: int = 1
+    #: Times an episode whose policy failed (a PolicyError: the API down, a bad key) is played again.
+    policy_retries: int = 0
 
     @property
     def label(self) -> str:
@@ -211,6 +216,9 @@ def evaluate(
     progress: bool | Callable[[dict[str, Any]], None] = False,
     frames: bool = False,
     agreement: bool = True,
+    retries: int = 1,
+    policy_retries: int = 0,
+    report: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Play seeds ``seed..seed+episodes-1`` and write a job folder; returns the summary.
 
@@ -232,11 +240,21 @@ def evaluate(
     the task has ``env.screenshot()`` (the web and desktop tasks); it costs no
     policy call. ``agreement=False`` never asks the task's expert (the agreement columns show "–"; the
     expert's planning costs nothing then). The summary includes ``job_dir`` and ``errors_by_message``.
+
+    Faults cost one episode: an episode whose engine (a JVM, a browser, a desktop) or worker process died
+    is played again from its seed on a fresh engine up to ``retries`` times, one whose policy raised a
+    :class:`~s1gym.policies.PolicyError` up to ``policy_retries`` times; each trial's ``retries`` says
+    what failed before. Tracebacks go to the trial's ``exception_info`` and ``<job>/job.log``;
+    ``report`` gets one line per failed (or retried) trial. A trial file that cannot be written (a full
+    disk) stops the job with a :class:`~s1gym.jobs.JobWriteError`; the files written before stay whole
+    and ``resume`` continues.
     """
     try:
         episodes = positive_int("episodes", episodes)
         seed = non_negative_int("seed", seed)
         workers = positive_int("workers", workers)
+        retries = non_negative_int("retries", retries)
+        policy_retries = non_negative_int("policy_retries", policy_retries)
     except ValueError as exc:
         raise RunError(str(exc)) from None
     if retry_errors and not resume:
@@ -252,7 +270,8 @@ def evaluate(
             stacklevel=2,
         )
         frames = False
-    spec = dataclasses.replace(spec, frames=bool(frames), agreement=bool(agreement))
+    spec = dataclasses.replace(spec, frames=bool(frames), agreement=bool(agreement), retries=retries,
+                               policy_retries=policy_retries)
     config = {
         "job_name": job or "",
         "n_attempts": 1,
@@ -277,10 +296,14 @@ def evaluate(
         backend = make_backend(spec, workers, ray, env, built)
         seeds = folder.pending(range(seed, seed + episodes), spec.env_id, retry_errors)
         label = f"{spec.env_id.removeprefix('s1/')} · {spec.label}"
-        with JobProgress(progress, label, episodes, folder.trials.values()) as bar:
+        with joblog.capture(folder.path / joblog.LOG_NAME), \
+                JobProgress(progress, label, episodes, folder.trials.values()) as bar:
             for files in backend.play(seeds):
                 folder.write_trial(files)
                 bar.update(files["result"])
+                line = joblog.note_trial(files["result"])
+                if line and report is not None:
+                    report(line)
     finally:
         if connected:
             disconnect_ray()

@@ -19,10 +19,12 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from s1gym.checks import non_negative_int
 from s1gym.errors import RunError
+from s1gym.jobs.folder import JobWriteError
 from s1gym.reporting.table import print_rows, table_rows
 
 __all__ = ["main", "parse_key_values", "table_rows"]
@@ -155,6 +157,15 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         "--resume", action="store_true", help="continue a job: skip finished trials, rerun the rest"
     )
     run.add_argument("--retry-errors", action="store_true", help="with --resume: also replay errored trials")
+    run.add_argument(
+        "--retries", type=int, default=1, metavar="N",
+        help="play an episode whose engine or worker died again from its seed on a fresh one, up to N times "
+        "(default 1)",
+    )
+    run.add_argument(
+        "--policy-retries", type=int, default=0, metavar="N",
+        help="play an episode whose policy failed (API down, bad key) again, up to N times (default 0)",
+    )
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     run.add_argument(
         "--plot", metavar="OUT.png", help="after the job, draw its solve-rate curve and scores to OUT.png"
@@ -233,6 +244,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         frames=args.frames,
         agreement=args.agreement == "on",
+        retries=args.retries,
+        policy_retries=args.policy_retries,
+        report=lambda line: print(f"s1 run: {line}", file=sys.stderr, flush=True),
     )
     rows = table_rows([summary["job_dir"]])
     print_rows(rows, "rich", title=f"job {summary['job_dir']}")
@@ -240,10 +254,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         _print_metrics(summary["task_metrics"])
     if args.plot:
         _plot([summary["job_dir"]], args.plot)
-    errors = summary.get("errors_by_message") or {}
-    for message, trials in errors.items():
-        shown = ", ".join(trials[:5]) + (f" and {len(trials) - 5} more" if len(trials) > 5 else "")
-        print(f"s1 run: {len(trials)} trial(s) failed with {message.splitlines()[0][:300]} ({shown})", file=sys.stderr)
+    n_failed = sum(len(trials) for trials in (summary.get("errors_by_message") or {}).values())
+    if n_failed:
+        log = Path(summary["job_dir"]) / "job.log"
+        print(f"s1 run: {n_failed} trial(s) failed; tracebacks in each trial's result.json (exception_info)"
+              + (f" and {log}" if log.exists() else ""), file=sys.stderr)
     if summary["scored"] == 0:
         print(
             f"s1 run: no trial finished with a score ({summary['errors']} errored); "
@@ -363,6 +378,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return COMMANDS[args.command](args)
+    except JobWriteError as exc:  # before ValueError/OSError: a running job's disk failed, not a usage error
+        print(f"s1 {args.command}: {exc}", file=sys.stderr)
+        return 1
     except (RunError, FileNotFoundError, NotADirectoryError, ValueError) as exc:
         return usage_error(args.command, exc)
     except KeyboardInterrupt:
