@@ -10,6 +10,7 @@ of all processes happens (a replacement worker counts its decisions from 0 again
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -86,17 +87,30 @@ class Killer(BasePolicy):
             os.kill(pid, signal.SIGKILL)
         for pid in pids:  # dead before the next move: what the env meets is a dead engine, never a dying one
             wait_dead(pid)
+        if self.target == "jvm":  # and reapable: the JVM counts as dead only once its parent can reap it
+            from s1gym.engines import jvm
+
+            deadline = time.monotonic() + 10
+            while jvm.current_jvm() is not None and jvm.current_jvm().process.pid in pids:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the killed JVM {pids} still counts as alive after 10 s")
+                time.sleep(0.01)
 
 
 def wait_dead(pid: int, timeout: float = 10.0) -> None:
-    """Until ``pid`` has exited (gone, or a zombie waiting for its parent)."""
+    """Until ``pid`` has exited: every thread of it gone or a zombie (a killed JVM's main thread is a zombie
+    while its other threads still exit, and its parent cannot reap it until they have)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
+            tasks = list(Path(f"/proc/{pid}/task").iterdir())
         except OSError:
             return
-        if stat[stat.rindex(")") + 2] in "ZX":
+        states = []
+        for task in tasks:
+            with contextlib.suppress(OSError):  # a thread that ended meanwhile
+                states.append((task / "stat").read_text())
+        if all(s[s.rindex(")") + 2] in "ZX" for s in states):
             return
         time.sleep(0.01)
     raise TimeoutError(f"pid {pid} still runs {timeout} s after SIGKILL")

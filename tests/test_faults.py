@@ -83,7 +83,8 @@ def test_a_jvm_killed_under_a_move_costs_one_attempt_and_the_rest_of_the_job_get
     from s1gym.engines import jvm
 
     killed = jvm_killed_in_step(401, 4)  # seed 8401 plays train game 401
-    summary = evaluate("CookingWorld", "uniform", episodes=4, seed=8400, options=COOKING, out=tmp_path, job="j")
+    summary = evaluate("CookingWorld", "uniform", episodes=4, seed=8400, options=COOKING, out=tmp_path, job="j",
+                       agreement=False)
     assert len(killed) == 1 and jvm.current_jvm().process.pid != killed[0]
     trials = _results(summary["job_dir"])
     assert (summary["episodes"], summary["errors"], summary["retried"]) == (4, 0, 1)
@@ -101,6 +102,7 @@ def test_a_jvm_killed_under_a_move_costs_one_attempt_and_the_rest_of_the_job_get
 def test_without_retries_the_crash_is_recorded_on_its_trial_and_the_job_goes_on(tmp_path, jvm_killed_in_step):
     jvm_killed_in_step(400, 2)
     summary = evaluate("CookingWorld", "uniform", episodes=3, seed=8400, options=COOKING, out=tmp_path, job="j",
+                       agreement=False,
                        retries=0)
     trials = _results(summary["job_dir"])
     assert (summary["episodes"], summary["errors"], summary["retried"]) == (3, 1, 0)
