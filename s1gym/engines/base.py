@@ -449,6 +449,7 @@ class EngineEnv(CachedTransitions, S1Env):
             raise RuntimeError(f"{self.task_name}: call reset() first")
         return self._game_state
 
+    @_engine_guard
     def engine(self) -> Engine:
         """An engine holding this env's state (restored or replayed when needed), for reading it."""
         pool = self._pool()
@@ -481,6 +482,7 @@ class EngineEnv(CachedTransitions, S1Env):
         engine.replay(state.game, state.moves)
         pool.replayed_moves += len(state.moves)
 
+    @_engine_guard
     def snapshot(self) -> Any:
         """The snapshot of this env's state (taken now if needed; snapshot engines only)."""
         state = self.game_state
@@ -531,6 +533,7 @@ class EngineEnv(CachedTransitions, S1Env):
                     pool.answers.popitem(last=False)
         return self._on_step(move, raw)
 
+    @_engine_guard
     def _fork_into(self, clone: S1Env) -> None:
         state = self.game_state
         if state.snapshot is None and state.owned_by(self):
