@@ -348,29 +348,52 @@ def cmd_play(args) -> None:
                 print(f"{i + 1}/{len(jobs)} played, {time.time() - t:.0f} s", flush=True)
 
 
+def _median(values: list[float]) -> float | None:
+    return float(np.median(values)) if values else None
+
+
 def cmd_report(args) -> None:
+    """Per arm: games won over the games it played (rule tasks and the tasks without a rule apart), median
+    calls; the two search arms' calls on the games both played; with ``--per-task`` a row per task."""
     rows = [json.loads(line) for line in Path(args.json).read_text().splitlines()]
     if args.model:
         rows = [r for r in rows if r.get("model") == args.model]
-    by: dict[str, dict[str, list[dict]]] = {}
-    for r in rows:
-        by.setdefault(r["arm"], {}).setdefault(r["task"], []).append(r)
-    for arm in [a for a in ARMS if a in by]:
-        games = [r for rs in by[arm].values() for r in rs]
-        won = [r for r in games if r["won"]]
-        calls = sorted(r["calls"] for r in won if r["calls"] is not None)
-        errors = sum(1 for r in games if r.get("error"))
-        med = calls[len(calls) // 2] if calls else None
-        print(f"{arm}: {len(won)}/{len(games)} games won ({len(won) / max(1, len(games)):.0%}) over {len(by[arm])} "
-              f"tasks, median calls (won) {med}, {errors} errored, mean wall {np.mean([r['wall_s'] for r in games]):.1f} s")
+    with_rule = set(rule_tasks())
+    print("| arm | tasks | games (seeds) | won | median calls (all games) | errored |\n|---|---|---|---|---|---|")
+    for group, keep in (("108 tasks with a rule", lambda t: t in with_rule),
+                        ("9 tasks without a rule", lambda t: t not in with_rule)):
+        for arm in ARMS:
+            games = [r for r in rows if r["arm"] == arm and keep(r["task"])]
+            if not games:
+                continue
+            won = sum(r["won"] for r in games)
+            seeds = sorted({r["seed"] for r in games})
+            calls = _median([r["calls"] for r in games if r["calls"] is not None])
+            errors = sum(1 for r in games if r.get("error"))
+            print(f"| {arm} | {group}: {len({r['task'] for r in games})} | {len(games)} ({seeds[0]}-{seeds[-1]}) | "
+                  f"**{won}/{len(games)}** ({won / len(games):.0%}) | {calls if calls is not None else '–'} | "
+                  f"{errors} |")
+    su = {(r["task"], r["seed"]): r for r in rows if r["arm"] == "search-uniform"}
+    sl = {(r["task"], r["seed"]): r for r in rows if r["arm"] == "search-local"}
+    both = sorted(set(su) & set(sl))
+    if both:
+        mu = _median([su[k]["calls"] for k in both if su[k]["calls"] is not None])
+        ml = _median([sl[k]["calls"] for k in both if sl[k]["calls"] is not None])
+        print(f"\nsearch on the same {len(both)} games: search(uniform) {sum(su[k]['won'] for k in both)}/{len(both)} "
+              f"won, median {mu} calls; search(local) {sum(sl[k]['won'] for k in both)}/{len(both)} won, "
+              f"median {ml} calls")
+    fl = [r for r in rows if r["arm"] == "lookahead" and r["task"] == "book-flight"]
+    if fl:
+        print(f"\nbook-flight lookahead(local): {sum(r['won'] for r in fl)}/{len(fl)} "
+              f"(seeds {sorted(r['seed'] for r in fl)})")
     if args.per_task:
-        arms = [a for a in ARMS if a in by]
-        tasks = sorted({t for a in arms for t in by[a]})
-        print("| task | " + " | ".join(arms) + " |\n|---|" + "---|" * len(arms))
+        arms = [a for a in ARMS if any(r["arm"] == a for r in rows)]
+        tasks = sorted({r["task"] for r in rows})
+        print("\n| task | " + " | ".join(arms) + " |\n|---|" + "---|" * len(arms))
         for t in tasks:
             cells = []
             for a in arms:
-                rs = by[a].get(t)
+                rs = [r for r in rows if r["arm"] == a and r["task"] == t]
                 cells.append(f"{sum(r['won'] for r in rs)}/{len(rs)}" if rs else "–")
             print(f"| {t} | " + " | ".join(cells) + " |")
 
