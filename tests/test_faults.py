@@ -171,3 +171,44 @@ def test_a_killed_x_server_between_moves_costs_nothing_the_game_goes_on_on_a_fre
     trials = _results(summary["job_dir"])
     assert (summary["episodes"], summary["errors"], summary["retried"]) == (3, 0, 0)
     assert [t["agent_result"]["metadata"]["n_steps"] for t in trials.values()] == [4, 4, 4]
+
+
+_WRITE_LIMITED = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead of killing
+resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))  # the job config fits, a trial's episode does not
+from s1gym.ui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_write_that_fails_stops_the_job_leaves_whole_files_and_resume_finishes_it(tmp_path):
+    """A real failing write (the file-size limit, EFBIG: what ENOSPC looks like to the writer) in the
+    middle of a job: the job stops with one line saying what failed and how to go on, every file written
+    before is whole, no half or temp file is left, and --resume plays exactly the missing trials."""
+    args = ["run", "Blackjack", "--policy", "uniform", "--seed", "0", "--out", str(tmp_path), "--job", "j",
+            "--quiet"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    first = subprocess.run([sys.executable, "-m", "s1gym.ui.cli", *args, "--episodes", "5"], env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    job = tmp_path / "j"
+    for seed in (3, 4):  # unfinished, as a kill leaves them: no result.json
+        (job / f"Blackjack__{seed}" / "result.json").unlink()
+    before = {p: p.read_bytes() for p in job.rglob("*.json") if p.exists()}
+    failed = subprocess.run([sys.executable, "-c", _WRITE_LIMITED, *args, "--episodes", "5", "--resume"],
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1
+    assert "cannot write Blackjack__3 in" in failed.stderr and "rerun with --resume" in failed.stderr
+    assert "Traceback" not in failed.stderr
+    assert not [p for p in job.rglob("*") if p.name.endswith(".tmp")]
+    for path in job.rglob("*.json"):
+        json.loads(path.read_text())  # whole, never half written
+    finished = [p for p in before if p.parent.name in ("Blackjack__0", "Blackjack__1", "Blackjack__2")]
+    assert len(finished) == 6 and all(p.read_bytes() == before[p] for p in finished)  # the finished trials
+    assert not (job / "Blackjack__3" / "result.json").exists()
+    done = subprocess.run([sys.executable, "-m", "s1gym.ui.cli", *args, "--episodes", "5", "--resume"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert sorted(jobs.seed_of(t) for t in jobs.load_trials(job)) == [0, 1, 2, 3, 4]
+    assert all(t["exception_info"] is None for t in jobs.load_trials(job))
