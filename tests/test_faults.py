@@ -212,3 +212,18 @@ def test_a_write_that_fails_stops_the_job_leaves_whole_files_and_resume_finishes
     assert done.returncode == 0, done.stderr
     assert sorted(jobs.seed_of(t) for t in jobs.load_trials(job)) == [0, 1, 2, 3, 4]
     assert all(t["exception_info"] is None for t in jobs.load_trials(job))
+
+
+def test_a_jvm_killed_inside_a_worker_process_costs_nothing_and_the_job_completes(tmp_path):
+    """--workers 2: each worker has its own JVM; the one a worker started is killed between two moves (once
+    over the job): that worker's game goes on in a fresh JVM, the other worker never notices."""
+    log = tmp_path / "kills"
+    summary = evaluate(
+        "CookingWorld", "fault_policies:killer", episodes=6, seed=8400, options=COOKING, out=tmp_path, job="j",
+        workers=2, agreement=False, policy_options={"target": "jvm", "at": 12, "log": str(log), "once": True},
+    )
+    ((what, _),) = _kills(log)
+    trials = _results(summary["job_dir"])
+    assert what == "jvm" and (summary["episodes"], summary["errors"], summary["retried"]) == (6, 0, 0)
+    assert sorted(trials) == list(range(8400, 8406))
+    assert all(t["agent_result"]["metadata"]["n_steps"] == 8 for t in trials.values())
