@@ -415,13 +415,14 @@ class EngineEnv(CachedTransitions, S1Env):
         dead = [e for e in engines if e.crashed(exc)]
         if not dead and not isinstance(exc, EngineCrashed):
             return None
-        label = next((type(e).label for e in dead if type(e).label), "") or type(self).__name__ + " engine"
+        state = self._game_state
+        known = [*dead, *engines, *([state.engine] if state is not None and state.engine is not None else [])]
+        label = next((type(e).label for e in known if type(e).label), "") or type(self).__name__ + " engine"
         if isinstance(exc, EngineCrashed):
             crash = exc
         else:
             first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
             crash = EngineCrashed(f"the {label} died: {type(exc).__name__}" + (f": {first}" if first else ""))
-        state = self._game_state
         crash.locate(engine=label, seed=getattr(self, "_episode_seed", None),
                      step=len(state.moves) if state is not None and not reset else None)
         if pool is not None:
