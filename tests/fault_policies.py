@@ -71,9 +71,10 @@ class Killer(BasePolicy):
     def decide(self, situation: Situation) -> Decision:
         self.decisions += 1
         n = self.decisions
-        if n == self.at or (self.every and n > self.at and (n - self.at) % self.every == 0):
-            if not (self.once and os.path.exists(self.log) and os.path.getsize(self.log)):
-                self._kill()
+        due = n == self.at or (self.every and n > self.at and (n - self.at) % self.every == 0)
+        done = self.once and os.path.exists(self.log) and os.path.getsize(self.log)
+        if due and not done:
+            self._kill()
         return self.inner.decide(situation)
 
     def _kill(self) -> None:

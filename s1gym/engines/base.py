@@ -66,8 +66,8 @@ from typing import Any, ClassVar, TypeVar
 
 from s1gym.core import S1Env
 from s1gym.engines import lifecycle
-from s1gym.errors import EngineCrashed
 from s1gym.engines.transitions import CachedTransitions, TransitionCache
+from s1gym.errors import EngineCrashed
 
 __all__ = ["Engine", "EngineEnv", "EnginePool", "GameState", "close_pools", "pool_for", "pool_stats"]
 

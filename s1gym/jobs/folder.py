@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from s1gym.errors import S1GymError
-from s1gym.jobs.files import atomic_write_bytes, atomic_write_json, now_iso, read_json, remove_stale_temp_files, scrub
+from s1gym.jobs.files import (
+    atomic_write_bytes,
+    atomic_write_json,
+    now_iso,
+    read_json,
+    remove_stale_temp_files,
+    scrub,
+)
 from s1gym.jobs.harbor import eval_key, job_result, new_id, seed_of, trial_name
 from s1gym.jobs.provenance import config_notices
 from s1gym.jobs.summary import summarize_trials
