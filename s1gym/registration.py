@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from s1gym.tasks import alfworld, desktop, games, text, twx, web
+from s1gym.tasks import alfworld, desktop, games, robot, text, twx, web
 
 #: env id -> entry point ("module:Class"), from each task family's ``TASKS``. Imported lazily by gym.make.
-TASKS: dict[str, str] = {**twx.TASKS, **games.TASKS, **text.TASKS, **alfworld.TASKS, **web.TASKS, **desktop.TASKS}
+TASKS: dict[str, str] = {**twx.TASKS, **games.TASKS, **text.TASKS, **alfworld.TASKS, **web.TASKS, **desktop.TASKS,
+                        **robot.TASKS}
 
 
 #: Ids that name one task of a family: id -> (the family's id, its options), from each family's

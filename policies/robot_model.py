@@ -1,0 +1,47 @@
+"""Local's fitted model for the robot tasks (``s1/PickPlace-v0``): weights on the feature names
+:func:`s1gym.tasks.robot.tokens.candidate_tokens` reads off the text (the shape every fitted model shares,
+:class:`s1gym.policies.fitted.FittedModel`). ``bench/robot_local.py`` fits it on train-fold scenes (the
+privileged expert's skill as the label, on the states the expert and noisy roll-ins visit) and writes
+``s1gym/data/local_pickplace.json`` (provenance inside); ``PickPlaceEnv.local_model`` names that file."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from s1gym.core import Situation
+from s1gym.policies.fitted import FittedModel
+from s1gym.tasks.robot.tokens import candidate_tokens
+
+__all__ = ["FAMILY", "FEATURES_VERSION", "RobotModel"]
+
+#: the ``family`` a model file names (Local picks the model class by it)
+FAMILY = "robot"
+#: bumped when the feature names change, so a file fitted on other names is refused
+FEATURES_VERSION = 1
+
+
+@dataclass(frozen=True)
+class RobotModel(FittedModel):
+    """Weights by skill feature name; no dense weights and no progress estimate (Search's h on the robot is
+    the task's own score)."""
+
+    def tokens(self, situation: Situation) -> list[list[str]]:
+        return candidate_tokens(situation)
+
+    @staticmethod
+    def progress_tokens(situation: Situation) -> Sequence[str]:
+        return ()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], path: str | Path) -> RobotModel:
+        if data.get("family") != FAMILY or data.get("features_version") != FEATURES_VERSION:
+            raise ValueError(f"{path}: not a robot model of features version {FEATURES_VERSION}; refit it with "
+                             "bench/robot_local.py")
+        return cls(data["weights"], provenance=data.get("provenance", {}))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"family": FAMILY, "features_version": FEATURES_VERSION, "provenance": dict(self.provenance),
+                "weights": {k: round(v, 4) for k, v in sorted(self.weights.items()) if abs(v) >= 1e-4}}

@@ -1,0 +1,151 @@
+"""The robot tasks' reading of a situation as feature names, for Local's fitted model (:mod:`.model`).
+
+Everything is read off the text a player sees (the observation, each move's text and, under Lookahead, its
+outcome): the goal, what the gripper holds and is over, what stands on the block to move or on the target,
+whether the gripper is turned to a long block; per candidate, the skill's kind and the role of the block it
+names (the subject, the support, a block in the way, another); under Lookahead, what the move did (the
+subject nearer its goal or not, a block in or out of the gripper, a slip, a fall, the goal reached).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from s1gym.core import Situation
+
+__all__ = ["candidate_tokens", "read_state", "RobotState"]
+
+_GOAL = re.compile(r"Goal: (Put|Hold|Stack|Clear)(?: the (\w+) block)?(?: on the (\w+) block)?")
+_BLOCK = re.compile(r"^- (\w+) block \(([\dx]+) cm\): ([^,]+?) at x=([+-]\d+) y=([+-]\d+)(.*)$", re.M)
+_TARGET = re.compile(r"Target(?: area)?: .*?x=([+-]\d+) y=([+-]\d+)")
+_GRIP = re.compile(r"Gripper: (open|closed) .*?, (empty|holding the (\w+) block), at x=([+-]\d+) y=([+-]\d+), "
+                   r"(-?\d+) cm high, turned (-?\d+) degrees(?:; above the (\w+) block)?")
+_DIST = re.compile(r"(\d+) cm from (?:the target|its place)")
+_TURN = re.compile(r"(?:its long side turned|turned) (-?\d+) degrees")
+_SKILL = [("carry_to", re.compile(r"^carry the \w+ block to the target$")),
+          ("above_target", re.compile(r"^(?:move|carry the \w+ block) above the target$")),
+          ("free", re.compile(r"^(?:move|carry the \w+ block) to the free spot$")),
+          ("above", re.compile(r"^(?:move|carry the \w+ block) above the (\w+) block$")),
+          ("turn", re.compile(r"^turn the gripper to the (\w+) block$")),
+          ("push_to", re.compile(r"^push the (\w+) block toward the target$")),
+          ("push_away", re.compile(r"^push the (\w+) block away from the target$"))]
+
+
+@dataclass(frozen=True)
+class RobotState:
+    goal: str
+    subject: str | None
+    support: str | None
+    held: str | None
+    closed: bool
+    over: str | None
+    height: int
+    blocks: dict            # colour -> (where, x, y, rest of the line)
+    distance: int | None    # the subject's distance to its goal, cm
+    misaligned: frozenset   # long blocks the gripper is not turned to
+    in_way: frozenset       # blocks on the subject or support, or on the target (place), or inside (clear)
+
+
+def read_state(text: str) -> RobotState | None:
+    """The facts of an observation (or outcome) text; ``None`` when it is not a robot scene."""
+    g = _GOAL.search(text)
+    grip = _GRIP.search(text)
+    if not g or not grip:
+        return None
+    verb, subject, support = g.groups()
+    goal = {"Put": "place", "Hold": "air", "Stack": "stack", "Clear": "clear"}[verb]
+    blocks = {m[1]: (m[3], int(m[4]), int(m[5]), m[6]) for m in _BLOCK.finditer(text)}
+    target = _TARGET.search(text)
+    gyaw = int(grip[7])
+    misaligned, in_way = set(), set()
+    distance = None
+    for colour, (where, x, y, rest) in blocks.items():
+        turn = _TURN.search(rest)
+        if "long side" in rest and turn and abs((int(turn[1]) - gyaw + 90) % 180 - 90) > 12:
+            misaligned.add(colour)
+        if colour == subject:
+            d = _DIST.search(rest)
+            distance = int(d[1]) if d else None
+            continue
+        if where in (f"on the {subject} block", f"on the {support} block") and where != "on the None block":
+            in_way.add(colour)
+        if goal == "place" and target and where == "on the table" and (
+                (x - int(target[1])) ** 2 + (y - int(target[2])) ** 2) ** 0.5 < 7:
+            in_way.add(colour)
+        if goal == "clear" and "inside the target area" in rest:
+            in_way.add(colour)
+    return RobotState(goal, subject, support, grip[3], grip[1] == "closed", grip[8], int(grip[6]), blocks,
+                      distance, frozenset(misaligned), frozenset(in_way))
+
+
+def _skill(text: str) -> tuple[str, str | None]:
+    for kind, pattern in _SKILL:
+        m = pattern.match(text)
+        if m:
+            return kind, (m.group(1) if m.groups() else None)
+    return text.replace(" ", "_"), None
+
+
+def _role(state: RobotState, colour: str | None) -> str:
+    if colour is None:
+        return "-"
+    if colour == state.subject:
+        return "subject"
+    if colour == state.support:
+        return "support"
+    return "in_way" if colour in state.in_way else "other"
+
+
+def _context(state: RobotState) -> list[str]:
+    held = "none" if state.held is None else ("subject" if state.held == state.subject else (
+        "in_way" if state.held in state.in_way else "other"))
+    over = "none" if state.over is None else _role(state, state.over)
+    return [f"goal={state.goal}", f"held={held}", f"closed={int(state.closed)}", f"over={over}",
+            f"low={int(state.height < 6)}", f"blocked={int(bool(state.in_way))}",
+            f"turned={int(bool(state.misaligned & {state.subject, *state.in_way}))}",
+            f"near={'?' if state.distance is None else int(state.distance < 3)}"]
+
+
+def _outcome(before: RobotState, text: str) -> list[str]:
+    after = read_state(text)
+    out = []
+    if "The goal is reached." in text:
+        out.append("won")
+    if "slipped out of the gripper" in text:
+        out.append("slipped")
+    if "closed on nothing" in text:
+        out.append("missed")
+    if "fell off the table" in text:
+        out.append("fell")
+    if "tipped over" in text:
+        out.append("tipped")
+    if re.search(r"The \w+ block moved \d+ cm", text):
+        out.append("disturbed")
+    if after is not None:
+        if before.distance is not None and after.distance is not None:
+            delta = after.distance - before.distance
+            out.append("nearer" if delta <= -3 else ("farther" if delta >= 3 else "same_distance"))
+        out.append(f"held={'none' if after.held is None else _role(before, after.held)}")
+        out.append(f"in_way={'fewer' if len(after.in_way) < len(before.in_way) else ('more' if len(after.in_way) > len(before.in_way) else 'same')}")
+        out.append(f"over={'none' if after.over is None else _role(before, after.over)}")
+    return ["out:" + o for o in out]
+
+
+def candidate_tokens(situation: Situation) -> list[list[str]]:
+    """Per candidate, the feature names the robot model weighs: the skill and its block's role, alone and with
+    each context fact; under Lookahead also what it did (``out:*``), alone and with the skill."""
+    state = read_state(situation.observation)
+    if state is None:
+        return [[] for _ in situation.candidates]
+    context = _context(state)
+    rows = []
+    for c in situation.candidates:
+        kind, colour = _skill(c.text)
+        move = f"{kind}:{_role(state, colour)}"
+        names = [move] + [f"{move}|{ctx}" for ctx in context]
+        if c.outcome is not None:
+            outs = _outcome(state, c.outcome)
+            names += outs + [f"{move}|{o}" for o in outs]
+        rows.append(names)
+    return rows
