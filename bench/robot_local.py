@@ -1,0 +1,289 @@
+"""Fit Local's robot model and play the robot arms (bench/robot_protocol.md says which scenes and why).
+
+    python bench/robot_local.py collect --workers 2          # labelled states of the protocol's train scenes
+    python bench/robot_local.py fit --l2 0.3                 # -> s1gym/data/local_pickplace.json
+    python bench/robot_local.py select                       # L2 on dev seeds 0-19 (lookahead(local))
+    python bench/robot_local.py heldout --workers 2          # the protocol's arms -> docs/data/robot_heldout.jsonl
+    python bench/robot_local.py report                       # the table for docs/benchmarks.md
+
+Labels: the privileged expert's skill (``PickPlaceEnv.expert_action``, which reads the hidden physics) on the
+states the expert itself visits and on noisy roll-ins (a random skill instead, 30 % of the time, for the
+first 8 skills of an episode, then the expert on). Each state is stored plainly and as Lookahead shows it
+(every skill simulated on a fork: its outcome text), so one fit gives the plain weights and, with those
+fixed, the outcome weights (the TWX models' recipe: bench/twx_local.py, whose ``Design`` this reuses).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from twx_local import Design, pool_map  # noqa: E402  (the shared conditional-logit fit)
+
+STATES = Path(os.environ.get("S1GYM_ROBOT_STATES", "~/.cache/s1gym/robot_states")).expanduser()
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = ROOT / "s1gym" / "data" / "local_pickplace.json"
+HELD_OUT_FILE = ROOT / "docs" / "data" / "robot_heldout.jsonl"
+#: the protocol's scenes: (fold, hard, seeds)
+TRAIN = [("train", True, range(0, 80)), ("train", False, range(0, 20))]
+DEV = ("dev", True, range(0, 20))
+TEST = ("test", True, range(0, 40))
+RAW_TEST = ("test", True, range(0, 20))
+NOISE, NOISY_SKILLS = 0.3, 8
+L2_CHOICES = (0.03, 0.3, 3.0)
+ARMS = ("rule", "random", "local", "lookahead", "search-lookahead", "expert")
+RAW_ARMS = ("raw-lookahead", "raw-search-uniform")
+
+
+def make_env(fold: str, hard: bool, raw: bool = False):
+    import gymnasium as gym
+
+    import s1gym  # noqa: F401
+
+    return gym.make("s1/PickPlaceRaw-v0" if raw else "s1/PickPlace-v0", fold=fold, hard=hard).unwrapped
+
+
+def _record(env, lookahead, meta: dict) -> dict | None:
+    situation = env.situation()
+    good = env.expert_action()
+    annotated, _kept, _ = lookahead.annotate(situation)
+    shown = {c.text: c for c in annotated.candidates}
+    if good not in shown:
+        return None
+    texts = [c.text for c in situation.candidates]
+    return {**meta, "step": env.steps, "observation": situation.observation, "candidates": texts,
+            "outcomes": [shown[t].outcome if t in shown else None for t in texts],
+            "rewards": [shown[t].reward if t in shown else None for t in texts], "good": [good]}
+
+
+def collect_scene(job: tuple[str, bool, int, str]) -> tuple[str, int, float]:
+    fold, hard, seed, kind = job
+    from s1gym.policies import Uniform
+    from s1gym.wrappers import Lookahead
+
+    out = STATES / f"{fold}-{int(hard)}-{seed:04d}-{kind}.jsonl.gz"
+    if out.exists():
+        return str(out), -1, 0.0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.process_time()
+    env = make_env(fold, hard)
+    env.reset(seed=seed)
+    rng = random.Random(hash((fold, hard, seed, kind)) & 0xFFFFFFFF)
+    look = Lookahead(Uniform())
+    records = []
+    while not env.done:
+        r = _record(env, look, {"fold": fold, "hard": hard, "seed": seed, "kind": kind})
+        if r is not None:
+            records.append(r)
+        move = env.expert_action()
+        if kind == "dart" and env.steps < NOISY_SKILLS and rng.random() < NOISE:
+            move = rng.choice(list(env.candidates))
+        env.step_move(move)
+    env.close()
+    tmp = out.with_suffix(".tmp")
+    with gzip.open(tmp, "wt") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    tmp.rename(out)
+    return str(out), len(records), time.process_time() - t0
+
+
+def cmd_collect(args) -> None:
+    jobs = [(fold, hard, seed, kind) for fold, hard, seeds in TRAIN for seed in seeds for kind in ("oracle", "dart")]
+    t, n = time.time(), 0
+    for i, (_path, count, _cpu) in enumerate(pool_map(collect_scene, jobs, args.workers)):
+        n += max(0, count)
+        if i % 20 == 0 or i == len(jobs) - 1:
+            print(f"{i + 1}/{len(jobs)} scenes, {n} states, {time.time() - t:.0f} s", flush=True)
+
+
+def load_records() -> list[dict]:
+    out = []
+    for path in sorted(STATES.glob("train-*.jsonl.gz")):
+        with gzip.open(path, "rt") as f:
+            out.extend(json.loads(line) for line in f)
+    return out
+
+
+def _situations(record: dict):
+    from s1gym.core import Candidate, Situation
+
+    texts = record["candidates"]
+    plain = Situation(task="PickPlace", observation=record["observation"],
+                      candidates=tuple(Candidate(t) for t in texts))
+    kept = [Candidate(t, outcome=o, reward=r)
+            for t, o, r in zip(texts, record["outcomes"], record["rewards"], strict=True) if o is not None]
+    return plain, plain.with_candidates(kept)
+
+
+def fit(records: list[dict], l2: float):
+    from s1gym.policies.robot_model import RobotModel
+    from s1gym.tasks.robot.tokens import candidate_tokens
+
+    t = time.time()
+    plain_rows, plain_good, ahead_rows, ahead_good = [], [], [], []
+    for r in records:
+        plain, annotated = _situations(r)
+        good = set(r["good"])
+        plain_rows.append(candidate_tokens(plain))
+        plain_good.append([i for i, c in enumerate(plain.candidates) if c.text in good])
+        if len(annotated.candidates) > 1:
+            ahead_rows.append(candidate_tokens(annotated))
+            ahead_good.append([i for i, c in enumerate(annotated.candidates) if c.text in good])
+    plain_d = Design(plain_rows, plain_good)
+    w_plain = plain_d.fit(l2)
+    ahead_d = Design(ahead_rows, ahead_good, dict(plain_d.vocab))
+    free = np.zeros(len(ahead_d.vocab), dtype=bool)
+    free[len(plain_d.vocab):] = True
+    w_both = ahead_d.fit(l2, start=w_plain, free=free)
+    weights = {n: float(v) for n, v in zip(ahead_d.names, w_both) if abs(v) >= 1e-4}
+    scenes = sorted({(r["fold"], r["hard"], r["seed"]) for r in records})
+    stats = {"decisions": plain_d.n, "scenes": len(scenes), "l2": l2,
+             "top1_plain": round(plain_d.top1(w_plain), 4), "top1_lookahead": round(ahead_d.top1(w_both), 4),
+             "features": len(weights), "fit_seconds": round(time.time() - t, 1)}
+    provenance = {"name": "local_pickplace", "task": "PickPlace",
+                  "fitted_on": "train fold: hard seeds 0-79, plain seeds 0-19 (bench/robot_protocol.md)",
+                  "labels": "the privileged expert's skill on its own and on noisy roll-in states", **stats}
+    return RobotModel(weights, provenance), stats
+
+
+def cmd_fit(args) -> None:
+    model, stats = fit(load_records(), args.l2)
+    model.save(args.out)
+    print(json.dumps(stats), "->", args.out)
+
+
+# ---------------------------------------------------------------------- play
+class Expert:
+    """The privileged expert as a policy (a reference row: it reads the physics)."""
+
+    name = "expert"
+
+    def reset(self) -> None:
+        pass
+
+    def decide(self, situation):
+        from s1gym.core import Decision, Usage
+
+        move = situation.privileged.expert_action()
+        p = np.array([float(c.text == move) for c in situation.candidates])
+        return Decision.from_probabilities(p, Usage(calls=0), {"policy": "expert"})
+
+
+def build_policy(arm: str, model_path: str | None):
+    from s1gym.policies import Local, Random, Rule, Uniform
+    from s1gym.wrappers import Lookahead, Search
+
+    def local():
+        return Local(pairs=model_path, preload=False) if model_path else Local(preload=False)
+
+    table = {"rule": Rule, "random": Random, "local": local, "lookahead": lambda: Lookahead(local()),
+             "search-lookahead": lambda: Search(Lookahead(local()), budget=200), "expert": Expert,
+             "raw-lookahead": lambda: Lookahead(local()), "raw-search-uniform": lambda: Search(Uniform())}
+    return table[arm]()
+
+
+def play_scene(job: tuple[str, bool, int, str, str | None]) -> dict:
+    fold, hard, seed, arm, model_path = job
+    from s1gym.runner.episode import play_episode
+
+    t0, wall = time.process_time(), time.perf_counter()
+    env = make_env(fold, hard, raw=arm.startswith("raw-"))
+    env.expert_move = lambda: None       # no agreement column here: the arms are compared by wins
+    policy = build_policy(arm, model_path)
+    policy.reset()
+    out = play_episode(env, policy, seed)
+    scene = env.arm.scene
+    row = {"task": env.task_name, "fold": fold, "hard": hard, "seed": seed, "arm": arm, "goal": scene.goal,
+           "traps": list(scene.traps), "blocks": len(scene.blocks), "won": bool(out.get("won")),
+           "score": round(float(out.get("score", 0.0)), 4), "skills": out.get("steps"),
+           "control_steps": env.arm.steps, "calls": out["usage"].calls,
+           "cpu_s": round(time.process_time() - t0, 2), "wall_s": round(time.perf_counter() - wall, 2)}
+    env.close()
+    return row
+
+
+def _play(jobs, workers: int, path: Path | None) -> list[dict]:
+    done = set()
+    if path is not None and path.exists():
+        done = {(r["fold"], r["seed"], r["arm"]) for r in map(json.loads, path.read_text().splitlines())}
+    jobs = [j for j in jobs if (j[0], j[2], j[3]) not in done]
+    rows = []
+    out = open(path, "a") if path is not None else None
+    for r in pool_map(play_scene, jobs, workers):
+        rows.append(r)
+        print(f"{r['arm']:20s} {r['fold']} {r['seed']:3d} {r['goal']:6s} {','.join(r['traps']) or '-':18s} "
+              f"{'WON' if r['won'] else 'no ':4s} skills {r['skills']} cpu {r['cpu_s']} s", flush=True)
+        if out:
+            out.write(json.dumps(r) + "\n")
+            out.flush()
+    return rows
+
+
+def cmd_select(args) -> None:
+    fold, hard, seeds = DEV
+    for l2 in L2_CHOICES:
+        path = Path(f"/tmp/robot_model_l2_{l2}.json")
+        fit(load_records(), l2)[0].save(path)
+        rows = _play([(fold, hard, s, "lookahead", str(path)) for s in seeds], args.workers, None)
+        print(f"L2 {l2}: lookahead(local) dev won {sum(r['won'] for r in rows)}/{len(rows)}", flush=True)
+
+
+def cmd_heldout(args) -> None:
+    arms = args.arms.split(",") if args.arms else [*ARMS, *RAW_ARMS]
+    jobs = []
+    for arm in arms:
+        fold, hard, seeds = RAW_TEST if arm.startswith("raw-") else TEST
+        jobs += [(fold, hard, s, arm, None) for s in seeds]
+    _play(jobs, args.workers, Path(args.json))
+
+
+def cmd_report(args) -> None:
+    rows = [json.loads(line) for line in Path(args.json).read_text().splitlines()]
+    by: dict[str, list[dict]] = {}
+    for r in rows:
+        by.setdefault(r["arm"], []).append(r)
+    print("| arm | won | mean score | median skills (won) | CPU s / scene |")
+    print("|---|---|---|---|---|")
+    for arm in [*ARMS, *RAW_ARMS]:
+        rs = by.get(arm)
+        if not rs:
+            continue
+        won = [r for r in rs if r["won"]]
+        med = sorted(r["skills"] for r in won)[len(won) // 2] if won else "–"
+        print(f"| {arm} | {len(won)}/{len(rs)} | {np.mean([r['score'] for r in rs]):.2f} | {med} | "
+              f"{np.mean([r['cpu_s'] for r in rs]):.1f} |")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--workers", type=int, default=1)
+    f = sub.add_parser("fit")
+    f.add_argument("--l2", type=float, default=0.3)
+    f.add_argument("--out", default=str(MODEL))
+    s = sub.add_parser("select")
+    s.add_argument("--workers", type=int, default=1)
+    h = sub.add_parser("heldout")
+    h.add_argument("--workers", type=int, default=1)
+    h.add_argument("--arms", default="")
+    h.add_argument("--json", default=str(HELD_OUT_FILE))
+    r = sub.add_parser("report")
+    r.add_argument("--json", default=str(HELD_OUT_FILE))
+    args = ap.parse_args(argv)
+    {"collect": cmd_collect, "fit": cmd_fit, "select": cmd_select, "heldout": cmd_heldout,
+     "report": cmd_report}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
