@@ -10,7 +10,7 @@ Labels: the privileged expert's skill (``PickPlaceEnv.expert_action``, which rea
 states the expert itself visits and on noisy roll-ins (a random skill instead, 30 % of the time, for the
 first 8 skills of an episode, then the expert on). Each state is stored plainly and as Lookahead shows it
 (every skill simulated on a fork: its outcome text), so one fit gives the plain weights and, with those
-fixed, the outcome weights (the TWX models' recipe: bench/twx_local.py, whose ``Design`` this reuses).
+fixed, the outcome weights (the TWX models' recipe, :mod:`s1gym.policies.fitting`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twx_local import Design, pool_map  # noqa: E402  (the shared conditional-logit fit)
+from twx_local import pool_map  # noqa: E402
+
+from s1gym.policies.fitting import Design  # noqa: E402  (the one fitting recipe)
 
 STATES = Path(os.environ.get("S1GYM_ROBOT_STATES", "~/.cache/s1gym/robot_states")).expanduser()
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,22 +132,23 @@ def fit(records: list[dict], l2: float):
     from s1gym.tasks.robot.tokens import candidate_tokens
 
     t = time.time()
-    plain_rows, plain_good, ahead_rows, ahead_good = [], [], [], []
+    plain_groups, ahead_groups = [], []
     for r in records:
         plain, annotated = _situations(r)
         good = set(r["good"])
-        plain_rows.append(candidate_tokens(plain))
-        plain_good.append([i for i, c in enumerate(plain.candidates) if c.text in good])
+        plain_groups.append((candidate_tokens(plain), [i for i, c in enumerate(plain.candidates) if c.text in good]))
         if len(annotated.candidates) > 1:
-            ahead_rows.append(candidate_tokens(annotated))
-            ahead_good.append([i for i, c in enumerate(annotated.candidates) if c.text in good])
-    plain_d = Design(plain_rows, plain_good)
+            ahead_groups.append((candidate_tokens(annotated),
+                                 [i for i, c in enumerate(annotated.candidates) if c.text in good]))
+    plain_d = Design(plain_groups)
     w_plain = plain_d.fit(l2)
-    ahead_d = Design(ahead_rows, ahead_good, dict(plain_d.vocab))
+    ahead_d = Design(ahead_groups, vocab=plain_d.vocab)
     free = np.zeros(len(ahead_d.vocab), dtype=bool)
     free[len(plain_d.vocab):] = True
-    w_both = ahead_d.fit(l2, start=w_plain, free=free)
-    weights = {n: float(v) for n, v in zip(ahead_d.names, w_both) if abs(v) >= 1e-4}
+    start = np.zeros(len(ahead_d.vocab))
+    start[:len(w_plain)] = w_plain
+    w_both = ahead_d.fit(l2, start=start, free=free)
+    weights = ahead_d.weights(w_both)
     scenes = sorted({(r["fold"], r["hard"], r["seed"]) for r in records})
     stats = {"decisions": plain_d.n, "scenes": len(scenes), "l2": l2,
              "top1_plain": round(plain_d.top1(w_plain), 4), "top1_lookahead": round(ahead_d.top1(w_both), 4),

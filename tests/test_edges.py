@@ -138,7 +138,7 @@ def _fake_machine(tmp_path: Path, apt_fails: bool) -> tuple[Path, dict[str, str]
     (repo / "scripts").mkdir(parents=True)
     (repo / "scripts" / "setup.sh").write_text((ROOT / "scripts" / "setup.sh").read_text())
     bin_dir.mkdir()
-    for tool in ("dirname", "sed", "head", "grep", "tail", "mkdir", "cat", "chmod", "seq"):
+    for tool in ("dirname", "sed", "head", "grep", "tail", "mkdir", "cat", "chmod", "seq", "uname"):
         (bin_dir / tool).symlink_to(subprocess.check_output(["which", tool], text=True).strip())
     noise = "\n".join(APT_NOISE * 40)
     scripts = {

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from s1gym.tasks.robot.scene import Scene, build_model
+from s1gym.tasks.robot.scene import Scene, build_model, import_robotics
 
 __all__ = ["Arm", "BlockPose", "SUBSTEPS", "MAX_MOVE"]
 
@@ -50,6 +50,8 @@ class Arm:
 
     def __init__(self, scene: Scene, model=None) -> None:
         import mujoco
+
+        import_robotics()
         from gymnasium_robotics.utils import mujoco_utils
 
         self._mj, self._utils = mujoco, mujoco_utils

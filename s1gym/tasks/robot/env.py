@@ -113,7 +113,7 @@ class PickPlaceEnv(S1Env):
 
     def _events(self, move: str, held_before: str | None, before: dict, steps: int) -> str:
         view = self._view()
-        out = [f"You did: {move} ({steps} control steps)."]
+        out = [f"You did: {move} ({steps} control step{'' if steps == 1 else 's'})."]
         if view.held != held_before:
             if held_before is None:
                 out.append(f"The {view.held} block is in the gripper.")

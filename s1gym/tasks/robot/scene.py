@@ -19,9 +19,12 @@ and a block standing on the target.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import math
 import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -191,13 +194,28 @@ def draw_scene(fold: str, seed: int, *, blocks: int | None = None, goal: str = "
 
 
 @functools.cache
-def fetch_xml() -> str:
-    """The path of Gymnasium-Robotics' Fetch pick-and-place scene (inside its wheel)."""
+def import_robotics() -> None:
+    """Import gymnasium_robotics once, without the notice its ``__init__`` prints on stderr about its Adroit
+    hand envs' rewards (from farama_notifications; nothing here uses them); anything else it prints passes."""
+    printed = io.StringIO()
     try:
-        from gymnasium_robotics.envs.fetch import pick_and_place
+        with contextlib.redirect_stderr(printed):
+            import gymnasium_robotics  # noqa: F401
     except ImportError as exc:  # pragma: no cover - the robot extra is missing
         raise ImportError("the robot tasks need the 'robot' extra: pip install 's1gym[robot]' "
                           "(gymnasium-robotics and mujoco)") from exc
+    finally:
+        rest = [line for line in printed.getvalue().splitlines() if "AdroitHand" not in line]
+        if rest:
+            print("\n".join(rest), file=sys.stderr)
+
+
+@functools.cache
+def fetch_xml() -> str:
+    """The path of Gymnasium-Robotics' Fetch pick-and-place scene (inside its wheel)."""
+    import_robotics()
+    from gymnasium_robotics.envs.fetch import pick_and_place
+
     return os.path.abspath(os.path.join(os.path.dirname(pick_and_place.__file__), "..", "assets", "fetch",
                                         "pick_and_place.xml"))
 

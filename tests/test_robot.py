@@ -1,0 +1,136 @@
+"""The robot family (s1/PickPlace-v0, s1/PickPlaceRaw-v0) on real MuJoCo physics: scenes named by their seed,
+a camera's text that hides the physics, forks that continue bit-identically, the privileged expert winning a
+trap scene the handwritten script loses, the raw twin's small moves, pictures, bad options. The Gymnasium
+contract (check_env, spaces, masks, make_vec...) is tests/test_contract.py's, on every id."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("mujoco", reason="the robot extra is not installed: pip install 's1gym[robot]'")
+
+import gymnasium as gym  # noqa: E402
+
+import s1gym  # noqa: E402,F401  (registers the ids)
+from s1gym.tasks.robot.scene import draw_scene  # noqa: E402
+
+
+def make(env_id: str = "s1/PickPlace-v0", **options):
+    return gym.make(env_id, **{"fold": "train", "hard": True, **options}).unwrapped
+
+
+def play(env, choose) -> list[str]:
+    moves = []
+    while not env.done:
+        move = choose(env)
+        moves.append(move)
+        env.step_move(move)
+    return moves
+
+
+def test_a_seed_names_one_scene_and_the_folds_never_share_one():
+    scene = draw_scene("train", 1, hard=True)
+    assert scene == draw_scene("train", 1, hard=True)
+    assert (scene.instruction, scene.traps, [b.colour for b in scene.blocks]) == (
+        "Put the red block on the target.", ("occupied", "slippery"), ["red", "blue"])
+    others = {draw_scene(fold, 1, hard=True) for fold in ("dev", "test")}
+    assert scene not in others and len(others) == 2
+
+
+def test_the_text_says_what_a_camera_sees_and_hides_mass_and_friction():
+    env = make()
+    obs, info = env.reset(seed=1)
+    lines = obs.splitlines()
+    assert lines[0] == "A new scene: Put the red block on the target."
+    assert "Gripper: open (10 cm between the fingers), empty, at x=+4 y=-0, 13 cm high, turned 0 degrees." in lines
+    assert "Skills used: 0 of 30; control steps used: 0 of 900." in lines
+    assert sum(line.startswith("- ") and " block (" in line for line in lines) == 2
+    assert not any(word in obs.lower() for word in ("kg", "mass", "friction", "slippery", "heavy"))
+    assert info["control_steps"] == 0 and env.action_space.n == 32
+
+
+def test_the_expert_wins_a_trap_scene_that_the_handwritten_script_loses():
+    """Train seed 1: the red block is heavy and slippery and the blue one stands on the target. The expert
+    (reading the hidden physics) clears the target and lifts slowly; the fixed script lifts fast and drops
+    the red block again and again."""
+    env = make()
+    env.reset(seed=1)
+    expert = play(env, lambda e: e.expert_action())
+    assert (env.won, env.steps, env.score) == (True, 13, 1.0)
+    assert expert == ["move above the blue block", "lower", "grasp", "lift", "carry the blue block to the free spot",
+                      "lower", "release", "move above the red block", "lower", "grasp", "lift slowly",
+                      "carry the red block above the target", "release"]
+    assert env.history[-1][1].endswith("The gripper let go of the red block. The goal is reached.")
+    env.reset(seed=1)
+    rule = play(env, lambda e: e.rule_action())
+    assert (env.won, env.steps) == (False, 30) and rule[:4] == ["move above the red block", "lower", "grasp", "lift"]
+    assert any("slipped out of the gripper" in feedback for _, feedback in env.history)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(prefix=st.lists(st.integers(0, 31), max_size=3), after=st.lists(st.integers(0, 31), min_size=1, max_size=2))
+def test_a_fork_continues_bit_identically_and_alone(prefix, after):
+    env = make()
+    env.reset(seed=2)
+
+    def moves(e, picks):
+        for pick in picks:
+            if e.done:
+                return
+            e.step_move(e.candidates[pick % len(e.candidates)])
+
+    moves(env, prefix)
+    before = env.situation().observation
+    clone = env.fork()
+    moves(clone, after)
+    assert env.situation().observation == before          # the fork played alone
+    moves(env, after)
+    assert clone.situation().observation == env.situation().observation
+    assert np.array_equal(clone.arm.data.qpos, env.arm.data.qpos)
+    assert np.array_equal(clone.arm.data.qvel, env.arm.data.qvel)
+
+
+def test_the_raw_twin_moves_the_gripper_two_centimetres_a_step_and_has_no_expert():
+    env = make("s1/PickPlaceRaw-v0")
+    obs, _ = env.reset(seed=1)
+    assert env.candidates == ("move 2 cm away", "move 2 cm closer", "move 2 cm left", "move 2 cm right",
+                              "move 2 cm up", "move 2 cm down", "open the gripper", "close the gripper")
+    heights = []
+    for _ in range(3):
+        env.step_move("move 2 cm up")
+        heights.append(next(line for line in env.situation().observation.splitlines() if line.startswith("Gripper")))
+    assert [h.split(", ")[2] for h in heights] == ["at x=+4 y=-0", "at x=+4 y=-0", "at x=+4 y=-0"]
+    assert [h.split(", ")[3] for h in heights] == ["14 cm high", "16 cm high", "17 cm high"]
+    assert env.history[-1][1] == "You did: move 2 cm up (1 control step)."
+    with pytest.raises(NotImplementedError, match="has no expert"):
+        env.expert_action()
+
+
+def test_a_screenshot_is_a_png_of_the_scene():
+    from PIL import Image
+
+    env = make()
+    env.reset(seed=1)
+    image = Image.open(io.BytesIO(env.screenshot()))
+    assert (image.format, image.size) == ("PNG", (480, 360))
+    pixels = np.asarray(image.convert("RGB"), dtype=np.int32)
+    assert pixels.std() > 10                         # a scene, not a blank frame
+    red = (pixels[..., 0] > 150) & (pixels[..., 1] < 80) & (pixels[..., 2] < 80)
+    assert red.sum() > 50                            # the red block is in view
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"fold": "val"}, "fold must be one of \\['train', 'dev', 'test'\\], got 'val'"),
+    ({"blocks": 5}, "blocks must be 1-4, got 5"),
+    ({"goal": "stack", "blocks": 1}, "goal 'stack' needs blocks >= 2, got 1"),
+    ({"goal": "throw"}, "goal must be one of"),
+    ({"hard": "maybe"}, "hard must be true or false, got 'maybe'"),
+])
+def test_bad_options_name_the_problem(options, message):
+    with pytest.raises(ValueError, match=message):
+        make(**options)
