@@ -156,7 +156,7 @@ def fit(records: list[dict], l2: float):
     provenance = {"name": "local_pickplace", "task": "PickPlace",
                   "fitted_on": "train fold: hard seeds 0-79, plain seeds 0-19 (bench/robot_protocol.md)",
                   "labels": "the privileged expert's skill on its own and on noisy roll-in states", **stats}
-    return RobotModel(weights, provenance), stats
+    return RobotModel(weights, provenance=provenance), stats
 
 
 def cmd_fit(args) -> None:

@@ -134,3 +134,28 @@ def test_a_screenshot_is_a_png_of_the_scene():
 def test_bad_options_name_the_problem(options, message):
     with pytest.raises(ValueError, match=message):
         make(**options)
+
+
+def test_the_shipped_model_lifts_fast_blind_and_slowly_once_it_sees_the_outcomes():
+    """The paper's point on one state (train seed 1, a fitted-on scene: this pins behaviour, not a score):
+    the heavy slippery red block is grasped. Without outcomes Local's shipped model lifts fast, as it would
+    any block; with Lookahead it sees "slipped out of the gripper" after ``lift`` and picks ``lift slowly``."""
+    from s1gym.policies import Local
+    from s1gym.wrappers import Lookahead
+
+    env = make()
+    env.reset(seed=1)
+    for move in ("move above the blue block", "lower", "grasp", "lift", "carry the blue block to the free spot",
+                 "lower", "release", "move above the red block", "lower", "grasp"):
+        env.step_move(move)
+    situation = env.situation()
+    texts = [c.text for c in situation.candidates]
+
+    def top(decision, k=3):
+        order = np.argsort(-decision.probabilities, kind="stable")[:k]
+        return [(texts[i], pytest.approx(float(decision.probabilities[i]), abs=1e-3)) for i in order]
+
+    assert top(Local(preload=False).decide(situation)) == [("lift", 0.450), ("release", 0.287),
+                                                           ("lift slowly", 0.209)]
+    assert top(Lookahead(Local(preload=False)).decide(situation)) == [
+        ("lift slowly", 0.572), ("lower", 0.382), ("carry the red block above the target", 0.028)]

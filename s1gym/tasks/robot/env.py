@@ -50,6 +50,8 @@ class PickPlaceEnv(S1Env):
     #: control steps an episode may take (each 40 ms of simulated time)
     default_max_control_steps: ClassVar[int] = 900
     stall_patience: ClassVar[int | None] = 4
+    #: Local's fitted model (bench/robot_local.py, provenance inside; policies/robot_model.py)
+    local_model: ClassVar[str | None] = "local_pickplace.json"
     option_help: ClassVar[dict[str, str]] = {
         "fold": "which scenes the seeds pick: train (default), dev or test (disjoint random streams)",
         "blocks": "number of blocks, 1-4 (default: 2-4, drawn per scene)",
@@ -203,6 +205,7 @@ class PickPlaceRawEnv(PickPlaceEnv):
     default_max_candidates: ClassVar[int] = 8
     default_max_steps: ClassVar[int] = 300
     stall_patience: ClassVar[int | None] = None
+    local_model: ClassVar[str | None] = None      # no fitted model: Local's general weights
     MOVES: ClassVar[dict[str, tuple[float, float, float]]] = {
         "move 2 cm away": (0.02, 0.0, 0.0), "move 2 cm closer": (-0.02, 0.0, 0.0),
         "move 2 cm left": (0.0, 0.02, 0.0), "move 2 cm right": (0.0, -0.02, 0.0),
