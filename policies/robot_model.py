@@ -29,7 +29,11 @@ class RobotModel(FittedModel):
     the task's own score)."""
 
     def tokens(self, situation: Situation) -> list[list[str]]:
-        return candidate_tokens(situation)
+        """Per candidate, the skill's feature names; with Lookahead, ``out:revisit`` on a skill that leads back
+        to a state the episode was already in (``Candidate.revisits``, the TWX models' token: the expert's
+        states never loop, so its weight is set, not fitted)."""
+        return [r + ["out:revisit"] if c.revisits else r
+                for r, c in zip(candidate_tokens(situation), situation.candidates, strict=True)]
 
     @staticmethod
     def progress_tokens(situation: Situation) -> Sequence[str]:

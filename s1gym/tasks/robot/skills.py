@@ -24,6 +24,8 @@ SAFE_HEIGHT = 0.2
 TOLERANCE = 0.006
 #: control steps a skill may take at most
 SKILL_CAP = 40
+#: the least drop (metres) that makes ``lower`` a move: closer than this to where it stops, it is not offered
+LOWER_MIN = 0.005
 #: speeds (metres per control step)
 FAST, NORMAL, SLOW = 0.05, 0.03, 0.01
 #: how much a ramped move speeds up or slows down a step (metres per step per step)
@@ -105,7 +107,8 @@ def skills_now(arm: Arm, held: str | None) -> list[Skill]:
                 out.append(Skill(f"carry the {held} block to the target", "to_target"))
             out.append(Skill(f"carry the {held} block above the target", "above_target"))
         out.append(Skill(f"carry the {held} block to the free spot", "free"))
-    out.append(Skill("lower", "lower"))
+    if arm.grip_pos()[2] - _lower_point(arm, held)[2] > LOWER_MIN:   # a lower that would not move is no move
+        out.append(Skill("lower", "lower"))
     out.append(Skill("release", "release") if arm.closed else Skill("grasp", "grasp"))
     out += [Skill("lift", "lift"), Skill("lift slowly", "lift_slowly")]
     if held is None:
@@ -179,6 +182,21 @@ def _surface_below(arm: Arm, xy: np.ndarray, skip: str | None) -> float:
     return best
 
 
+def _lower_point(arm: Arm, held: str | None) -> np.ndarray:
+    """Where ``lower`` stops: empty, at the middle of the highest block below (or just above the table);
+    holding, with the held block just above what is under it. Never above the grip point."""
+    here = arm.grip_pos()
+    if held is None:
+        below = [p for p in arm.blocks()
+                 if float(np.linalg.norm(p.pos[:2] - here[:2])) < max(p.half[0], p.half[1]) + 0.01
+                 and p.pos[2] < here[2]]
+        z = max(p.pos[2] for p in below) if below else TABLE_TOP + 0.02
+        z = max(z, TABLE_TOP + 0.015)
+    else:
+        z = _surface_below(arm, here[:2], held) + _held_drop(arm, held) + 0.005
+    return np.array([here[0], here[1], min(z, here[2])])
+
+
 def _push(arm: Arm, colour: str, toward: bool, budget: list[int]) -> None:
     scene = arm.scene
     pose = arm.block(colour)
@@ -222,17 +240,7 @@ def run_skill(arm: Arm, skill: Skill, held: str | None) -> None:
         spot = free_spot(arm)
         _travel(arm, spot, TABLE_TOP + (0.1 if held is None else drop + 0.03), budget)
     elif kind == "lower":
-        here = arm.grip_pos()
-        surface = _surface_below(arm, here[:2], held)
-        if held is None:
-            below = [p for p in arm.blocks()
-                     if float(np.linalg.norm(p.pos[:2] - here[:2])) < max(p.half[0], p.half[1]) + 0.01
-                     and p.pos[2] < here[2]]
-            z = max(p.pos[2] for p in below) if below else TABLE_TOP + 0.02
-            z = max(z, TABLE_TOP + 0.015)
-        else:
-            z = surface + drop + 0.005
-        _go(arm, np.array([here[0], here[1], min(z, here[2])]), 0.02, budget)
+        _go(arm, _lower_point(arm, held), 0.02, budget)
     elif kind == "grasp":
         _hold(arm, 6, budget, close=True)
     elif kind == "release":
