@@ -110,7 +110,7 @@ from s1gym.policies.alfworld_model import ALFWorldModel
 from s1gym.policies.common import require_candidates
 from s1gym.policies.fitted import FittedModel
 from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
-from s1gym.policies.robot_model import FAMILY as ROBOT_FAMILY, RobotModel
+from s1gym.policies.robot_model import RobotModel
 from s1gym.policies.twx_model import TWXModel
 from s1gym.policies.web_model import WebModel
 from s1gym.registration import TASKS, env_class_or_none
@@ -210,10 +210,10 @@ def load_task_model(path: str | Path) -> TaskModel:
     """A model file of any family (a web or robot model file says its ``kind``, a TWX one names its
     features version, an ALFWorld one neither)."""
     head = Path(path).read_text()[:200]
-    if '"kind": "web"' in head:
-        return WebModel.load(path)
-    if f'"family": "{ROBOT_FAMILY}"' in head:
-        return RobotModel.load(path)
+    kinds = {"web": WebModel, "robot": RobotModel}
+    kind = next((k for k in kinds if f'"kind": "{k}"' in head), None)
+    if kind is not None:
+        return kinds[kind].load(path)
     return TWXModel.load(path) if '"features_version"' in head else ALFWorldModel.load(path)
 
 

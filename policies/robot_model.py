@@ -15,10 +15,10 @@ from s1gym.core import Situation
 from s1gym.policies.fitted import FittedModel
 from s1gym.tasks.robot.tokens import candidate_tokens
 
-__all__ = ["FAMILY", "FEATURES_VERSION", "RobotModel"]
+__all__ = ["FEATURES_VERSION", "KIND", "RobotModel"]
 
-#: the ``family`` a model file names (Local picks the model class by it)
-FAMILY = "robot"
+#: the ``kind`` a model file names (Local picks the model class by it, as for the web model)
+KIND = "robot"
 #: bumped when the feature names change, so a file fitted on other names is refused
 FEATURES_VERSION = 1
 
@@ -41,11 +41,11 @@ class RobotModel(FittedModel):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], path: str | Path) -> RobotModel:
-        if data.get("family") != FAMILY or data.get("features_version") != FEATURES_VERSION:
+        if data.get("kind") != KIND or data.get("features_version") != FEATURES_VERSION:
             raise ValueError(f"{path}: not a robot model of features version {FEATURES_VERSION}; refit it with "
                              "bench/robot_local.py")
         return cls(data["weights"], provenance=data.get("provenance", {}))
 
     def to_json(self) -> dict[str, Any]:
-        return {"family": FAMILY, "features_version": FEATURES_VERSION, "provenance": dict(self.provenance),
+        return {"kind": KIND, "features_version": FEATURES_VERSION, "provenance": dict(self.provenance),
                 "weights": {k: round(v, 4) for k, v in sorted(self.weights.items()) if abs(v) >= 1e-4}}
