@@ -311,8 +311,8 @@ class Local(BasePolicy):
         if isinstance(pairs, str | Path):
             pairs = load_task_model(pairs)
         if pairs is not None and pairs is not False and not isinstance(pairs, FittedModel):
-            raise ValueError(f"Local pairs must be a fitted model (ALFWorldModel, TWXModel, WebModel), the path of "
-                             f"its JSON file or False (no fitted model), got {pairs!r}")
+            raise ValueError(f"Local pairs must be a fitted model (ALFWorldModel, TWXModel, WebModel, "
+                             f"RobotModel), the path of its JSON file or False (no fitted model), got {pairs!r}")
         self.pairs = pairs
         if preload and embedder is None:
             load_model()

@@ -118,7 +118,7 @@ def test_local_adds_the_pair_scores_and_names_its_model(soap, tmp_path):
     from_path = Local(pairs=tmp_path / "m.json", preload=False, embedder=Refuses())
     assert np.allclose(from_path.decide(s).probabilities, local.decide(s).probabilities)
     assert Local(pairs=False, preload=False).options()["pairs"] is False
-    with pytest.raises(ValueError, match=r"a fitted model \(ALFWorldModel, TWXModel\), the path of its JSON file"):
+    with pytest.raises(ValueError, match=r"a fitted model \(ALFWorldModel, TWXModel, WebModel, RobotModel\), the path of its JSON file"):
         Local(pairs=3, preload=False)
 
 
