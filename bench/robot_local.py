@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twx_local import pool_map  # noqa: E402
+from twx_local import pool_map, write_states  # noqa: E402
 
 from s1gym.policies.fitting import Design  # noqa: E402  (the one fitting recipe)
 
@@ -94,11 +94,7 @@ def collect_scene(job: tuple[str, bool, int, str]) -> tuple[str, int, float]:
             move = rng.choice(list(env.candidates))
         env.step_move(move)
     env.close()
-    tmp = out.with_suffix(".tmp")
-    with gzip.open(tmp, "wt") as f:
-        for r in records:
-            f.write(json.dumps(r) + "\n")
-    tmp.rename(out)
+    write_states(out, records)
     return str(out), len(records), time.process_time() - t0
 
 

@@ -153,12 +153,17 @@ def collect_game(job: tuple[str, str, int, str, str | None]) -> tuple[str, int, 
         r["won"] = won
         r["remaining"] = env.steps - r["step"] if won and oracle_from is not None and i >= oracle_from else None
     env.close()
+    write_states(out, records)
+    return str(out), len(records), time.process_time() - t0
+
+
+def write_states(out: Path, records: list[dict]) -> None:
+    """Labelled states as gzipped JSON lines, whole or not at all (a killed collect leaves no half file)."""
     tmp = out.with_suffix(".tmp")
     with gzip.open(tmp, "wt") as f:
         for r in records:
             f.write(json.dumps(r) + "\n")
     tmp.rename(out)
-    return str(out), len(records), time.process_time() - t0
 
 
 def pool_map(fn, items: list, workers: int) -> Iterable:
