@@ -202,10 +202,9 @@ def play_scene(job: tuple[str, bool, int, str, str | None]) -> dict:
 
     t0, wall = time.process_time(), time.perf_counter()
     env = make_env(fold, hard, raw=arm.startswith("raw-"))
-    env.expert_move = lambda: None       # no agreement column here: the arms are compared by wins
     policy = build_policy(arm, model_path)
     policy.reset()
-    out = play_episode(env, policy, seed)
+    out = play_episode(env, policy, seed, agreement=False)   # the arms are compared by wins, not agreement
     scene = env.arm.scene
     row = {"task": env.task_name, "fold": fold, "hard": hard, "seed": seed, "arm": arm, "goal": scene.goal,
            "traps": list(scene.traps), "blocks": len(scene.blocks), "won": bool(out.get("won")),

@@ -24,7 +24,6 @@ fields: a bit-identical continuation (tests/test_robot.py, hypothesis over skill
 
 from __future__ import annotations
 
-import os
 from typing import Any, ClassVar
 
 import numpy as np
@@ -37,8 +36,6 @@ from s1gym.tasks.robot.skills import Skill, run_skill, skills_now
 from s1gym.tasks.robot.view import SceneView
 
 __all__ = ["PickPlaceEnv", "PickPlaceRawEnv"]
-
-os.environ.setdefault("MUJOCO_GL", "egl")   # offscreen frames (Debian's libegl1 + Mesa); osmesa also works
 
 
 class PickPlaceEnv(S1Env):
@@ -188,7 +185,7 @@ class PickPlaceEnv(S1Env):
 
     # ------------------------------------------------------------------ pictures
     def screenshot(self) -> bytes:
-        """A PNG of the scene (MuJoCo's offscreen renderer; ``MUJOCO_GL`` egl by default)."""
+        """A PNG of the scene (MuJoCo's offscreen rendering on EGL, or OSMesa with ``MUJOCO_GL=osmesa``)."""
         from s1gym.tasks.robot.render import render_png
 
         return render_png(self.arm)

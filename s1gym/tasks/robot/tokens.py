@@ -107,19 +107,14 @@ def _context(state: RobotState) -> list[str]:
             f"near={'?' if state.distance is None else int(state.distance < 3)}"]
 
 
+#: what a skill's feedback says (env.py's events) -> its outcome token
+EVENTS = {"The goal is reached.": "won", "slipped out of the gripper": "slipped", "closed on nothing": "missed",
+          "fell off the table": "fell", "tipped over": "tipped"}
+
+
 def _outcome(before: RobotState, text: str) -> list[str]:
     after = read_state(text)
-    out = []
-    if "The goal is reached." in text:
-        out.append("won")
-    if "slipped out of the gripper" in text:
-        out.append("slipped")
-    if "closed on nothing" in text:
-        out.append("missed")
-    if "fell off the table" in text:
-        out.append("fell")
-    if "tipped over" in text:
-        out.append("tipped")
+    out = [token for phrase, token in EVENTS.items() if phrase in text]
     if re.search(r"The \w+ block moved \d+ cm", text):
         out.append("disturbed")
     if after is not None:
