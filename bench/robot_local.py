@@ -27,19 +27,18 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twx_local import pool_map, write_states  # noqa: E402
-
-from s1gym.policies.fitting import Design  # noqa: E402  (the one fitting recipe)
+from s1gym.policies.fitting import Design
+from twx_local import pool_map, write_states
 
 STATES = Path(os.environ.get("S1GYM_ROBOT_STATES", "~/.cache/s1gym/robot_states")).expanduser()
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "s1gym" / "data" / "local_pickplace.json"
 HELD_OUT_FILE = ROOT / "docs" / "data" / "robot_heldout.jsonl"
 #: the protocol's scenes: (fold, hard, seeds)
-TRAIN = [("train", True, range(0, 80)), ("train", False, range(0, 20))]
-DEV = ("dev", True, range(0, 20))
-TEST = ("test", True, range(0, 40))
-RAW_TEST = ("test", True, range(0, 20))
+TRAIN = [("train", True, range(80)), ("train", False, range(20))]
+DEV = ("dev", True, range(20))
+TEST = ("test", True, range(40))
+RAW_TEST = ("test", True, range(20))
 NOISE, NOISY_SKILLS = 0.3, 8
 L2_CHOICES = (0.03, 0.3, 3.0)
 #: how the shipped model's L2 and set weights were chosen (dev hard 0-19, lookahead(local), bench/robot_protocol.md)
@@ -128,6 +127,7 @@ def _situations(record: dict):
 
 def fit(records: list[dict], l2: float, fixed: dict[str, float] | None = None):
     from s1gym.policies.robot_model import RobotModel
+
     from s1gym.tasks.robot.tokens import candidate_tokens
 
     t = time.time()

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 pytest.importorskip("mujoco", reason="the robot extra is not installed: pip install 's1gym[robot]'")
 
-import gymnasium as gym  # noqa: E402
+import gymnasium as gym
 
-import s1gym  # noqa: E402,F401  (registers the ids)
-from s1gym.tasks.robot.scene import draw_scene  # noqa: E402
+import s1gym  # noqa: F401  (registers the ids)
+from s1gym.tasks.robot.scene import draw_scene
 
 
 def make(env_id: str = "s1/PickPlace-v0", **options):

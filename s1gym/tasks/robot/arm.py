@@ -17,7 +17,7 @@ import numpy as np
 
 from s1gym.tasks.robot.scene import Scene, build_model, import_robotics
 
-__all__ = ["Arm", "BlockPose", "SUBSTEPS", "MAX_MOVE"]
+__all__ = ["MAX_MOVE", "SUBSTEPS", "Arm", "BlockPose"]
 
 #: MuJoCo steps per control step (FetchPickAndPlace's n_substeps)
 SUBSTEPS = 20

@@ -18,7 +18,7 @@ import numpy as np
 from s1gym.tasks.robot.arm import Arm
 from s1gym.tasks.robot.scene import TABLE_CENTRE, TABLE_TOP
 
-__all__ = ["render_png", "WIDTH", "HEIGHT"]
+__all__ = ["HEIGHT", "WIDTH", "render_png"]
 
 WIDTH, HEIGHT = 480, 360
 #: one GL context and scene per model (a context is costly to make), dropped with its model

@@ -29,8 +29,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Block", "Scene", "draw_scene", "build_model", "FOLDS", "GOALS", "TRAPS", "COLOURS",
-           "TABLE_TOP", "TABLE_CENTRE", "GRIP_FORCE"]
+__all__ = [
+    "COLOURS",
+    "FOLDS",
+    "GOALS",
+    "GRIP_FORCE",
+    "TABLE_CENTRE",
+    "TABLE_TOP",
+    "TRAPS",
+    "Block",
+    "Scene",
+    "build_model",
+    "draw_scene",
+]
 
 FOLDS = {"train": 1, "dev": 2, "test": 3}
 GOALS = ("place", "air", "stack", "clear")

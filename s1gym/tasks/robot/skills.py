@@ -8,7 +8,6 @@ offers, and in which order, is :func:`skills_now` (deterministic: skill kind fir
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +15,7 @@ import numpy as np
 from s1gym.tasks.robot.arm import Arm
 from s1gym.tasks.robot.scene import AREA, COLOURS, TABLE_CENTRE, TABLE_TOP
 
-__all__ = ["Skill", "skills_now", "run_skill", "SKILL_HELP", "SAFE_HEIGHT", "free_spot"]
+__all__ = ["SAFE_HEIGHT", "SKILL_HELP", "Skill", "free_spot", "run_skill", "skills_now"]
 
 #: the height (above the table top) the gripper travels at between places, metres
 SAFE_HEIGHT = 0.2

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from s1gym.core import Situation
 
-__all__ = ["candidate_tokens", "read_state", "RobotState"]
+__all__ = ["RobotState", "candidate_tokens", "read_state"]
 
 _GOAL = re.compile(r"Goal: (Put|Hold|Stack|Clear)(?: the (\w+) block)?(?: on the (\w+) block)?")
-_BLOCK = re.compile(r"^- (\w+) block \(([\dx]+) cm\): ([^,]+?) at x=([+-]\d+) y=([+-]\d+)(.*)$", re.M)
+_BLOCK = re.compile(r"^- (\w+) block \(([\dx]+) cm\): ([^,]+?) at x=([+-]\d+) y=([+-]\d+)(.*)$", re.MULTILINE)
 _TARGET = re.compile(r"Target(?: area)?: .*?x=([+-]\d+) y=([+-]\d+)")
 _GRIP = re.compile(r"Gripper: (open|closed) .*?, (empty|holding the (\w+) block), at x=([+-]\d+) y=([+-]\d+), "
                    r"(-?\d+) cm high, turned (-?\d+) degrees(?:; above the (\w+) block)?")

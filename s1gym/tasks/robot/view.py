@@ -15,7 +15,7 @@ import numpy as np
 from s1gym.tasks.robot.arm import Arm, BlockPose
 from s1gym.tasks.robot.scene import CLEAR_RADIUS, TABLE_CENTRE, TABLE_TOP
 
-__all__ = ["SceneView", "DISTANCE_THRESHOLD", "goal_distance"]
+__all__ = ["DISTANCE_THRESHOLD", "SceneView", "goal_distance"]
 
 #: FetchPickAndPlace's success distance (metres): a block within it of its goal point has reached it
 DISTANCE_THRESHOLD = 0.05
