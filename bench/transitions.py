@@ -87,9 +87,9 @@ def main() -> None:
         after = tracemalloc.take_snapshot()
         tracemalloc.stop()
         grown[capacity] = sum(s.size_diff for s in after.compare_to(before, "filename"))
-    from s1gym.engines import base
+    from s1gym.engines.pool import live_pool
 
-    entries = len(base._POOLS[("alfworld", False)].transitions)
+    entries = len(live_pool(("alfworld", False)).transitions)
     extra = grown[10**9] - grown[0]
     print(f"memory: {entries} entries stored in a run, {extra / 2**20:.1f} MB more held than without the cache, "
           f"{extra / max(1, entries) / 1024:.1f} KB an entry; load average after: {os.getloadavg()}")

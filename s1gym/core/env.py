@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from s1gym.checks import positive_int
-from s1gym.core.helpers import BASE_CHARSET, copy_generator, text_atoms
+from s1gym.core.helpers import BASE_CHARSET, action_index, copy_generator, text_atoms
 from s1gym.core.progress import Progress, TooManyCandidatesError
 from s1gym.core.situation import Candidate, Privileged, Situation
 from s1gym.core.estimates import ProgressTokensError, TokenReader, load_progress
@@ -278,7 +278,7 @@ class S1Env(gym.Env[str, np.int64]):
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Play index ``action``; ``(observation, reward, terminated, truncated, info)`` (see the class doc)."""
         self._require_started()
-        move = self._move_at(_as_index(action))
+        move = self._move_at(action_index(action))
         if move is None:
             return self._invalid_step(action)
         before = self._score
@@ -492,14 +492,3 @@ class S1Env(gym.Env[str, np.int64]):
         """The game has ended or the step limit is reached."""
         return self._over or self._steps >= self.max_steps
 
-
-def _as_index(action: Any) -> int | None:
-    if type(action) is int:
-        return action
-    try:
-        arr = np.asarray(action)
-    except Exception:
-        return None
-    if arr.shape != () or not np.issubdtype(arr.dtype, np.integer):
-        return None
-    return int(arr)

@@ -1,14 +1,16 @@
-"""Small helpers every task shares: the observation charset, a text's facts, a copy of an RNG."""
+"""Small helpers every task shares: the observation charset, a text's facts, a copy of an RNG, the index an
+action names."""
 
 from __future__ import annotations
 
 import re
 import string
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
-__all__ = ["BASE_CHARSET", "charset_for", "copy_generator", "text_atoms"]
+__all__ = ["BASE_CHARSET", "action_index", "charset_for", "copy_generator", "text_atoms"]
 
 #: Characters every task may print: printable ASCII (letters, digits,
 #: punctuation, space, tab, newline). Tasks that show arbitrary text (trivia,
@@ -37,3 +39,17 @@ def copy_generator(rng: np.random.Generator) -> np.random.Generator:
     bit_generator = type(rng.bit_generator)(0)
     bit_generator.state = rng.bit_generator.state
     return np.random.Generator(bit_generator)
+
+
+def action_index(action: Any) -> int | None:
+    """The index ``action`` names (an ``int`` or a NumPy integer scalar), ``None`` for anything else: what
+    :meth:`S1Env.step` accepts as a move (``None`` makes it an invalid no-op, never an exception)."""
+    if type(action) is int:
+        return action
+    try:
+        arr = np.asarray(action)
+    except Exception:
+        return None
+    if arr.shape != () or not np.issubdtype(arr.dtype, np.integer):
+        return None
+    return int(arr)

@@ -12,7 +12,8 @@ such task, what that takes:
   faster way than a new game and a step per move) and, when the engine can save
   and load its state cheaply, ``snapshot()`` / ``restore(game, snapshot)``;
 - an :class:`EnginePool` holds the engines of one kind in this process (at most
-  ``capacity``); when it is full the least recently used engine is taken over;
+  ``capacity``); when it is full the least recently used engine is taken over
+  (:mod:`s1gym.engines.pool`: the pools, the states they hold, the process's registry);
 - an :class:`EngineEnv` is the :class:`~s1gym.core.S1Env` base for such tasks.
   Each state the env reaches is a :class:`GameState` (the game, the moves that
   led there, a snapshot once one was taken) bound to at most one engine.
@@ -58,15 +59,13 @@ the engines.
 from __future__ import annotations
 
 import functools
-import threading
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, ClassVar, TypeVar
 
 from s1gym.core import S1Env
-from s1gym.engines import lifecycle
-from s1gym.engines.transitions import CachedTransitions, TransitionCache
+from s1gym.engines.pool import EnginePool, GameState, add_user, close_pools, pool_for, pool_stats, remove_user
+from s1gym.engines.transitions import CachedTransitions
 from s1gym.errors import EngineCrashed
 
 __all__ = ["Engine", "EngineEnv", "EnginePool", "GameState", "close_pools", "pool_for", "pool_stats"]
@@ -121,229 +120,6 @@ class Engine:
         """Release the engine's resources."""
 
 
-class GameState:
-    """One state a game reached: the game, the moves from its start, a snapshot once taken.
-
-    Envs hold their current ``GameState``; a fork shares its parent's until it
-    moves. ``engine`` is the engine holding this state, if any (an engine holds
-    one state at a time; see :meth:`EnginePool.bind`).
-    """
-
-    __slots__ = ("__weakref__", "engine", "game", "moves", "owner", "pool", "snapshot")
-
-    def __init__(self, game: Any, moves: tuple[str, ...], owner: EngineEnv | None, snapshot: Any = None) -> None:
-        self.game = game
-        self.moves = moves
-        self.snapshot = snapshot
-        self.owner: weakref.ref[EngineEnv] | None = weakref.ref(owner) if owner is not None else None
-        self.engine: Engine | None = None
-        self.pool: EnginePool | None = None
-
-    def owned_by(self, env: EngineEnv) -> bool:
-        return self.owner is not None and self.owner() is env
-
-
-class EnginePool:
-    """The engines of one kind in this process: at most ``capacity``, least recently used first."""
-
-    def __init__(self, key: Hashable, open_engine: Callable[[], Engine], capacity: int,
-                 transition_capacity: int = 0) -> None:
-        if capacity < 1:
-            raise ValueError(f"engine pool {key!r}: capacity must be >= 1, got {capacity}")
-        self.key = key
-        self.open_engine = open_engine
-        self.capacity = capacity
-        self.lock = threading.RLock()
-        #: engine -> the state it holds (weakly: a state nobody holds frees its engine)
-        self._engines: OrderedDict[Engine, weakref.ref[GameState] | None] = OrderedDict()
-        self.closed = False
-        #: counters for benchmarks and tests
-        self.opened = self.takeovers = self.restores = self.replayed_moves = self.cache_hits = 0
-        #: (game, moves, move) -> answer, least recently used first (EngineEnv.answer_cache bounds it)
-        self.answers: OrderedDict[tuple[Any, tuple[str, ...], str], Any] = OrderedDict()
-        #: engine steps of envs' moves (forks' included; restores and replays are counted above)
-        self.steps = 0
-        #: (state, move) -> the env after it (:mod:`s1gym.engines.transitions`)
-        self.transitions = TransitionCache(transition_capacity)
-
-    def __len__(self) -> int:
-        return len(self._engines)
-
-    def holds(self, engine: Engine | None, state: GameState) -> bool:
-        """``engine`` is in this pool, alive, and holds ``state``."""
-        if engine is None or engine not in self._engines:
-            return False
-        ref = self._engines[engine]
-        return ref is not None and ref() is state and engine.alive()
-
-    def bind(self, engine: Engine, state: GameState | None) -> None:
-        """Record that ``engine`` now holds ``state`` (``None``: idle); the previous state loses it."""
-        with self.lock:
-            old = self._engines.get(engine)
-            held = old() if old is not None else None
-            if held is not None and held is not state and held.engine is engine:
-                held.engine = None
-            self._engines[engine] = weakref.ref(state) if state is not None else None
-            self._engines.move_to_end(engine)
-            if state is not None:
-                state.engine, state.pool = engine, self
-
-    def touch(self, engine: Engine) -> None:
-        with self.lock:
-            if engine in self._engines:
-                self._engines.move_to_end(engine)
-
-    def acquire(self) -> Engine:
-        """An engine to use for another state: an idle one (the most recently released), a new one,
-        or the least recently used one.
-
-        Taking over an engine whose state is still held by a live env snapshots
-        that state first (snapshot engines) so the env can restore it later;
-        other engines' states are restored by replaying their moves.
-        """
-        with self.lock:
-            if self.closed:
-                raise RuntimeError(f"engine pool {self.key!r} is closed")
-            for engine in list(self._engines):
-                if not engine.alive():
-                    self._drop(engine)
-            for engine, ref in reversed(self._engines.items()):  # the most recently released first
-                if ref is None or ref() is None:
-                    self._engines.move_to_end(engine)
-                    return engine
-            if len(self._engines) < self.capacity:
-                engine = self.open_engine()
-                self.opened += 1
-                self._engines[engine] = None
-                return engine
-            engine = next(iter(self._engines))  # least recently used
-            ref = self._engines[engine]
-            held = ref() if ref is not None else None
-            if held is not None:
-                if engine.can_snapshot and held.snapshot is None:
-                    held.snapshot = engine.snapshot()
-                held.engine = None
-            self._engines[engine] = None
-            self._engines.move_to_end(engine)
-            self.takeovers += 1
-            return engine
-
-    def release(self, engine: Engine) -> None:
-        """Make ``engine`` idle (its state, if still held, is restored elsewhere when needed)."""
-        with self.lock:
-            if engine in self._engines:
-                self.bind(engine, None)
-
-    def forget_states(self) -> None:
-        """Every engine becomes idle (e.g. something outside the pool changed the engines' games)."""
-        with self.lock:
-            for engine in list(self._engines):
-                self.bind(engine, None)
-
-    def _drop(self, engine: Engine) -> None:
-        ref = self._engines.pop(engine, None)
-        held = ref() if ref is not None else None
-        if held is not None and held.engine is engine:
-            held.engine = None
-        try:
-            engine.close()
-        except Exception:  # noqa: BLE001 - a dead engine may fail to close; it is dropped anyway
-            pass
-
-    def close(self) -> None:
-        """Close every engine; envs still holding states restore them in a new pool when used."""
-        with self.lock:
-            for engine in list(self._engines):
-                ref = self._engines[engine]
-                held = ref() if ref is not None else None
-                if held is not None and engine.can_snapshot and held.snapshot is None and engine.alive():
-                    try:
-                        held.snapshot = engine.snapshot()
-                    except Exception:  # noqa: BLE001 - the state is replayed instead
-                        pass
-                self._drop(engine)
-            self.transitions.clear()  # its children would restore into engines of a pool that is gone
-            self.closed = True
-
-
-_POOLS: dict[Hashable, EnginePool] = {}
-_POOLS_LOCK = threading.Lock()
-#: Pool key -> the envs using it that are not closed (only for ``close_engines_with_last_env`` tasks).
-_USERS: dict[Hashable, weakref.WeakSet[EngineEnv]] = {}
-
-
-#: A forked child's copies of its parent's pools, kept referenced for the child's whole life: dropping
-#: them would run their objects' finalizers in the child, and py4j's finalizer tells the *parent's* JVM
-#: (over the inherited socket) to forget the Java object the parent is still using.
-_INHERITED_POOLS: list[dict[Hashable, EnginePool]] = []
-
-
-def _forget_inherited_pools() -> None:
-    """In a forked child (an async vector env's worker) the parent's pools hold the parent's engines
-    (its JVM connection, its browser pages): the child starts with no pools of its own and never uses,
-    closes or frees the parent's (see :data:`_INHERITED_POOLS`)."""
-    global _POOLS_LOCK
-    _POOLS_LOCK = threading.Lock()
-    _INHERITED_POOLS.append(dict(_POOLS))
-    _POOLS.clear()
-    _USERS.clear()
-
-
-lifecycle.at_fork_in_child(_forget_inherited_pools)
-
-
-def pool_for(key: Hashable, open_engine: Callable[[], Engine], capacity: int,
-             transition_capacity: int = 0) -> EnginePool:
-    """The process's pool for ``key`` (made on first use, again after :func:`close_pools`)."""
-    pool = _POOLS.get(key)
-    if pool is not None and not pool.closed:
-        return pool
-    with _POOLS_LOCK:
-        pool = _POOLS.get(key)
-        if pool is None or pool.closed:
-            pool = _POOLS[key] = EnginePool(key, open_engine, capacity, transition_capacity)
-        return pool
-
-
-def close_pools(predicate: Callable[[Hashable], bool] | None = None) -> None:
-    """Close the pools whose key satisfies ``predicate`` (all by default). Envs that used them count as
-    users again (``close_engines_with_last_env``) once they use a pool of that key again."""
-    with _POOLS_LOCK:
-        keys = [k for k in _POOLS if predicate is None or predicate(k)]
-        pools = [_POOLS.pop(k) for k in keys]
-        for key in keys:
-            _USERS.pop(key, None)
-    for pool in pools:
-        pool.close()
-
-
-def pool_stats() -> dict[Hashable, dict[str, int]]:
-    """Engines and counters per live pool (benchmarks print them)."""
-    return {
-        key: {
-            "engines": len(p),
-            "opened": p.opened,
-            "takeovers": p.takeovers,
-            "restores": p.restores,
-            "replayed_moves": p.replayed_moves,
-            "cache_hits": p.cache_hits,
-            "steps": p.steps,
-            "transition_hits": p.transitions.hits,
-        }
-        for key, p in list(_POOLS.items())
-    }
-
-
-def _close_at_exit() -> None:
-    """Close the engines that hold outside resources; leave in-process ones to the operating system."""
-    with _POOLS_LOCK:
-        pools = list(_POOLS.values())
-    for pool in pools:
-        if any(type(e).close_at_exit for e in list(pool._engines)):
-            pool.close()
-
-
-lifecycle.at_exit("pools", _close_at_exit)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -411,7 +187,7 @@ class EngineEnv(CachedTransitions, S1Env):
     def _engine_crash(self, exc: Exception, reset: bool = False) -> EngineCrashed | None:
         """The :class:`EngineCrashed` that ``exc`` means (``None``: no engine died); drops dead engines."""
         pool = getattr(self, "_last_pool", None)
-        engines = list(pool._engines) if pool is not None else []
+        engines = list(pool) if pool is not None else []
         dead = [e for e in engines if e.crashed(exc)]
         if not dead and not isinstance(exc, EngineCrashed):
             return None
@@ -428,9 +204,9 @@ class EngineEnv(CachedTransitions, S1Env):
         if pool is not None:
             with pool.lock:
                 for engine in dead:
-                    pool._drop(engine)
+                    pool.drop(engine)
                 pool.transitions.clear()
-                empty = not any(e.alive() for e in pool._engines)
+                empty = not any(e.alive() for e in pool)
             if empty:
                 close_pools(lambda k: k == pool.key)
         return crash
@@ -438,8 +214,7 @@ class EngineEnv(CachedTransitions, S1Env):
     def _pool(self) -> EnginePool:
         key = self._pool_key()
         if self.close_engines_with_last_env:
-            with _POOLS_LOCK:
-                _USERS.setdefault(key, weakref.WeakSet()).add(self)
+            add_user(key, self)
         self._last_pool = pool_for(key, self._open_engine, self.engine_capacity, self.transition_capacity)
         return self._last_pool
 
@@ -551,11 +326,6 @@ class EngineEnv(CachedTransitions, S1Env):
                 state.pool.release(state.engine)
         if self.close_engines_with_last_env:
             key = self._pool_key()
-            with _POOLS_LOCK:
-                users = _USERS.get(key)
-                if users is not None:
-                    users.discard(self)
-                last = not users
-            if last:
+            if remove_user(key, self):
                 close_pools(lambda k: k == key)
         super().close()
