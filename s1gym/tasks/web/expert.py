@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from s1gym.tasks.web.rules import SOLVERS as MORE_SOLVERS
+from s1gym.tasks.web.rules.common import MONTHS
 from s1gym.tasks.web.view import BARE_CLICK as _BARE_CLICK
 from s1gym.tasks.web.view import CLICK as _CLICK
 from s1gym.tasks.web.view import PageView
@@ -184,9 +185,7 @@ def _social_media(v: PageView) -> str:
 
 
 # ---------------------------------------------------------------- book-flight
-_MONTHS = {m: i for i, m in enumerate(
-    ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-     "November", "December"], start=1)}
+_MONTHS = {m: i for i, m in enumerate(MONTHS, start=1)}
 
 
 def _pick_suggestion(v: PageView, value: str) -> str | None:

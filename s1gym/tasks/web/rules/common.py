@@ -1,4 +1,5 @@
-"""What the rule solvers share: the picture's shapes, the first move with a prefix, a click's name."""
+"""What the rule solvers share: the picture's shapes, the first move with a prefix, a click's name, the
+month names."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from s1gym.tasks.web.view import need as _need
 _SHAPE = re.compile(
     r'^- (?P<kind>\w+) "(?P<label>.*)" (?P<size>\d+)px at \((?P<x>-?\d+),(?P<y>-?\d+)\)(?: fill (?P<fill>\S+))?$', re.MULTILINE
 )
-_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
-_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+#: The month names as the pages print them (the date pickers, the flight form).
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December"]
 
 

@@ -14,12 +14,12 @@ def _drag_onto(v: PageView, what: str, where: str) -> str | None:
     return next((m for m in v.moves if m.startswith(f"drag {what} onto {where}")), None)
 
 
-def _drag_box(v: PageView) -> str:
+def drag_box(v: PageView) -> str:
     move = _drag_onto(v, '"s"', '"L"')
     return move if not v.did(move) else v.submit()
 
 
-def _drag_direction(v: PageView) -> str:
+def drag_direction(v: PageView) -> str:
     way = v.field("target")
     if any(m.startswith("drag ") and m.endswith(f" {way}") for m in v.played):
         return v.submit()
@@ -38,7 +38,7 @@ def _drag_to(v: PageView, name: str, index: int) -> str:
     return _need(_drag_onto(v, f'item "{name}"', f'item "{items[index]}"'), f"drag {name}")
 
 
-def _drag_items(v: PageView) -> str:
+def drag_items(v: PageView) -> str:
     target = v.field("target")
     name = re.match(r"(.+?) (?:to the|up by|down by)", target).group(1)
     items = _items(v)
@@ -53,7 +53,7 @@ _GRID = {"top left": 0, "top center": 1, "top right": 2, "middle left": 3, "cent
          "bottom left": 6, "bottom center": 7, "bottom right": 8}
 
 
-def _drag_items_grid(v: PageView) -> str:
+def drag_items_grid(v: PageView) -> str:
     """A 3 x 3 grid in reading order: a spot by name, or one step left, right, up or down."""
     target = v.field("target")
     spot = re.match(r"(.+?) to the (.+)", target)
@@ -64,7 +64,7 @@ def _drag_items_grid(v: PageView) -> str:
     return _drag_to(v, m.group(1), at + {"left": -1, "right": 1, "up": -3, "down": 3}[m.group(2)])
 
 
-def _drag_sort_numbers(v: PageView) -> str:
+def drag_sort_numbers(v: PageView) -> str:
     """Selection sort: drag the smallest misplaced number onto the first misplaced place."""
     items = [int(x) for x in _items(v)]
     for i, (have, want) in enumerate(zip(items, sorted(items), strict=True)):
@@ -73,7 +73,7 @@ def _drag_sort_numbers(v: PageView) -> str:
     return v.submit()
 
 
-def _drag_shapes(v: PageView) -> str:
+def drag_shapes(v: PageView) -> str:
     """Drag every shape that belongs in a box (by kind, or by colour) onto it; submit. The boxes are the
     picture's large outlined rectangles (left and right when there are two); a shape is in a box when its
     centre is."""
@@ -96,7 +96,7 @@ def _drag_shapes(v: PageView) -> str:
     return v.submit()
 
 
-def _resize_textarea(v: PageView) -> str:
+def resize_textarea(v: PageView) -> str:
     m = re.match(r"(height|width) is (larger|smaller)", v.field("target"))
     way = {("height", "larger"): "down", ("height", "smaller"): "up", ("width", "larger"): "right",
            ("width", "smaller"): "left"}[(m.group(1), m.group(2))]
@@ -114,7 +114,7 @@ def _email_task(v: PageView) -> dict[str, str]:
     return fields
 
 
-def _email_inbox(v: PageView) -> str:
+def email_inbox(v: PageView) -> str:
     t = _email_task(v)
     sender, task = t["by"], t["task"]
     opened = any(m.startswith('click icon "close email"') for m in v.moves)

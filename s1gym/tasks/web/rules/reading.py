@@ -11,7 +11,7 @@ from s1gym.tasks.web.view import need as _need
 
 
 # ------------------------------------------------------------------------------ one look
-def _buy_ticket(v: PageView) -> str:
+def buy_ticket(v: PageView) -> str:
     buttons = v.clicks(role="button")
     want = v.field("target")
     if "cost" in want:
@@ -22,7 +22,7 @@ def _buy_ticket(v: PageView) -> str:
     return buttons[values.index(pick)]
 
 
-def _click_color(v: PageView) -> str:
+def click_color(v: PageView) -> str:
     return _need(v.click(v.field("target"), "box") or v.click(v.field("target")), f"click the {v.field('target')} box")
 
 
@@ -33,7 +33,7 @@ def _hue_family(hexcolour: str) -> str:
     return "red" if deg < 60 or deg >= 300 else "green" if deg < 180 else "blue"
 
 
-def _click_shades(v: PageView) -> str:
+def click_shades(v: PageView) -> str:
     want = v.field("target")
     boxes = [m for m in v.clicks(role="box")]
     for move in boxes:
@@ -78,7 +78,7 @@ def _with_colour(v: PageView) -> list[dict]:
     return out
 
 
-def _click_shape(v: PageView) -> str:
+def click_shape(v: PageView) -> str:
     want = dict(v.fields)
     for s in _with_colour(v):
         if _matches(s, want):
@@ -86,20 +86,20 @@ def _click_shape(v: PageView) -> str:
     raise LookupError(f"no shape matches {want}")
 
 
-def _count_shape(v: PageView) -> str:
+def count_shape(v: PageView) -> str:
     want = dict(v.fields)
     n = sum(_matches(s, want) for s in _with_colour(v))
     return _need(v.click(str(n), "button"), f"click the button {n}")
 
 
-def _identify_shape(v: PageView) -> str:
+def identify_shape(v: PageView) -> str:
     s = shapes(v)[0]
     d = _describe(s)
     word = {"rectangle": "Rectangle", "circle": "Circle", "triangle": "Triangle", "digit": "Number", "letter": "Letter"}[d["kind"]]
     return _need(v.click(word, "button"), f"click {word}")
 
 
-def _grid_coordinate(v: PageView) -> str:
+def grid_coordinate(v: PageView) -> str:
     x, y = int(v.field("x")), int(v.field("y"))
     cx, cy = 15 + 30 * (x + 2), 15 + 30 * (2 - y)
     for s in shapes(v):
@@ -108,17 +108,17 @@ def _grid_coordinate(v: PageView) -> str:
     raise LookupError(f"no point at ({x},{y})")
 
 
-def _unicode_test(v: PageView) -> str:
+def unicode_test(v: PageView) -> str:
     return _need(v.click(v.field("target"), "button"), f"click button {v.field('target')!r}")
 
 
-def _click_widget(v: PageView) -> str:
+def click_widget(v: PageView) -> str:
     role = {"text": "textbox", "textarea": "textarea"}.get(v.field("target"), v.field("target"))
     move = next((m for m in v.moves if m.startswith(f"click {role}")), None)
     return _need(move, f"click a {role}")
 
 
-def _odd_or_even(v: PageView) -> str:
+def odd_or_even(v: PageView) -> str:
     for move in v.moves:
         m = re.match(r'^click button "(Odd|Even)" in "Odd (-?\d+) Even"(?: \(\d+\))?$', move)
         if m and not v.did(move):
@@ -128,7 +128,7 @@ def _odd_or_even(v: PageView) -> str:
     return v.submit()
 
 
-def _find_greatest(v: PageView) -> str:
+def find_greatest(v: PageView) -> str:
     cards = [m for m in v.moves if re.fullmatch(r'click "(-?\d+)"', m)]
     if not v.played or v.played[-1] not in cards:
         numbers = [int(name_of(m)) for m in cards]
@@ -146,25 +146,25 @@ def _type_then_submit(v: PageView, value: str, box: str | None = None) -> str:
     return v.submit()
 
 
-def _enter_text_2(v: PageView) -> str:
+def enter_text_2(v: PageView) -> str:
     text = v.field("text")
     return _type_then_submit(v, text.upper() if v.field("case") == "upper" else text.lower())
 
 
-def _find_word(v: PageView) -> str:
+def find_word(v: PageView) -> str:
     k = int(v.field("target"))
     paragraph = re.search(r"- paragraph: (.*)", v.page).group(1)
     words = [w.strip(".,;:!?") for w in paragraph.split()]
     return _type_then_submit(v, words[k - 1])
 
 
-def _read_table(v: PageView) -> str:
+def read_table(v: PageView) -> str:
     label = v.field("target")
     value = re.search(rf'cell "{re.escape(label)}"\n\s*- cell "(.*)"', v.page).group(1)
     return _type_then_submit(v, value)
 
 
-def _read_table_2(v: PageView) -> str:
+def read_table_2(v: PageView) -> str:
     for box in re.findall(r'text: "(.+?):"\n\s*- textbox', v.page):
         value = re.search(rf'cell "{re.escape(box)}"\n\s*- cell "(.*)"', v.page).group(1)
         move = v.type_into(value, f"{box}:")
@@ -175,18 +175,18 @@ def _read_table_2(v: PageView) -> str:
     return v.submit()
 
 
-def _scroll_text(v: PageView) -> str:
+def scroll_text(v: PageView) -> str:
     text = re.search(r"- textarea[^:]*: (.*)", v.page) or re.search(r"- textbox[^:]*: (.*)", v.page)
     return _type_then_submit(v, text.group(1).split()[-1].strip(".,;:!?"))
 
 
-def _simple_arithmetic(v: PageView) -> str:
+def simple_arithmetic(v: PageView) -> str:
     a, op, b = re.search(r"(-?\d+) ([-+x]) (-?\d+) =", v.page).groups()
     value = {"+": int(a) + int(b), "-": int(a) - int(b), "x": int(a) * int(b)}[op]
     return _type_then_submit(v, str(value))
 
 
-def _simple_algebra(v: PageView) -> str:
+def simple_algebra(v: PageView) -> str:
     """``x + a = b``, ``x - a = b``, ``a + x = b`` or ``a - x = b``: solve for x."""
     m = re.search(r"(?:x ([-+]) (\d+)|(\d+) ([-+]) x) = (-?\d+)", v.page)
     b = int(m.group(5))
@@ -197,12 +197,12 @@ def _simple_algebra(v: PageView) -> str:
     return _type_then_submit(v, str(x))
 
 
-def _text_transform(v: PageView) -> str:
+def text_transform(v: PageView) -> str:
     shown = re.search(r"- text: (.*)\n\s*- textbox", v.page).group(1)
     return _type_then_submit(v, shown.replace(" ", "").strip('"'))
 
 
-def _copy_paste(v: PageView, k: int = 2) -> str:
+def copy_paste(v: PageView, k: int = 2) -> str:
     """Focus the k-th text field, select all, copy; focus the field to fill, paste; submit."""
     plan = [f"click textarea ({k})" if f"click textarea ({k})" in v.moves else "click textarea", "press Control+A",
             "press Control+C", "click textbox", "press Control+V"]
@@ -212,11 +212,11 @@ def _copy_paste(v: PageView, k: int = 2) -> str:
     return v.submit()
 
 
-def _copy_paste_2(v: PageView) -> str:
-    return _copy_paste(v, int(v.field("target")))
+def copy_paste_2(v: PageView) -> str:
+    return copy_paste(v, int(v.field("target")))
 
 
-def _enter_time(v: PageView) -> str:
+def enter_time(v: PageView) -> str:
     return _type_then_submit(v, v.field("target"))
 
 

@@ -6,20 +6,20 @@ import colorsys
 import datetime as dt
 import re
 
-from s1gym.tasks.web.rules.common import _MONTHS, first, name_of, shapes
+from s1gym.tasks.web.rules.common import MONTHS, first, name_of, shapes
 from s1gym.tasks.web.view import CLICK as _CLICK
 from s1gym.tasks.web.view import PageView
 from s1gym.tasks.web.view import need as _need
 
 
 # ------------------------------------------------------------------------------ several steps
-def _click_collapsible(v: PageView) -> str:
+def click_collapsible(v: PageView) -> str:
     if "[expanded]" not in v.page:
         return _need(next((m for m in v.clicks(role="tab") if name_of(m) != "Submit"), None), "open the section")
     return _need(v.click("Submit", "tab") or v.click("Submit", "button"), "click Submit")
 
 
-def _click_collapsible_2(v: PageView) -> str:
+def click_collapsible_2(v: PageView) -> str:
     target = v.field("target")
     link = next((m for m in v.clicks(target) if (_CLICK.match(m)["role"] or "") != "tab"), None)
     if link:
@@ -30,7 +30,7 @@ def _click_collapsible_2(v: PageView) -> str:
     raise LookupError(f"no section left to look for {target!r}")
 
 
-def _click_menu(v: PageView) -> str:
+def click_menu(v: PageView) -> str:
     """Point at each menu on the path (its submenu opens), click the last item."""
     *menus, last = v.field("target").split(">")
     for name in menus:
@@ -45,7 +45,7 @@ def _click_menu(v: PageView) -> str:
 _AT = re.compile(r' at \((-?\d+),(-?\d+)\)')
 
 
-def _click_pie(v: PageView) -> str:
+def click_pie(v: PageView) -> str:
     """Open the pie (its centre) until its items show, then click the item's label or, when the label
     cannot be clicked, the clickable slice nearest to it."""
     target = v.field("target")
@@ -63,7 +63,7 @@ def _click_pie(v: PageView) -> str:
     return _need(min(slices, key=dist) if slices else None, f"click the slice of {target!r}")
 
 
-def _click_scroll_list(v: PageView) -> str:
+def click_scroll_list(v: PageView) -> str:
     targets = [t.strip() for t in v.field("target").split(",")]
     for t in targets:
         move = next((m for m in v.moves if m.startswith(f'select "{t}" in list')), None)
@@ -74,14 +74,14 @@ def _click_scroll_list(v: PageView) -> str:
     return v.submit()
 
 
-def _choose_date(v: PageView) -> str:
+def choose_date(v: PageView) -> str:
     want = dt.date(int(v.field("year")), int(v.field("month")), int(v.field("day")))
-    shown = re.search(r"(" + "|".join(_MONTHS) + r")\s*\n?[^\n]*?(\d{4})", v.page)
+    shown = re.search(r"(" + "|".join(MONTHS) + r")\s*\n?[^\n]*?(\d{4})", v.page)
     if f": {want:%m/%d/%Y}" in v.page:
         return v.submit()
     if shown is None:
         return _need(first(v, "click textbox"), "open the date picker")
-    month, year = _MONTHS.index(shown.group(1)) + 1, int(shown.group(2))
+    month, year = MONTHS.index(shown.group(1)) + 1, int(shown.group(2))
     if (year, month) > (want.year, want.month):
         return _need(v.click("Prev") or v.click("Prev", "link"), "previous month")
     if (year, month) < (want.year, want.month):
@@ -89,7 +89,7 @@ def _choose_date(v: PageView) -> str:
     return _need(v.click(str(want.day)) or v.click(str(want.day), "link") or v.click(str(want.day), "cell"), "the day")
 
 
-def _generate_number(v: PageView) -> str:
+def generate_number(v: PageView) -> str:
     shown = re.search(r'- text: "?(-?\d+)"?\n\s*- button "Generate"', v.page)
     criterion, bound = v.field("criterion"), v.field("number")
     if shown and v.played:
@@ -101,12 +101,12 @@ def _generate_number(v: PageView) -> str:
     return _need(v.click("Generate", "button"), "generate")
 
 
-def _stock_market(v: PageView) -> str:
+def stock_market(v: PageView) -> str:
     price = float(re.search(r"Stock price: \$(\d+(?:\.\d+)?)", v.page).group(1))
     return _need(v.click("Buy", "button"), "buy") if price <= float(v.field("target")) else "wait"
 
 
-def _button_delay(v: PageView) -> str:
+def button_delay(v: PageView) -> str:
     """Each move lets a second of page time pass: after ONE, wait n - 1 times, then TWO."""
     one = v.click("ONE", "button")
     if not v.did(one):
@@ -116,14 +116,14 @@ def _button_delay(v: PageView) -> str:
     return "wait" if waited < seconds - 1 else _need(v.click("TWO", "button"), "click TWO")
 
 
-def _moving_items(v: PageView) -> str:
+def moving_items(v: PageView) -> str:
     """Click a circle while one is in the picture (the first offered: the earliest to enter, the first to
     leave), else let page time pass (a move lets 0.2 s pass: ten clicks fit before the page ends)."""
     circles = [m for m in v.moves if m.startswith("click circle")]
     return circles[0] if circles else _need("wait" if "wait" in v.moves else None, "wait for a circle")
 
 
-def _navigate_tree(v: PageView) -> str:
+def navigate_tree(v: PageView) -> str:
     target = v.field("target")
     move = v.click(target, "item") or v.click(target)
     if move:
@@ -134,7 +134,7 @@ def _navigate_tree(v: PageView) -> str:
     raise LookupError(f"no folder left to open for {target!r}")
 
 
-def _phone_book(v: PageView) -> str:
+def phone_book(v: PageView) -> str:
     name, target = v.field("name"), v.field("target")
     heading = re.search(r'- heading "(.*)" \[level=2\]', v.page)
     if heading and heading.group(1) == name:
@@ -144,7 +144,7 @@ def _phone_book(v: PageView) -> str:
     return _need(v.click(">", "item") or v.click(">"), "next contact")
 
 
-def _search_engine(v: PageView) -> str:
+def search_engine(v: PageView) -> str:
     """Search, then page through the results (three a page) to the rank asked and click it."""
     query, rank = v.field("query"), int(v.field("rank"))
     typed = v.type_into(query)
@@ -163,7 +163,7 @@ def _search_engine(v: PageView) -> str:
     return _need(pages.get(want) or v.click(">", "item") or v.click(">"), f"go to page {want}")
 
 
-def _social_media_all(v: PageView) -> str:
+def social_media_all(v: PageView) -> str:
     user, button = v.field("user"), v.field("button")
     icon = button.lower() if button in ("Reply", "Retweet", "Like") else {"Share via DM": "share", "Share": "share"}.get(button, button.lower())
     amount = v.field("amount")
@@ -179,7 +179,7 @@ def _social_media_all(v: PageView) -> str:
 _FORM_WORDS = {"genre": ("genre",), "director": ("director",), "year": ("year", "date", "released")}
 
 
-def _multi_form(v: PageView) -> str:
+def multi_form(v: PageView) -> str:
     """Type each field into the box its label names (before, after or in the box; "Released Date" is
     the year), then press the form's button."""
     for key, words in _FORM_WORDS.items():
@@ -194,7 +194,7 @@ def _multi_form(v: PageView) -> str:
     return _need(buttons[0] if buttons else None, "submit")
 
 
-def _sign_agreement(v: PageView) -> str:
+def sign_agreement(v: PageView) -> str:
     bottom = next((m for m in v.moves if m.startswith("scroll ") and m.endswith(" to the bottom")), None)
     if bottom:
         return bottom
@@ -204,13 +204,13 @@ def _sign_agreement(v: PageView) -> str:
     return _need(v.click(v.field("button"), "button"), f"click {v.field('button')}")
 
 
-def _scroll_text_2(v: PageView) -> str:
+def scroll_text_2(v: PageView) -> str:
     end = " to the bottom" if v.field("target") == "bottom" else " to the top"
     move = next((m for m in v.moves if m.startswith("scroll ") and m.endswith(end)), None)
     return move or v.submit()
 
 
-def _highlight(v: PageView) -> str:
+def highlight(v: PageView) -> str:
     k = v.field("target")
     lines = [m for m in v.moves if m.startswith("highlight ")]
     if not any(v.did(m) for m in lines):
@@ -237,7 +237,7 @@ def _swatch(v: PageView, colour: str) -> str | None:
     return None
 
 
-def _text_editor(v: PageView) -> str:
+def text_editor(v: PageView) -> str:
     """Select the text (a word, or everything), apply the style or pick the colour, submit."""
     target = v.field("target")
     word = re.search(r"give the text (\S+) the (?:style|color)", target)
@@ -259,7 +259,7 @@ def _text_editor(v: PageView) -> str:
     return swatch or _need(first(v, 'click icon "ql picker label"'), "open the colour picker")
 
 
-def _terminal(v: PageView) -> str:
+def terminal(v: PageView) -> str:
     """Focus the terminal, list the files, remove the one with the asked extension (or none)."""
     want = v.field("target")
     ext = re.search(r"extension \.([\w.]+)", want)
@@ -291,7 +291,7 @@ def _toward(shown: int, want: int) -> str:
     return "press ArrowRight" if shown < want else "press ArrowLeft"
 
 
-def _slider(v: PageView) -> str:
+def slider(v: PageView) -> str:
     """Click the slider (its handle takes the focus), key it to the value, submit."""
     want = int(v.field("target"))
     shown = _values_shown(v)[0]
@@ -300,7 +300,7 @@ def _slider(v: PageView) -> str:
     return v.submit() if shown == want else _toward(shown, want)
 
 
-def _slider_2(v: PageView) -> str:
+def slider_2(v: PageView) -> str:
     wants = [int(v.field(k)) for k in ("n1", "n2", "n3")]
     shown = _values_shown(v)
     focused = next((m for m in reversed(v.played) if m.startswith("click ") and "slider" in m), None)
@@ -314,12 +314,12 @@ def _slider_2(v: PageView) -> str:
     return v.submit()
 
 
-def _form_sequence(v: PageView) -> str:
+def form_sequence(v: PageView) -> str:
     want, box = int(v.field("slider target")), int(v.field("checkbox target"))
     shown = _values_shown(v)[0]
-    slider = first(v, 'click box "slider') or first(v, 'click icon "slider')
-    if not v.did(slider):
-        return _need(slider, "focus the slider")
+    handle = first(v, 'click box "slider') or first(v, 'click icon "slider')
+    if not v.did(handle):
+        return _need(handle, "focus the slider")
     if shown != want:
         return _toward(shown, want)
     boxes = [m for m in v.moves if m.startswith("click checkbox")]
@@ -328,7 +328,7 @@ def _form_sequence(v: PageView) -> str:
     return v.submit()
 
 
-def _form_sequence_2(v: PageView) -> str:
+def form_sequence_2(v: PageView) -> str:
     radio, text, box = int(v.field("radio target")), v.field("textbox text"), int(v.field("textbox target"))
     radios = [m for m in v.moves if m.startswith("click radio")]
     if not v.did(radios[radio - 1]):
@@ -339,7 +339,7 @@ def _form_sequence_2(v: PageView) -> str:
     return v.submit()
 
 
-def _form_sequence_3(v: PageView) -> str:
+def form_sequence_3(v: PageView) -> str:
     """Open the styled drop-down (its arrow), click the option, click the button."""
     want = v.field("dropdown target")
     if f'click item "{want}"' in v.played:
@@ -348,7 +348,7 @@ def _form_sequence_3(v: PageView) -> str:
     return item or _need(v.click("▾"), "open the drop-down")
 
 
-def _spinner(v: PageView) -> str:
+def spinner(v: PageView) -> str:
     shown = int(re.search(r'spinbutton.*: "(-?\d+)"$', v.page, re.MULTILINE).group(1))
     want = int(v.field("target"))
     if shown == want:
@@ -356,7 +356,7 @@ def _spinner(v: PageView) -> str:
     return _need(v.click("up" if shown < want else "down", "button"), "spin")
 
 
-def _guess_number(v: PageView) -> str:
+def guess_number(v: PageView) -> str:
     """Guess 5; on "higher than g" guess g + 1, on "lower than g" g - 1 (memoryless and exact)."""
     if v.played and v.played[-1].startswith("type "):
         return v.submit()
