@@ -4,12 +4,19 @@ a fresh engine for the rest, and the crashed episode played again from its seed 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
+import re
+import secrets
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -213,6 +220,93 @@ def test_a_write_that_fails_stops_the_job_leaves_whole_files_and_resume_finishes
     assert all(t["exception_info"] is None for t in jobs.load_trials(job))
 
 
+_KILLED_IN_A_WRITE = """
+import os, signal, sys
+from pathlib import Path
+from s1gym.jobs import files
+from s1gym.runner import backends
+
+where, how, plays, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+job = Path(args[args.index("--out") + 1]).resolve() / args[args.index("--job") + 1]
+
+def killed() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+def ours(path: str) -> bool:  # the file of the job named by `where` (its temp file while it is written)
+    path = Path(path)
+    if path.name.endswith(".tmp"):
+        path = path.with_name(path.name[1:].rsplit(".", 2)[0])
+    return path.resolve() == job / where
+
+class Half:  # writes half of what it is given, then the process is killed
+    def __init__(self, f): self.f = f
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.f.close()
+    def write(self, data):
+        self.f.write(data[: len(data) // 2]); self.f.flush(); os.fsync(self.f.fileno()); killed()
+    def __getattr__(self, name): return getattr(self.f, name)
+
+class OS:  # what the job's file writer sees of the os module
+    def __getattr__(self, name): return getattr(os, name)
+    def fdopen(self, fd, *a, **k):
+        f = os.fdopen(fd, *a, **k)
+        return Half(f) if how == "half" and ours(os.readlink(f"/proc/self/fd/{fd}")) else f
+    def replace(self, src, dst):
+        if how == "before-replace" and ours(dst): killed()
+        os.replace(src, dst)
+        if how == "after-replace" and ours(dst): killed()
+
+files.os = OS()
+real_play = backends.Player.play
+def play(self, seed, *a, **k):
+    with open(plays, "a") as f: f.write(f"{seed}\\n")
+    return real_play(self, seed, *a, **k)
+backends.Player.play = play
+
+from s1gym.ui.cli import main
+sys.exit(main(args))
+"""
+
+
+def test_a_runner_killed_in_the_middle_of_any_write_loses_nothing_and_resume_plays_each_trial_once(tmp_path):
+    """``kill -9`` of the real ``s1 run`` process at the worst moments of its writes (half of a file on disk,
+    a whole temp file not yet renamed, a trial's result renamed but the job's totals not), each followed by
+    ``--resume``: every file on disk parses after every kill, a finished trial is never played or written
+    again, an unfinished one is played once more, and the last resume finishes the job."""
+    args = ["run", "Blackjack", "--policy", "uniform", "--seed", "0", "--episodes", "5", "--out", str(tmp_path),
+            "--job", "j", "--quiet"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    job, finished = tmp_path / "j", {}
+    kills = [  # (file of the job, moment of the kill, seeds this run plays)
+        ("config.json", "half", []),  # the job's first write: nothing recorded yet
+        ("Blackjack__1/agent/episode.json", "half", [0, 1]),
+        ("Blackjack__2/result.json", "before-replace", [1, 2]),
+        ("Blackjack__3/result.json", "after-replace", [2, 3]),  # trial 3 finished, the job's result.json not
+        ("summary.json", "half", [4]),
+        ("", "", []),  # the last resume: nothing left to play, the summary written
+    ]
+    for i, (where, how, seeds) in enumerate(kills):
+        plays = tmp_path / f"plays{i}"
+        plays.touch()
+        run = subprocess.run([sys.executable, "-c", _KILLED_IN_A_WRITE, where, how, str(plays), *args,
+                              *(["--resume"] if i else [])], env=env, capture_output=True, text=True, timeout=120,
+                             check=False)
+        assert run.returncode == (0 if not where else -signal.SIGKILL), run.stderr
+        assert "Traceback" not in run.stderr and "error" not in run.stderr.lower()
+        assert [int(s) for s in plays.read_text().split()] == seeds, where
+        for path in job.rglob("*.json"):
+            json.loads(path.read_text())  # whole, never half written
+        for name, data in finished.items():
+            assert (job / name / "result.json").read_bytes() == data, f"{name} written again"  # not replayed
+        finished.update({p.parent.name: p.read_bytes() for p in job.glob("*/result.json")})
+    assert sorted(finished) == [f"Blackjack__{s}" for s in range(5)] and len(list(job.glob("*/"))) == 5
+    assert not [p for p in job.rglob("*") if p.name.endswith(".tmp")]
+    result = json.loads((job / "result.json").read_text())
+    assert (result["stats"]["n_completed_trials"], result["stats"]["n_errored_trials"]) == (5, 0)
+    assert json.loads((job / "summary.json").read_text())["episodes"] == 5
+    assert all(t["exception_info"] is None for t in jobs.load_trials(job))
+
+
 def test_a_jvm_killed_inside_a_worker_process_costs_nothing_and_the_job_completes(tmp_path):
     """--workers 2: each worker has its own JVM; the one a worker started is killed between two moves (once
     over the job): that worker's game goes on in a fresh JVM, the other worker never notices."""
@@ -226,3 +320,93 @@ def test_a_jvm_killed_inside_a_worker_process_costs_nothing_and_the_job_complete
     assert what == "jvm" and (summary["episodes"], summary["errors"], summary["retried"]) == (6, 0, 0)
     assert sorted(trials) == list(range(8400, 8406))
     assert all(t["agent_result"]["metadata"]["n_steps"] == 8 for t in trials.values())
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def ray_head():
+    """A real Ray head on loopback, as a user starts one (``ray start --head``), with Ray's token
+    authentication on (its default where a token exists) and this checkout on its workers' path; yields
+    (address, the environment a driver needs). Stopped after: SIGTERM to ``ray start --block`` ends every
+    process it started, and any left over (found by ancestry before) is killed by pid."""
+    pytest.importorskip("ray")
+    temp = Path(tempfile.mkdtemp(prefix="s1ray", dir="/tmp"))  # short: Ray's socket paths have a length limit
+    port = _free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")]),
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN": secrets.token_hex(32),
+    }
+    args = [str(Path(sys.executable).with_name("ray")), "start", "--head", "--block", "--node-ip-address=127.0.0.1",
+            f"--port={port}", f"--temp-dir={temp}", "--num-cpus=2", "--include-dashboard=false",
+            "--disable-usage-stats", f"--dashboard-port={_free_port()}",
+            f"--dashboard-agent-listen-port={_free_port()}"]
+    log = open(temp / "head.log", "wb")  # noqa: SIM115  closed in the finalizer
+    head = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    started: list[int] = []
+    try:
+        deadline = time.monotonic() + 120  # seconds on a loaded machine; about 7 on an idle one
+        while b"Ray runtime started" not in (temp / "head.log").read_bytes():
+            if head.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"ray start --head did not start:\n{(temp / 'head.log').read_text()[-3000:]}")
+            time.sleep(0.2)
+        started = descendants(head.pid, (b"",))
+        yield f"127.0.0.1:{port}", env
+    finally:
+        started = sorted({*started, *descendants(head.pid, (b"",))})
+        head.send_signal(signal.SIGTERM)
+        try:
+            head.wait(60)
+        except subprocess.TimeoutExpired:
+            head.kill()
+            head.wait(10)
+        for pid in started:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        log.close()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.mark.slow  # starts a Ray head and three actors: 80-90 s on this machine under load
+def test_a_ray_worker_killed_on_a_real_head_costs_one_attempt_and_the_job_completes(tmp_path, ray_head):
+    """``s1 run --ray HOST:PORT`` on a real head (``ray start --head``, token auth): the Ray worker process
+    playing an episode is SIGKILLed mid-episode (once over the job); the job completes, the lost episode is
+    played again on a new actor and its trial says why, and the terminal shows one line and no traceback."""
+    address, env = ray_head
+    log = tmp_path / "kills"
+    command = [sys.executable, "-m", "s1gym.ui.cli", "run", "Blackjack", "--policy", "fault_policies:killer",
+               "--policy-option", "target=self", "--policy-option", "at=3", "--policy-option", f"log={log}",
+               "--policy-option", "once=1", "--episodes", "6", "--seed", "0", "--ray", address,
+               "--out", str(tmp_path), "--job", "j", "--quiet"]
+    # without the cluster's token: one line saying so and how to give it (Ray's own retries cut to one)
+    tokenless = {k: v for k, v in env.items() if not k.startswith("RAY_AUTH")}
+    refused = subprocess.run(command, env={**tokenless, "RAY_gcs_server_port_wait_time_s": "1"},
+                             capture_output=True, text=True, timeout=180, check=False)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    (line,) = [ln for ln in refused.stderr.splitlines() if ln.startswith("s1 run: error:")]
+    assert line.startswith(f"s1 run: error: --ray {address}: the Ray head there refused this driver's token; ")
+    assert "RAY_AUTH_MODE=token" in line and not (tmp_path / "j").exists()
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180, check=False)
+    assert run.returncode == 0, run.stderr
+    ((what, pid),) = _kills(log)
+    trials = _results(tmp_path / "j")
+    assert what == "self" and sorted(trials) == list(range(6))
+    assert all(t["exception_info"] is None for t in trials.values())
+    ((seed, trial),) = [(s, t) for s, t in trials.items() if t["retries"]]
+    (retry,) = trial["retries"]
+    assert (retry["exception_type"], retry["kind"], retry["attempt"]) == ("WorkerCrashed", "engine", 1)
+    assert re.match(rf"the Ray actor \(pid {pid} on [\d.]+\) playing seed {seed} died \(SYSTEM_ERROR: ",
+                    retry["exception_message"])
+    assert retry["exception_message"].endswith(f"(engine Ray actor, seed {seed})")
+    assert "ActorDiedError" in retry["exception_traceback"]  # Ray's whole report, for the job's log
+    assert "Traceback" not in run.stderr and "A worker died" not in run.stdout + run.stderr  # Ray's note: the log's
+    assert "A worker died or was killed" in (tmp_path / "j" / "job.log").read_text()
+    assert f"s1 run: Blackjack__{seed} (seed {seed}) completed on attempt 2 after WorkerCrashed" in run.stderr
+    result = json.loads((tmp_path / "j" / "result.json").read_text())
+    assert (result["stats"]["n_completed_trials"], result["stats"]["n_errored_trials"]) == (6, 0)

@@ -157,7 +157,11 @@ class JobFolder:
         _check_out_dir(out)
         path = found or (out / name if name else _fresh_job_path(out))
         config = {**config, "job_name": path.name, "jobs_dir": str(out)}
-        if resume and path.exists():
+        if _unborn(path):  # a run killed while writing the job's first file left only its temp file
+            remove_stale_temp_files(path)
+        empty = path.is_dir() and not any(path.iterdir())  # nothing recorded: the job starts from its first trial
+        previous: dict[str, Any] = {}
+        if resume and path.exists() and not empty:
             if not is_job_dir(path):
                 raise JobFolderError(f"--resume: {path} is not a job folder (no config.json with job_name)")
             if _comparable(read_json(path / "config.json")) != _comparable(config):
@@ -167,10 +171,8 @@ class JobFolder:
                 )
             remove_stale_temp_files(path)
             previous = read_json(path / "result.json") if (path / "result.json").exists() else {}
-        elif path.exists() and (not path.is_dir() or any(path.iterdir())):
+        elif path.exists() and not empty:
             raise JobFolderError(f"{path} already exists; pass --resume to continue it or another --job NAME")
-        else:
-            previous = {}
         try:
             atomic_write_json(path / "config.json", config)
         except OSError as exc:
@@ -277,6 +279,15 @@ def _resumable(out: Path, name: str | None, config: Mapping[str, Any]) -> Path:
             "the job to continue"
         )
     return out / name
+
+
+def _unborn(path: Path) -> bool:
+    """A job folder holding nothing but the temp files of a run killed before its config.json was whole."""
+    try:
+        entries = list(path.iterdir())
+    except OSError:
+        return False
+    return bool(entries) and all(e.is_file() and e.name.startswith(".") and e.name.endswith(".tmp") for e in entries)
 
 
 def _check_out_dir(out: Path) -> None:

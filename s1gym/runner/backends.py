@@ -1,4 +1,4 @@
-"""Where episodes run: in this process, in spawned worker processes, or on Ray.
+"""Where episodes run: in this process, in spawned worker processes, or on Ray (:mod:`s1gym.runner.ray_cluster`).
 
 Every backend has one method, ``play(seeds)``, yielding each trial's files (as
 dicts, :func:`s1gym.jobs.trial_files`) in completion order; the driver writes
@@ -18,7 +18,6 @@ import contextlib
 import multiprocessing as mp
 import pickle
 import signal
-import socket
 import sys
 import traceback
 from collections import deque
@@ -40,11 +39,8 @@ __all__ = [
     "Job",
     "Player",
     "ProcessBackend",
-    "RayBackend",
     "SerialBackend",
     "WorkerCrashed",
-    "connect_ray",
-    "disconnect_ray",
     "failure_kind",
     "make_backend",
 ]
@@ -202,10 +198,11 @@ class _Lost:
     def __init__(self, spec: Job, queue: deque[tuple[int, list[dict[str, Any]]]]) -> None:
         self.spec, self.queue = spec, queue
 
-    def __call__(self, seed: int, earlier: list[dict[str, Any]], started: str,
-                 detail: str) -> dict[str, Any] | None:
-        exc = WorkerCrashed(detail, engine="worker process", seed=seed)
-        text = f"{type(exc).__module__}.{type(exc).__name__}: {exc}\n"
+    def __call__(self, seed: int, earlier: list[dict[str, Any]], started: str, detail: str,
+                 engine: str = "worker process", cause: str = "") -> dict[str, Any] | None:
+        """``detail``: one line on what died; ``cause``: the full report of it (Ray's), kept for the log."""
+        exc = WorkerCrashed(detail, engine=engine, seed=seed)
+        text = f"{type(exc).__module__}.{type(exc).__name__}: {exc}\n" + (f"caused by:\n{cause}\n" if cause else "")
         if _may_retry(self.spec, "engine", earlier):
             self.queue.appendleft((seed, [*earlier, _attempt_record(exc, text, "engine", len(earlier) + 1)]))
             return None
@@ -327,129 +324,6 @@ def _log_path(spec: Job) -> Any:
     return Path(spec.job_dir) / joblog.LOG_NAME if spec.job_dir else None
 
 
-class RayBackend:
-    """One Ray actor per concurrent slot, each holding a Player; a local Ray without an address. An actor
-    that dies costs the episode it was playing (retried on a new actor, like a dead engine)."""
-
-    def __init__(self, spec: Job, address: str | None, workers: int | None) -> None:
-        check_picklable(spec, "ray")
-        self.spec, self.address, self.workers = spec, address, workers
-
-    def play(self, seeds: Sequence[int]) -> Iterator[dict[str, Any]]:
-        if not seeds:
-            return
-        started_here = connect_ray(self.address)
-        import ray
-        from ray.exceptions import RayActorError, WorkerCrashedError
-
-        queue: deque[tuple[int, list[dict[str, Any]]]] = deque((s, []) for s in seeds)
-        lost = _Lost(self.spec, queue)
-        actor_cls = ray.remote(num_cpus=1, max_restarts=0)(_RayPlayer)
-        try:
-            n = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-            idle = [actor_cls.remote(self.spec) for _ in range(min(n, len(seeds)))]
-            running: dict[Any, tuple[Any, int, list[dict[str, Any]], str]] = {}
-            while queue or running:
-                while idle and queue:
-                    actor, (seed, earlier) = idle.pop(), queue.popleft()
-                    running[actor.play.remote(seed, earlier)] = (actor, seed, earlier, jobs.now_iso())
-                (ref,), _ = ray.wait(list(running), num_returns=1)
-                actor, seed, earlier, started = running.pop(ref)
-                try:
-                    files = ray.get(ref)
-                except (RayActorError, WorkerCrashedError) as exc:
-                    with contextlib.suppress(Exception):
-                        ray.kill(actor)
-                    idle.append(actor_cls.remote(self.spec))
-                    reason = _first_line(str(exc))
-                    detail = f"the Ray actor playing seed {seed} died ({reason})"
-                    record = lost(seed, earlier, started, detail)
-                    if record is not None:
-                        yield record
-                    continue
-                idle.append(actor)
-                yield files
-        finally:
-            if started_here:
-                disconnect_ray()
-
-
-def _first_line(text: str) -> str:
-    return (text.strip().splitlines() or ["no reason given"])[0][:300]
-
-
-#: Seconds to wait for a Ray head's port to accept a connection.
-RAY_PROBE_S = 5.0
-RAY_HINT = (
-    "start a head there (`ray start --head --port=PORT` on that machine prints the address to pass), check "
-    "the address and that the port is reachable from here, or pass --ray without an address for a local Ray"
-)
-
-
-def connect_ray(address: str | None) -> bool:
-    """Start a local Ray (``address`` None) or connect to the cluster at ``address``, unless Ray is already
-    initialised; True when this call did (the caller ends it with :func:`disconnect_ray`).
-
-    An address whose head does not answer is a :class:`~s1gym.errors.RunError` naming the address and how
-    to reach a head, within seconds (Ray itself retries for minutes)."""
-    try:
-        import ray
-    except ImportError as exc:
-        raise RunError("--ray needs Ray: pip install 's1gym[ray]' (or pip install ray)") from exc
-    if ray.is_initialized():
-        return False
-    if not address:
-        # A local Ray sees this interpreter's import path, so 'module:id' tasks and policies resolve.
-        ray.init(
-            num_cpus=2,
-            include_dashboard=False,
-            log_to_driver=False,
-            runtime_env={"env_vars": {"PYTHONPATH": ":".join(p for p in sys.path if p)}},
-        )
-        return True
-    _probe_ray_head(address)
-    try:
-        ray.init(address=address, log_to_driver=False)
-    except (ConnectionError, TimeoutError) as exc:
-        raise RunError(f"--ray {address}: could not connect to a Ray head there ({exc}); {RAY_HINT}") from None
-    return True
-
-
-def disconnect_ray() -> None:
-    import ray
-
-    ray.shutdown()
-
-
-def _probe_ray_head(address: str) -> None:
-    """A TCP connection to ``HOST:PORT`` (or ``ray://HOST:PORT``) within a few seconds, else a RunError."""
-    host, sep, port = address.removeprefix("ray://").rpartition(":")
-    if not sep or not port.isdigit():
-        if address in ("auto", "local"):
-            return  # Ray looks for a cluster started on this machine and says when there is none
-        raise RunError(f"--ray {address!r}: give the head's address as HOST:PORT (e.g. 10.0.0.5:6379); {RAY_HINT}")
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_PROBE_S).close()
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise RunError(f"--ray {address}: no Ray head answers at {host}:{port} ({reason}); {RAY_HINT}") from None
-
-
-class _RayPlayer:
-    def __init__(self, spec: Job) -> None:
-        import s1gym  # noqa: F401  registers the tasks in the Ray worker
-
-        self.player = Player(spec)
-
-    def pid(self) -> int:
-        import os
-
-        return os.getpid()
-
-    def play(self, seed: int, earlier: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
-        return self.player.play(seed, earlier)
-
-
 def check_picklable(spec: Job, where: str) -> None:
     try:
         pickle.dumps(spec)
@@ -470,6 +344,8 @@ def make_backend(
         if env is not None:
             env.close()
         if ray:
+            from s1gym.runner.ray_cluster import RayBackend
+
             return RayBackend(spec, ray if isinstance(ray, str) else None, workers if workers > 1 else None)
         return ProcessBackend(spec, workers)
     return SerialBackend(Player(spec, env=env, policy=policy))

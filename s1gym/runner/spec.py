@@ -33,8 +33,9 @@ from s1gym.policies import POLICIES, make_policy
 from s1gym.registration import env_class_or_none, resolve_id
 from s1gym.runner import joblog
 from s1gym.runner.agent import AgentDescription, describe
-from s1gym.runner.backends import Player, connect_ray, disconnect_ray, make_backend, orchestrator
+from s1gym.runner.backends import Player, make_backend, orchestrator
 from s1gym.runner.progress import JobProgress
+from s1gym.runner.ray_cluster import connect_ray, disconnect_ray
 from s1gym.wrappers import wrap
 
 __all__ = ["JobSpec", "RunError", "evaluate", "make_env", "resolve_task"]
