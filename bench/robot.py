@@ -3,7 +3,9 @@
     python bench/robot.py [--scenes 10]
 
 Prints CPU-time costs (``time.process_time``: these machines are shared) of
-- a fork (``env.fork()``: a copy of ``MjData`` and the env's fields) against the ways a Fetch env can be
+- a fork (``env.fork()``: a copy of ``MjData`` and the env's fields), closed after use as Search and
+  Lookahead close theirs (its ``MjData`` then serves the next fork), and without a spare to copy into
+  (a new ``MjData``: the first fork of a decision), against the ways a Fetch env can be
   copied or restarted: ``FetchPickAndPlace-v4``'s ``reset`` and a fresh ``gym.make`` of it (``copy.deepcopy``
   of a Fetch env does not work: EzPickle rebuilds it from its arguments, losing the goal), and a fresh
   s1gym scene (the model cached, and cold: compiled from the MjSpec);
@@ -40,6 +42,7 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, default=10)
     args = ap.parse_args()
 
+    from s1gym.tasks.robot.arm import SPARE_DATA
     from s1gym.tasks.robot.scene import build_model, draw_scene, import_robotics
     from s1gym.tasks.robot.skills import run_skill
 
@@ -59,7 +62,7 @@ def main() -> None:
         deepcopy_note = f"fails: {type(exc).__name__}"
 
     env = gym.make("s1/PickPlace-v0", fold="train", hard=True).unwrapped
-    forks, steps, skills, lookahead, fresh_cached, fresh_cold, candidates = [], [], [], [], [], [], []
+    forks, fresh_forks, steps, skills, lookahead, fresh_cached, fresh_cold, candidates = [], [], [], [], [], [], [], []
     for seed in range(args.scenes):
         env.reset(seed=seed)
         scene = draw_scene("train", seed, hard=True)
@@ -69,8 +72,11 @@ def main() -> None:
         env.reset(seed=seed)
         fresh_cold.append((time.process_time() - t) * 1e3)
         while not env.done:
-            forks.append(cpu_ms(env.fork, 5))
-            steps.append(cpu_ms(lambda: env.fork().arm.control(np.zeros(3)), 5) - forks[-1])
+            forks.append(cpu_ms(lambda: env.fork().close(), 5))
+            fresh_forks.append(cpu_ms(lambda: (SPARE_DATA.clear(), env.fork()), 5))
+            held = env.fork()
+            steps.append(cpu_ms(lambda: held.arm.control(np.zeros(3)), 5))
+            held.close()
             t = time.process_time()
             for skill in list(env._skills):
                 run_skill(env.fork().arm, skill, env.arm.held())
@@ -87,11 +93,13 @@ def main() -> None:
           f"{len(skills)} expert skills; CPU ms, medians")
     print("| what | s1gym PickPlace | Fetch (gymnasium-robotics) | ratio |")
     print("|---|---|---|---|")
-    print(f"| copy the game state | fork {med(forks):.2f} | reset {fetch_reset:.2f} / gym.make {fetch_make:.0f} "
-          f"(deepcopy {deepcopy_note}) | fork = {med(forks) / fetch_reset:.2f}x a reset |")
+    print(f"| copy the game state | fork {med(forks):.3f} (closed after use), {med(fresh_forks):.2f} (no spare) | "
+          f"reset {fetch_reset:.2f} / gym.make {fetch_make:.0f} (deepcopy {deepcopy_note}) | "
+          f"fork = 1/{fetch_make / med(forks):.0f} of gym.make (1/{fetch_make / med(fresh_forks):.0f} without a "
+          f"spare), {med(forks) / fetch_reset:.3f}x a reset |")
     print(f"| control step (20 substeps) | {med(steps):.2f} | {fetch_step:.2f} | {med(steps) / fetch_step:.2f}x |")
     print(f"| new scene | {med(fresh_cached):.1f} (model cached), {med(fresh_cold):.0f} (cold) | "
-          f"gym.make {fetch_make:.0f} | |")
+          f"gym.make {fetch_make:.0f} | fork = 1/{med(fresh_cached) / med(forks):.0f} of a cached new scene |")
     print(f"| one skill (expert's) | {med(skills):.1f} | | {med(skills) / fetch_step:.0f} Fetch steps |")
     print(f"| Lookahead: every candidate on its fork | {med(lookahead):.0f} ({med(candidates):.0f} skills) | | |")
 

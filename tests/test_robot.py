@@ -75,6 +75,7 @@ def test_the_expert_wins_a_trap_scene_that_the_handwritten_script_loses():
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(prefix=st.lists(st.integers(0, 31), max_size=3), after=st.lists(st.integers(0, 31), min_size=1, max_size=2))
 def test_a_fork_continues_bit_identically_and_alone(prefix, after):
+    """Also from a closed fork's ``MjData`` (reused, dirty from its own moves): the copy overwrites all of it."""
     env = make()
     env.reset(seed=2)
 
@@ -86,13 +87,35 @@ def test_a_fork_continues_bit_identically_and_alone(prefix, after):
 
     moves(env, prefix)
     before = env.situation().observation
+    used = env.fork()
+    moves(used, [*after, 7])
+    spare = used.arm.data
+    used.close()
     clone = env.fork()
+    assert clone.arm.data is spare
     moves(clone, after)
     assert env.situation().observation == before          # the fork played alone
     moves(env, after)
     assert clone.situation().observation == env.situation().observation
     assert np.array_equal(clone.arm.data.qpos, env.arm.data.qpos)
     assert np.array_equal(clone.arm.data.qvel, env.arm.data.qvel)
+
+
+def test_a_step_that_would_drop_contacts_raises_instead(monkeypatch):
+    from s1gym.tasks.robot import scene as scenes
+    from s1gym.tasks.robot.arm import Arm, ArenaFull
+
+    scene = draw_scene("train", 3, hard=True)
+    monkeypatch.setattr(scenes, "ARENA_BYTES", 120 * 1024)   # the scene's contacts need ~160 KB
+    scenes.build_model.cache_clear()
+    try:
+        arm = Arm(scene)
+        with pytest.raises(ArenaFull, match=r"arena memory \(122880 bytes\) for the contacts of scene train:3 "
+                                            r"at control step 4: .* Raise s1gym.tasks.robot.scene.ARENA_BYTES"):
+            for _ in range(40):
+                arm.control(np.array([0.0, 0.0, -0.05]))
+    finally:
+        scenes.build_model.cache_clear()
 
 
 def test_the_raw_twin_moves_the_gripper_two_centimetres_a_step_and_has_no_expert():

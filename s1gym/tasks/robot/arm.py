@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import copy
 import math
+import threading
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 
-from s1gym.tasks.robot.scene import Scene, build_model, import_robotics
+from s1gym.errors import S1GymError
+from s1gym.tasks.robot.scene import ARENA_BYTES, Scene, build_model, import_robotics
 
-__all__ = ["MAX_MOVE", "SUBSTEPS", "Arm", "BlockPose"]
+__all__ = ["MAX_MOVE", "SUBSTEPS", "Arm", "ArenaFull", "BlockPose"]
 
 #: MuJoCo steps per control step (FetchPickAndPlace's n_substeps)
 SUBSTEPS = 20
@@ -36,6 +39,10 @@ def _yaw_quat(yaw: float) -> np.ndarray:
                      w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
 
 
+class ArenaFull(S1GymError, RuntimeError):
+    """MuJoCo had no arena memory left for a step's contacts or constraints (it would drop them)."""
+
+
 @dataclass(frozen=True)
 class BlockPose:
     colour: str
@@ -43,6 +50,43 @@ class BlockPose:
     yaw: float               # turn about the vertical of the block's long side, radians in (-pi/2, pi/2]
     upright: bool            # its own vertical still points up (not tipped over)
     half: tuple[float, float, float]
+
+
+class _SpareData:
+    """``MjData`` of closed copies, kept for the next copy of the same model.
+
+    A new ``MjData`` costs ~0.6-0.9 ms (its buffer and the bindings' ~150 array views); copying a state
+    into a spare one with ``mj_copyData`` costs ~0.01 ms. Search and Lookahead close every fork they are
+    done with (:meth:`Arm.release`), so a search's forks mostly reuse a handful of ``MjData``. At most
+    :attr:`LIMIT` are kept (the oldest dropped), whatever their model, so spares never hold models alive
+    in bulk.
+    """
+
+    LIMIT = 32
+
+    def __init__(self) -> None:
+        self._free: deque = deque(maxlen=self.LIMIT)
+        self._lock = threading.Lock()
+
+    def take(self, model):
+        """A spare ``MjData`` of ``model`` (its contents stale: copy into it), or ``None``."""
+        with self._lock:
+            for i, data in enumerate(self._free):
+                if data.model is model:
+                    del self._free[i]
+                    return data
+        return None
+
+    def give(self, data) -> None:
+        with self._lock:
+            self._free.append(data)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._free.clear()
+
+
+SPARE_DATA = _SpareData()
 
 
 class Arm:
@@ -55,6 +99,8 @@ class Arm:
         from gymnasium_robotics.utils import mujoco_utils
 
         self._mj, self._utils = mujoco, mujoco_utils
+        self._contact_full = int(mujoco.mjtWarning.mjWARN_CONTACTFULL)
+        self._constraints_full = int(mujoco.mjtWarning.mjWARN_CNSTRFULL)
         self.scene = scene
         self.model = build_model(scene) if model is None else model
         self.data = mujoco.MjData(self.model)
@@ -98,8 +144,22 @@ class Arm:
         self._utils.ctrl_set_action(self.model, self.data, action)
         self._utils.mocap_set_action(self.model, self.data, action)
         self.data.mocap_quat[0] = _yaw_quat(self.yaw)
-        self._mj.mj_step(self.model, self.data, nstep=SUBSTEPS)
+        try:
+            self._mj.mj_step(self.model, self.data, nstep=SUBSTEPS)
+        except self._mj.FatalError as exc:
+            if "out of memory" not in str(exc):
+                raise
+            raise self._arena_full() from exc
+        warning = self.data.warning
+        if warning[self._contact_full].number or warning[self._constraints_full].number:
+            raise self._arena_full()
         self.steps += 1
+
+    def _arena_full(self) -> ArenaFull:
+        return ArenaFull(
+            f"MuJoCo ran out of arena memory ({self.model.narena} bytes) for the contacts of scene "
+            f"{self.scene.fold}:{self.scene.seed} at control step {self.steps + 1}: it would drop contacts "
+            f"and the physics would be wrong. Raise s1gym.tasks.robot.scene.ARENA_BYTES, and report the scene.")
 
     # ------------------------------------------------------------------ what is seen
     def grip_pos(self) -> np.ndarray:
@@ -145,5 +205,16 @@ class Arm:
         """An exact, independent copy (shares the model, copies ``MjData``: a bit-identical continuation)."""
         clone = object.__new__(Arm)
         clone.__dict__.update(self.__dict__)
-        clone.data = copy.copy(self.data)
+        spare = SPARE_DATA.take(self.model)
+        if spare is None:
+            clone.data = copy.copy(self.data)
+        else:
+            self._mj.mj_copyData(spare, self.model, self.data)
+            clone.data = spare
         return clone
+
+    def release(self) -> None:
+        """Give this copy's ``MjData`` back for the next copy; the arm cannot be used after it."""
+        if self.data is not None:
+            SPARE_DATA.give(self.data)
+            self.data = None

@@ -56,6 +56,11 @@ TABLE_CENTRE = (1.3, 0.75)
 AREA = (0.13, 0.2)
 #: the fingers' force limit, newtons (see the module docstring)
 GRIP_FORCE = 30.0
+#: MjData's arena (contacts, constraints, the solver's stack). The most any scene used in 36 episodes of
+#: expert and random skills over train/dev, hard and plain, 1-4 blocks: 186 KB; 1 MiB leaves 5x. A fork
+#: holds one (Search keeps a fork per expanded node), so it is kept small; when a step runs out of it,
+#: :meth:`Arm.control <s1gym.tasks.robot.arm.Arm.control>` raises rather than let MuJoCo drop contacts.
+ARENA_BYTES = 1024 * 1024
 #: radius of the target area a "clear" goal empties (metres)
 CLEAR_RADIUS = 0.1
 
@@ -239,7 +244,7 @@ def build_model(scene: Scene):
 
     spec = mujoco.MjSpec.from_file(fetch_xml())
     spec.delete(spec.body("object0"))
-    spec.memory = 2 * 1024 * 1024      # MjData's arena: enough for this scene's contacts, cheap to copy
+    spec.memory = ARENA_BYTES
     for actuator in spec.actuators:
         actuator.forcelimited = 1
         actuator.forcerange = [-GRIP_FORCE, GRIP_FORCE]
