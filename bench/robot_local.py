@@ -192,7 +192,7 @@ def build_policy(arm: str, model_path: str | None):
 
     table = {"rule": Rule, "random": Random, "local": local, "lookahead": lambda: Lookahead(local()),
              "search-lookahead": lambda: Search(Lookahead(local()), budget=200), "expert": Expert,
-             "raw-lookahead": lambda: Lookahead(local()), "raw-search-uniform": lambda: Search(Uniform())}
+             "raw-lookahead": lambda: Lookahead(local()), "raw-search-uniform": lambda: Search(Uniform(), episode_budget=1000)}
     return table[arm]()
 
 
