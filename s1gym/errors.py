@@ -36,7 +36,7 @@ wrappers is on it)::
     │   │   └── PolicyTimeoutError (TimeoutError)    no answer in time
     │   ├── PolicyRequestError                    the service rejected the request (4xx)
     │   └── PolicyResponseError                   the answer could not be read
-    ├── _Unavailable                              s1gym.policies.minilm: an embedding backend cannot run here
+    ├── BackendUnavailable                        s1gym.policies.minilm: an embedding backend cannot run here
     ├── WrapperOrderError (ValueError)            s1gym.wrappers: wrappers composed in an order that breaks one
     ├── OracleForkError (ValueError)              s1gym.wrappers: forking a task whose fork reveals the answer
     ├── RequestError                              s1gym.ui.serve: an HTTP error answer (status and body)

@@ -1,5 +1,5 @@
-"""The machinery of one search (:class:`_SearchRun`: pop, expand, ask, result) and the plan Search follows
-afterwards (:class:`_Plan`); :mod:`s1gym.wrappers.search` holds the public Search, its options and the
+"""The machinery of one search (:class:`SearchRun`: pop, expand, ask, result) and the plan Search follows
+afterwards (:class:`Plan`); :mod:`s1gym.wrappers.search` holds the public Search, its options and the
 algorithm's description."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _one_hot(situation: Situation, move: str, usage: Usage, info: dict[str, Any]
 
 
 @dataclass
-class _Plan:
+class Plan:
     """A plan being followed: ``(state key before, move)`` steps, the next one at ``pos``."""
 
     steps: list[tuple[str, str]]
@@ -135,7 +135,7 @@ def _task_estimate(env: S1Env, task: str) -> Callable[[Situation], float]:
     return estimate
 
 
-class _SearchRun:
+class SearchRun:
     """One search from one situation: the frontier, what was seen, the best node, the statistics."""
 
     def __init__(self, search: Search, situation: Situation, key: str, budget: int, cap: int | None = None) -> None:
@@ -367,7 +367,7 @@ class _SearchRun:
         return np.array([probs[index[k.move]] if k.move in index else 0.0 for k in kids])
 
     # -------------------------------------------------------------- result
-    def result(self, stop: str, diverged: bool) -> tuple[Decision, _Plan | None]:
+    def result(self, stop: str, diverged: bool) -> tuple[Decision, Plan | None]:
         """The decision (first move of the goal's or best partial plan) and the plan to follow next."""
         solved = self.goal is not None and self.goal.won
         end = self.goal or self.best
@@ -400,7 +400,7 @@ class _SearchRun:
             info["note"] = f"search stopped ({stop}) before a win; playing the first move of the best partial plan"
         plan = None
         if solved or (self.config.commit_partial and end.score > self.situation.score):
-            plan = _Plan(steps, 1, solved)  # followed with no calls from the next decision on
+            plan = Plan(steps, 1, solved)  # followed with no calls from the next decision on
         return _one_hot(self.situation, steps[0][1], usage, info), plan
 
     def close(self) -> None:

@@ -22,7 +22,7 @@ the search benchmark's pick; docs/benchmarks.md has the numbers and the
 reasons (phs*'s exponent makes one unlikely move near the root dearer than ten
 likely moves deep in a side room when the policy is confident).
 
-One search (:class:`_SearchRun`, in ``_search_run.py``) reads like this::
+One search (:class:`SearchRun`, in ``_search_run.py``) reads like this::
 
     while the frontier is not empty and no goal is found:
         pop the best nodes (a batch)
@@ -77,7 +77,7 @@ from s1gym.checks import fraction, non_negative_float, positive_float, positive_
 from s1gym.core import Decision, Policy, Situation, Usage
 
 from ._base import Wrapper, situation_key
-from ._search_run import AUTO, PROGRESS, _Plan, _SearchRun, log_priority
+from ._search_run import AUTO, PROGRESS, Plan, SearchRun, log_priority
 
 __all__ = ["AUTO", "DEFAULT_PRIORITY", "PRIORITIES", "PROGRESS", "Search", "SearchConfig", "log_priority"]
 
@@ -214,7 +214,7 @@ class Search(Wrapper):
         self.config = config if config is not None else SearchConfig(**options)
         #: Inner-policy calls spent in this episode (``reset()`` zeroes it).
         self.episode_calls = 0
-        self._plan: _Plan | None = None
+        self._plan: Plan | None = None
 
     @classmethod
     def option_names(cls) -> tuple[str, ...]:
@@ -257,7 +257,7 @@ class Search(Wrapper):
             cap = self.config.episode_budget - self.episode_calls
             if self.config.search_cap is not None:
                 cap = min(cap, max(budget, self.config.search_cap))
-        run = _SearchRun(self, situation, key, budget, cap)
+        run = SearchRun(self, situation, key, budget, cap)
         try:
             decision, plan = run.result(run.run(), diverged)
             decision = dataclasses.replace(decision, planning_s=decision.info["elapsed_s"])

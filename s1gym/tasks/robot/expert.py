@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from s1gym.tasks.robot.skills import SAFE_HEIGHT, Skill, _misaligned
 from s1gym.tasks.robot.scene import TABLE_TOP
+from s1gym.tasks.robot.skills import SAFE_HEIGHT, Skill, misaligned
 from s1gym.tasks.robot.view import SceneView
 
 __all__ = ["expert_skill", "rule_script", "rule_skill", "SLIPPERY"]
@@ -102,7 +102,7 @@ def expert_skill(view: SceneView, skills: list[Skill]) -> str:
     over = np.linalg.norm(pose.pos[:2] - grip[:2]) < 0.012
     if not over:
         return _offered(skills, "above", pick)
-    if _misaligned(arm, pick) and _offered(skills, "turn", pick):
+    if misaligned(arm, pick) and _offered(skills, "turn", pick):
         return _offered(skills, "turn", pick)
     if grip[2] - pose.pos[2] > 0.01:
         return _offered(skills, "lower")

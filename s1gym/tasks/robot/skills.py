@@ -80,7 +80,7 @@ def free_spot(arm: Arm) -> np.ndarray:
     return best
 
 
-def _misaligned(arm: Arm, colour: str) -> bool:
+def misaligned(arm: Arm, colour: str) -> bool:
     pose = arm.block(colour)
     if abs(pose.half[0] - pose.half[1]) < 0.005:     # square footprint: any turn of 90 degrees fits
         diff = (pose.yaw - arm.yaw + math.pi / 4) % (math.pi / 2) - math.pi / 4
@@ -111,7 +111,7 @@ def skills_now(arm: Arm, held: str | None) -> list[Skill]:
     out.append(Skill("release", "release") if arm.closed else Skill("grasp", "grasp"))
     out += [Skill("lift", "lift"), Skill("lift slowly", "lift_slowly")]
     if held is None:
-        out += [Skill(f"turn the gripper to the {c} block", "turn", c) for c in colours if _misaligned(arm, c)]
+        out += [Skill(f"turn the gripper to the {c} block", "turn", c) for c in colours if misaligned(arm, c)]
         if scene.goal == "place":
             out += [Skill(f"push the {c} block toward the target", "push_to", c) for c in colours]
         if scene.goal == "clear":
