@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from s1gym.core import BasePolicy, Decision, Situation, Usage
+from s1gym.policies import errors
 from s1gym.policies.chat_reply import parse_option, probabilities_from_logprobs, reply_of, token_count
 from s1gym.policies.common import (
     Secret,
@@ -46,18 +47,7 @@ from s1gym.policies.common import (
     require_candidates,
     run_sync,
 )
-from s1gym.policies.errors import (
-    PolicyAuthError,
-    PolicyConfigError,
-    PolicyConnectionError,
-    PolicyError,
-    PolicyRateLimitError,
-    PolicyRequestError,
-    PolicyResponseError,
-    PolicyServerError,
-    PolicyTimeoutError,
-    redact,
-)
+from s1gym.policies.errors import redact
 
 __all__ = ["SYSTEM_PROMPT", "Chat", "probabilities_from_logprobs"]
 
@@ -122,14 +112,14 @@ class Chat(BasePolicy):
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or default_base).rstrip("/")
         key = api_key if api_key is not None else (openai_key or router_key)
         if not key and not is_loopback(self.base_url):
-            raise PolicyConfigError(
+            raise errors.PolicyConfigError(
                 f"Chat needs an API key for {self.base_url}: set OPENAI_API_KEY (or OPENROUTER_API_KEY "
                 "for OpenRouter), or pass Chat(api_key=...). Servers on 127.0.0.1/localhost need none."
             )
         self._key = Secret(key or "")
         self.model = model or os.environ.get("MODEL_NAME", "").strip()
         if not self.model:
-            raise PolicyConfigError("Chat needs a model name: set MODEL_NAME or pass Chat(model=...)")
+            raise errors.PolicyConfigError("Chat needs a model name: set MODEL_NAME or pass Chat(model=...)")
         if max_concurrency < 1 or max_retries < 0 or max_tokens < 1 or not timeout > 0:
             raise ValueError("Chat: max_concurrency >= 1, max_retries >= 0, max_tokens >= 1 and timeout > 0 are required")
         self.input_price_per_million = float(input_price_per_million)
@@ -352,14 +342,15 @@ class Chat(BasePolicy):
 
         if failure is not None:
             if isinstance(failure, httpx.TimeoutException):
-                error: PolicyError = PolicyTimeoutError(f"Chat ({self.url}): request timed out after {self.timeout} s")
+                error: errors.PolicyError = errors.PolicyTimeoutError(
+                    f"Chat ({self.url}): request timed out after {self.timeout} s")
             else:
-                error = PolicyConnectionError(self._redact(f"Chat ({self.url}): connection failed: {failure}"))
+                error = errors.PolicyConnectionError(self._redact(f"Chat ({self.url}): connection failed: {failure}"))
         else:
             outcome = self._outcome(response, body)
             if isinstance(outcome, _Resend):
                 return "resend", outcome.body
-            if not isinstance(outcome, PolicyError):
+            if not isinstance(outcome, errors.PolicyError):
                 return "done", outcome
             error = outcome
             if response.status_code not in RETRY_STATUSES:
@@ -368,16 +359,16 @@ class Chat(BasePolicy):
             raise self._exhausted(error)
         return "retry", None
 
-    def _outcome(self, response: Any, body: dict[str, Any]) -> dict[str, Any] | _Resend | PolicyError:
+    def _outcome(self, response: Any, body: dict[str, Any]) -> dict[str, Any] | _Resend | errors.PolicyError:
         """The JSON of a 200, a body to resend without logprobs, or the error of the status."""
         status = response.status_code
         if status == 200:
             try:
                 data = response.json()
             except ValueError:
-                return PolicyResponseError(f"Chat ({self.url}): the 200 response is not JSON: {response.text[:200]!r}")
+                return errors.PolicyResponseError(f"Chat ({self.url}): the 200 response is not JSON: {response.text[:200]!r}")
             if not isinstance(data, dict):
-                return PolicyResponseError(f"Chat ({self.url}): the response is not a JSON object")
+                return errors.PolicyResponseError(f"Chat ({self.url}): the response is not a JSON object")
             return data
         text = self._redact(response.text[:300])
         if status == 400 and "logprobs" in body and "logprob" in response.text.lower():
@@ -385,18 +376,18 @@ class Chat(BasePolicy):
             return _Resend({k: v for k, v in body.items() if k not in ("logprobs", "top_logprobs")})
         where = f"Chat ({self.url}): HTTP {status}: {text}"
         if status in (401, 403):
-            return PolicyAuthError(where + " (check OPENAI_API_KEY / OPENROUTER_API_KEY)")
+            return errors.PolicyAuthError(where + " (check OPENAI_API_KEY / OPENROUTER_API_KEY)")
         if status == 429:
-            return PolicyRateLimitError(where, _retry_after(response))
+            return errors.PolicyRateLimitError(where, _retry_after(response))
         if status in RETRY_STATUSES:
-            return PolicyServerError(where)
-        return PolicyRequestError(where + f" (is MODEL_NAME={self.model!r} right?)")
+            return errors.PolicyServerError(where)
+        return errors.PolicyRequestError(where + f" (is MODEL_NAME={self.model!r} right?)")
 
-    def _exhausted(self, error: PolicyError) -> PolicyError:
+    def _exhausted(self, error: errors.PolicyError) -> errors.PolicyError:
         kind = type(error)
         message = f"{error} (after {self.max_retries} retries)"
-        if isinstance(error, PolicyRateLimitError):
-            return PolicyRateLimitError(message, error.retry_after_s)
+        if isinstance(error, errors.PolicyRateLimitError):
+            return errors.PolicyRateLimitError(message, error.retry_after_s)
         return kind(message)
 
     def _delay(self, attempt: int, response: Any) -> float:

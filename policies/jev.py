@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from s1gym.core import BasePolicy, Decision, Situation, Usage
+from s1gym.policies import errors
 from s1gym.policies.common import (
     Secret,
     check_probabilities,
@@ -38,18 +39,7 @@ from s1gym.policies.common import (
     run_sync,
     unique_labels,
 )
-from s1gym.policies.errors import (
-    PolicyAuthError,
-    PolicyConfigError,
-    PolicyConnectionError,
-    PolicyError,
-    PolicyRateLimitError,
-    PolicyRequestError,
-    PolicyResponseError,
-    PolicyServerError,
-    PolicyTimeoutError,
-    redact,
-)
+from s1gym.policies.errors import redact
 
 if TYPE_CHECKING:
     from typesafe_sdk import RetryPolicy, SystemOneResponse
@@ -108,14 +98,14 @@ class Jev(BasePolicy):
         try:
             import typesafe_sdk
         except ImportError as error:  # pragma: no cover - a core dependency
-            raise PolicyConfigError("Jev needs the `typesafe-sdk` package: pip install typesafe-sdk") from error
+            raise errors.PolicyConfigError("Jev needs the `typesafe-sdk` package: pip install typesafe-sdk") from error
         from typesafe_sdk.constants import DEFAULT_BASE_URL
 
         self.base_url = (base_url or os.environ.get(BASE_URL_ENV, "").strip() or DEFAULT_BASE_URL).rstrip("/")
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "").strip()
         if not key:
             if not is_loopback(self.base_url):
-                raise PolicyConfigError(
+                raise errors.PolicyConfigError(
                     f"Jev needs a TypeSafe API key: set {API_KEY_ENV} (or pass Jev(api_key=...)). "
                     f"To play offline against a local `s1 serve`, set {BASE_URL_ENV}=http://127.0.0.1:8765 instead."
                 )
@@ -136,7 +126,7 @@ class Jev(BasePolicy):
         try:
             self._client = typesafe_sdk.TypeSafeClient(**self._sdk_options())
         except typesafe_sdk.TypeSafeError as error:
-            raise PolicyConfigError(f"Jev: {redact(str(error), [key])}") from None
+            raise errors.PolicyConfigError(f"Jev: {redact(str(error), [key])}") from None
 
     def _sdk_options(self) -> dict[str, Any]:
         return {
@@ -183,7 +173,7 @@ class Jev(BasePolicy):
     def _decision(self, response: SystemOneResponse, labels: Sequence[str], latency: float) -> Decision:
         answer = response.choices.get(QUESTION)
         if answer is None:
-            raise PolicyResponseError(f"Jev: the response has no choice answer named {QUESTION!r}")
+            raise errors.PolicyResponseError(f"Jev: the response has no choice answer named {QUESTION!r}")
         probabilities, renormalised = check_probabilities(labels, answer.probabilities, "Jev")
         usage_in = response.usage.input_tokens or 0
         usage_out = response.usage.output_tokens or 0
@@ -245,19 +235,19 @@ class Jev(BasePolicy):
         where = f"Jev ({self.base_url})"
         message = redact(f"{where}: {type(error).__name__}: {error}", [self._key.get()])
         if isinstance(error, ts.TypeSafeAPITimeoutError):
-            return PolicyTimeoutError(message + " (after the SDK's retries; raise timeout= or retry=)")
+            return errors.PolicyTimeoutError(message + " (after the SDK's retries; raise timeout= or retry=)")
         if isinstance(error, ts.TypeSafeAPIConnectionError):
-            return PolicyConnectionError(message + " (after the SDK's retries; is the server up?)")
+            return errors.PolicyConnectionError(message + " (after the SDK's retries; is the server up?)")
         if isinstance(error, ts.TypeSafeAPIResponseValidationError):
-            return PolicyResponseError(message)
+            return errors.PolicyResponseError(message)
         if isinstance(error, (ts.TypeSafeAuthenticationError, ts.TypeSafePermissionDeniedError)):
-            return PolicyAuthError(message + f" (check {API_KEY_ENV})")
+            return errors.PolicyAuthError(message + f" (check {API_KEY_ENV})")
         if isinstance(error, ts.TypeSafeRateLimitError):
             after = None if error.retry_after_ms is None else error.retry_after_ms / 1000
-            return PolicyRateLimitError(message + " (still rate limited after the SDK's retries)", after)
+            return errors.PolicyRateLimitError(message + " (still rate limited after the SDK's retries)", after)
         if isinstance(error, ts.TypeSafeInternalServerError):
-            return PolicyServerError(message + " (after the SDK's retries)")
+            return errors.PolicyServerError(message + " (after the SDK's retries)")
         if isinstance(error, ts.TypeSafeAPIError):
-            return PolicyRequestError(message)
-        return PolicyError(message)
+            return errors.PolicyRequestError(message)
+        return errors.PolicyError(message)
 
