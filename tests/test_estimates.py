@@ -93,6 +93,20 @@ def test_the_core_imports_no_task_family():
     assert out.stdout.strip() == "[] True"
 
 
+def test_importing_the_core_through_the_package_loads_only_the_families_id_tables():
+    """``python -c "import s1gym.core"`` runs ``s1gym/__init__`` first, which registers every id: that reads each
+    family's ``TASKS`` (and the two tables they are built from, the TWX games' rows and the web catalogue),
+    and nothing else of a family: no env, engine, expert or reader module loads until an env is made."""
+    code = ("import sys, s1gym.core; "
+            "print(sorted(m for m in sys.modules if m.startswith(('s1gym.tasks', 's1gym.reading'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str([
+        "s1gym.tasks", "s1gym.tasks.alfworld", "s1gym.tasks.desktop", "s1gym.tasks.games", "s1gym.tasks.robot",
+        "s1gym.tasks.text", "s1gym.tasks.twx", "s1gym.tasks.twx.games", "s1gym.tasks.web",
+        "s1gym.tasks.web.catalogue",
+    ]), "import s1gym loads more of a family than its id table; import the rest where an env needs it"
+
+
 def test_a_task_naming_an_estimate_without_its_token_reader_is_a_clear_error():
     class NoReader(GraphTask):
         progress_model = "local_alfworld.json"
