@@ -37,6 +37,7 @@ from s1gym.runner.episode import play_episode
 __all__ = [
     "Backend",
     "Job",
+    "LostEpisodes",
     "Player",
     "ProcessBackend",
     "SerialBackend",
@@ -192,7 +193,7 @@ class SerialBackend:
             self.player.close()
 
 
-class _Lost:
+class LostEpisodes:
     """The driver's side of an episode whose worker died: replayed elsewhere, or recorded as errored."""
 
     def __init__(self, spec: Job, queue: deque[tuple[int, list[dict[str, Any]]]]) -> None:
@@ -271,7 +272,7 @@ class ProcessBackend:
         ctx = mp.get_context("spawn")
         log_path = str(_log_path(self.spec))
         queue: deque[tuple[int, list[dict[str, Any]]]] = deque((s, []) for s in seeds)
-        lost = _Lost(self.spec, queue)
+        lost = LostEpisodes(self.spec, queue)
         workers = [_Worker(ctx, self.spec, log_path) for _ in range(min(self.workers, len(seeds)))]
         try:
             while True:

@@ -19,7 +19,7 @@ from typing import Any
 from s1gym import jobs
 from s1gym.errors import RunError
 from s1gym.runner import joblog
-from s1gym.runner.backends import Job, Player, _Lost, check_picklable
+from s1gym.runner.backends import Job, LostEpisodes, Player, check_picklable
 
 __all__ = ["RAY_HINT", "RAY_PROBE_S", "RayBackend", "connect_ray", "disconnect_ray"]
 
@@ -40,7 +40,7 @@ class RayBackend:
         from ray.exceptions import RayActorError, WorkerCrashedError
 
         queue: deque[tuple[int, list[dict[str, Any]]]] = deque((s, []) for s in seeds)
-        lost = _Lost(self.spec, queue)
+        lost = LostEpisodes(self.spec, queue)
         actor_cls = ray.remote(num_cpus=1, max_restarts=0)(_RayPlayer)
         try:
             n = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
