@@ -328,6 +328,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _identities(pids: list[int]) -> dict[int, str]:
+    """Each live pid's start time (field 22 of /proc/PID/stat): a later process given the same pid differs."""
+    out = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            out[pid] = stat[stat.rindex(")") + 2 :].split()[19]
+    return out
+
+
 @pytest.fixture
 def ray_head():
     """A real Ray head on loopback, as a user starts one (``ray start --head``), with Ray's token
@@ -349,26 +359,27 @@ def ray_head():
             f"--dashboard-agent-listen-port={_free_port()}"]
     log = open(temp / "head.log", "wb")  # noqa: SIM115  closed in the finalizer
     head = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    started: list[int] = []
+    started: dict[int, str] = {}  # pid -> its start time: a pid reused meanwhile by another process is spared
     try:
         deadline = time.monotonic() + 120  # seconds on a loaded machine; about 7 on an idle one
         while b"Ray runtime started" not in (temp / "head.log").read_bytes():
             if head.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"ray start --head did not start:\n{(temp / 'head.log').read_text()[-3000:]}")
             time.sleep(0.2)
-        started = descendants(head.pid, (b"",))
+        started = _identities(descendants(head.pid, (b"",)))
         yield f"127.0.0.1:{port}", env
     finally:
-        started = sorted({*started, *descendants(head.pid, (b"",))})
+        started.update(_identities(descendants(head.pid, (b"",))))
         head.send_signal(signal.SIGTERM)
         try:
             head.wait(60)
         except subprocess.TimeoutExpired:
             head.kill()
             head.wait(10)
-        for pid in started:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        for pid, since in started.items():
+            if _identities([pid]).get(pid) == since:  # still the process the head started
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         log.close()
         shutil.rmtree(temp, ignore_errors=True)
 
