@@ -12,8 +12,9 @@ the same games with the same seeds):
   s1gym.tasks.twx.expert.READ_ONLY), replanned when the player leaves it otherwise;
 - ``on, replan``: replanned after every move off the plan (as before).
 
-Wall time of the games, median over rounds; each arm's ratio to ``off``; the moves and the expert's moves are
-checked identical across arms. The machine's load average is printed with the table.
+Wall time of the games and their CPU time (this process's and the TWX JVM's, which on a loaded machine
+varies less than the wall time), median over rounds; each arm's ratio to ``off``; the moves and the expert's
+moves are checked identical across arms. The machine's load average is printed with the table.
 """
 
 from __future__ import annotations
@@ -29,17 +30,25 @@ import s1gym  # noqa: F401
 from s1gym.policies import Random
 from s1gym.runner.episode import play_episode
 from s1gym.tasks.twx import expert
+from s1gym.tasks.twx.engine import get_jvm
 
 _LEAVES_STATE = expert.leaves_state
 
 
-def play(env, games: int, arm: str) -> tuple[float, list]:
+def cpu_s() -> float:
+    """CPU seconds so far of this process and of the TWX JVM (Linux: /proc; the JVM's in clock ticks)."""
+    with open(f"/proc/{get_jvm().process.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return time.process_time() + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def play(env, games: int, arm: str) -> tuple[float, float, list]:
     expert.leaves_state = (lambda move: False) if arm == "on, replan" else _LEAVES_STATE
-    t = time.perf_counter()
+    t, c = time.perf_counter(), cpu_s()
     eps = [play_episode(env, Random(seed=s), s, agreement=arm != "off") for s in range(games)]
-    took = time.perf_counter() - t
+    took, cpu = time.perf_counter() - t, cpu_s() - c
     expert.leaves_state = _LEAVES_STATE
-    return took, [[(k["action"], k.get("expert")) for k in ep["ticks"]] for ep in eps]
+    return took, cpu, [[(k["action"], k.get("expert")) for k in ep["ticks"]] for ep in eps]
 
 
 def main() -> None:
@@ -51,11 +60,13 @@ def main() -> None:
     arms = ("off", "on", "on, replan")
     play(env, args.games, "on")  # warm: JVM, gold paths, room maps
     times: dict[str, list[float]] = {a: [] for a in arms}
+    cpus: dict[str, list[float]] = {a: [] for a in arms}
     moves: dict[str, list] = {}
     for r in range(args.rounds):
         for arm in arms if r % 2 == 0 else arms[::-1]:
-            took, played = play(env, args.games, arm)
+            took, cpu, played = play(env, args.games, arm)
             times[arm].append(took)
+            cpus[arm].append(cpu)
             moves.setdefault(arm, played)
             assert played == moves[arm], f"{arm}: round {r} played other moves"
     ticks = sum(len(g) for g in moves["off"])
@@ -65,11 +76,11 @@ def main() -> None:
     load = os.getloadavg()
     print(f"Random on {args.games} CookingWorld medium test games ({ticks} decisions), median of {args.rounds} "
           f"rounds; {os.cpu_count()} cpus, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
-    off = statistics.median(times["off"])
-    print(f"{'agreement':<14}  {'games':>8}  {'per decision':>12}  {'vs off':>6}")
+    off, off_cpu = statistics.median(times["off"]), statistics.median(cpus["off"])
+    print(f"{'agreement':<14}  {'games':>8}  {'per decision':>12}  {'vs off':>6}  {'CPU':>8}  {'vs off':>6}")
     for arm in arms:
-        t = statistics.median(times[arm])
-        print(f"{arm:<14}  {t:>6.2f} s  {t / ticks * 1e3:>9.2f} ms  {t / off:>5.2f}x")
+        t, c = statistics.median(times[arm]), statistics.median(cpus[arm])
+        print(f"{arm:<14}  {t:>6.2f} s  {t / ticks * 1e3:>9.2f} ms  {t / off:>5.2f}x  {c:>6.2f} s  {c / off_cpu:>5.2f}x")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ import s1gym  # noqa: F401  (registers the envs)
 from s1gym.engines import jvm as _jvm
 from s1gym.tasks.twx import env as twx
 
+#: The main job's hard CookingWorld (scripts/main.sh)
+HARD = {"num_locations": 11, "num_ingredients": 5, "num_distractors": 10, "include_doors": True}
 OTHER_GAMES = ["CoinCollector", "TWC", "MapReader", "Arithmetic", "Sorting", "SimonSays", "PeckingOrder"]
 
 
@@ -233,6 +235,63 @@ def test_read_only_moves_leave_the_game_and_the_experts_plan_as_they_were(size):
         env.step_move(planned)  # the read-only moves between do not count: the plan goes on
         env.expert_action()
         assert env._plan[0] == plan[0] and env._plan[1][:len(plan[1])] == plan[1]
+    finally:
+        env.close()
+
+
+_PLANNER_FLAGS = ("isOpen", "isOpenable", "isChopped", "isSliced", "isDiced", "isFried", "isRoasted", "isGrilled")
+
+
+def _planners_part(objects: dict) -> list:
+    """TWX's objects (name -> object) as the planner reads them, in order: the true flags, nested contents."""
+    return [(name, [f for f in _PLANNER_FLAGS if obj.get(f)], _planners_part(obj.get("contents", {})))
+            for name, obj in objects.items()]
+
+
+@pytest.mark.parametrize(("options", "seed"), [({"size": "medium"}, 3), ({"size": "large"}, 1), (HARD, 8)])
+def test_the_planners_tree_is_twxs_tree_with_only_what_the_planner_reads(options, seed):
+    import orjson
+
+    env = make(fold="test", **options)
+    try:
+        env.reset(seed=seed)
+        rng, kinds = np.random.default_rng(seed), set()
+        for _ in range(60):  # random moves that change the game: things taken, put, opened, cut, cooked
+            if env.done:
+                break
+            full = orjson.loads(str(env.engine().pi.game().getObjectTree()))
+            env.engine().tree_after = lambda move: True  # the step brings the next tree (what the expert asks)
+            slim = orjson.loads(env.engine().cooking_tree())
+            assert list(slim) == ["player_location", "inventory", "locations", "recipe"]
+            assert slim["player_location"] == full["player_location"]
+            assert slim["recipe"] == full["recipe"]
+            for part in ("inventory", "locations"):
+                assert _planners_part(slim[part]) == _planners_part(full[part]), (part, env.moves)
+            moves = [m for m in env.candidates if m.split()[0] not in ("examine", "look", "inventory", "read")]
+            move = moves[int(rng.integers(len(moves)))]
+            kinds.add(move.split()[0])
+            env.step_move(move)
+        assert kinds >= {"take", "put", "open", "move"}
+    finally:
+        env.close()
+
+
+def test_a_move_off_the_experts_plan_brings_the_next_plans_tree_with_the_step():
+    from s1gym.tasks.twx import expert as twx_expert
+
+    env = make(size="medium", fold="test")
+    try:
+        env.reset(seed=4)
+        safe_random_walk(env, 6, np.random.default_rng(4))
+        planned = env.expert_action()
+        off = next(m for m in env.candidates if m != planned and m.split()[0] in ("open", "close", "take", "move"))
+        env.step_move(off)
+        engine = env.engine()
+        brought, engine._tree = engine._tree, None
+        assert brought is not None and brought == engine.cooking_tree()  # the state's tree, asked afresh
+        assert not twx_expert.leaves_state(off)
+        env.step_move(env.expert_action())  # on the plan: the next call plans nothing, so no tree comes
+        assert env.engine()._tree is None
     finally:
         env.close()
 

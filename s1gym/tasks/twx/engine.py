@@ -5,6 +5,7 @@ per ``(game, params)`` and JVM (fold seeds, gold paths, the room maps the expert
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from s1gym.engines import jvm as _jvm
@@ -91,6 +92,12 @@ class TWXEngine(Engine):
         self._moves: list[str] = []
         #: a restore not sent yet: the next step sends it with its move (or reading ``pi`` does)
         self._pending: _snapshots.Snapshot | None = None
+        #: set by the expert (until the engine is restored): whether it will read the planner's tree after a
+        #: move (a move off its plan); such a step brings the tree back with it (:meth:`step`), so a player
+        #: that keeps leaving the plan costs no round trip of its own per plan
+        self.tree_after: Callable[[str], bool] | None = None
+        #: the planner's tree of this state, when the step that reached it brought one
+        self._tree: str | None = None
 
     @property
     def pi(self) -> Any:
@@ -106,16 +113,29 @@ class TWXEngine(Engine):
         pi = self.pi
         return pi.game().getObjectTree() if self.snaps is None else self.snaps.object_tree(pi)
 
+    def cooking_tree(self) -> str:
+        """The object tree CookingWorld's expert plans from: only the fields its planner reads when the JVM
+        has the helper (S1CookingTree.java, a tenth of the size), else TWX's whole tree (read the same way)."""
+        if self._tree is not None:
+            return self._tree
+        pi = self.pi
+        slim = None if self.snaps is None else self.snaps.cooking_tree(pi)
+        return self.object_tree() if slim is None else slim
+
     def new_game(self, game: tuple[int, str]) -> tuple[str, str]:
         """The game's first state (JSON) and its task description."""
         seed, fold = game
-        self._pending = None
+        self._pending, self._tree, self.tree_after = None, None, None
         raw = self._pi.generateNewGameJSON(seed, fold, False)
         self._game, self._moves = game, []
         return raw, str(self._pi.getTaskDescription()).strip()
 
     def step(self, move: str) -> str:
-        snap, self._pending = self._pending, None
+        snap, self._pending, self._tree = self._pending, None, None
+        if snap is None and self.tree_after is not None and self.snaps is not None and self.tree_after(move):
+            raw, self._tree = self.snaps.step_and_cooking_tree(self._pi, move)
+            self._moves.append(move)
+            return raw
         raw = None if snap is None else self.snaps.restore_step(self._pi, snap, move)
         if raw is None:
             if snap is not None:  # the JVM does not hold it (e.g. restarted): replay
@@ -126,7 +146,7 @@ class TWXEngine(Engine):
 
     def replay(self, game: tuple[int, str], moves: tuple[str, ...]) -> None:
         seed, fold = game
-        self._pending = None
+        self._pending, self._tree, self.tree_after = None, None, None
         self._pi.generateNewGame(seed, fold, False)
         for move in moves:
             self._pi.step(move)
@@ -142,6 +162,7 @@ class TWXEngine(Engine):
             self.replay(game, snapshot.moves)
             return
         self._pending, self._game, self._moves = snapshot, game, list(snapshot.moves)
+        self._tree, self.tree_after = None, None
 
     def alive(self) -> bool:
         return self.gen.jvm is _jvm.current_jvm()

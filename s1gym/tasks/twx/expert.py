@@ -53,7 +53,18 @@ _COOK_FLAGS = {"fried": "isFried", "roasted": "isRoasted", "grilled": "isGrilled
 
 def expert_action(env: TWXEnv) -> tuple[str, Plan | None]:
     """The next move of a winning plan from ``env``'s state, and the plan for the env to keep (what
-    ``env.expert_view().plan`` gives the next call)."""
+    ``env.expert_view().plan`` gives the next call).
+
+    Where the game has a planner, the env's engine is told that any other move than this one (and the
+    read-only ones) will make the next call plan again, so that step brings the planner's tree back with it
+    (``TWXEngine.tree_after``)."""
+    move, plan = _expert_action(env)
+    if env.game in PLANNERS:
+        env.engine().tree_after = lambda taken: taken != move and not leaves_state(taken)
+    return move, plan
+
+
+def _expert_action(env: TWXEnv) -> tuple[str, Plan | None]:
     if not env.candidates:
         raise RuntimeError(f"{env.task_name}: the game is over; there is no expert move")
     view = env.expert_view()
@@ -118,8 +129,9 @@ def _next_in_plan(
 
 
 def plan_cookingworld(env: TWXEnv) -> tuple[str, ...]:
-    """A winning plan from the current state, read off TWX's object tree."""
-    tree = orjson.loads(str(env.engine().object_tree()))
+    """A winning plan from the current state, read off TWX's object tree (the fields it reads only:
+    ``TWXEngine.cooking_tree``; a flag left out is false, contents left out are empty)."""
+    tree = orjson.loads(env.engine().cooking_tree())
     graph = room_graph(env)
     here = tree["player_location"]
     held = tree["inventory"]
@@ -134,7 +146,7 @@ def plan_cookingworld(env: TWXEnv) -> tuple[str, ...]:
         for name, obj in node.get("contents", {}).items():
             where.setdefault(name, (room, chain))
             objects.setdefault(name, obj)
-            index(obj, room, chain + [(name, bool(obj["isOpen"]) or not obj["isOpenable"])])
+            index(obj, room, chain + [(name, obj.get("isOpen", False) or not obj.get("isOpenable", False))])
 
     for room, node in tree["locations"].items():
         index(node, room, [])

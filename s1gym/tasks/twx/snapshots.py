@@ -12,6 +12,9 @@ queues the id, and the next call to the helper frees the queued ids in the same 
 otherwise free each Java object with a round trip of its own). The helper also turns Nagle's algorithm off
 on the py4j connections it serves: an answer longer than 8 KB (CookingWorld's object tree, which the expert
 reads) waited up to 40 ms for a delayed ACK.
+
+``S1CookingTree.java``, compiled with it, writes CookingWorld's object tree with only what the expert's planner
+reads (:meth:`Snapshots.cooking_tree`), and can send it back with a step (:meth:`Snapshots.step_and_cooking_tree`).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ __all__ = ["Snapshot", "Snapshots", "helper_classpath"]
 log = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).with_name("S1Snapshots.java")
+#: Every helper class, compiled together: the snapshots, and CookingWorld's planner tree (S1CookingTree.java)
+SOURCES = (SOURCE, Path(__file__).with_name("S1CookingTree.java"))
 CLASS = "s1gym.twx.S1Snapshots"
 _lock = threading.Lock()
 _built: dict[str, str | None] = {}
@@ -63,30 +68,34 @@ def _compile(jar: str) -> str | None:
         log.warning("s1gym: no javac on PATH, so TextWorldExpress forks replay their moves (slower); install a "
                     "JDK (e.g. `sudo apt-get install openjdk-17-jdk-headless`) for in-JVM snapshots")
         return None
-    source = SOURCE.read_bytes()
+    source = b"".join(path.read_bytes() for path in SOURCES)
     told = subprocess.run([javac, "-version"], capture_output=True, text=True, timeout=60)
     version = told.stdout + told.stderr
     digest = hashlib.sha256(source + jar.encode() + version.encode()).hexdigest()[:16]
     folder = cache_root() / "java" / digest
-    if (folder / "s1gym" / "twx" / "S1Snapshots.class").is_file():
+    if _complete(folder):
         return str(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="build-", dir=folder.parent))
     try:
-        done = subprocess.run([javac, "-nowarn", "-XDignore.symbol.file", "-cp", jar, "-d", str(tmp), str(SOURCE)],
-                              capture_output=True, text=True, timeout=300)
+        command = [javac, "-nowarn", "-XDignore.symbol.file", "-cp", jar, "-d", str(tmp), *map(str, SOURCES)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
         if done.returncode != 0:
             log.warning("s1gym: compiling %s failed, so TextWorldExpress forks replay their moves:\n%s",
-                        SOURCE.name, done.stderr.strip())
+                        " and ".join(path.name for path in SOURCES), done.stderr.strip())
             return None
         try:
             os.replace(tmp, folder)  # atomic: another process compiling at the same time wins or loses whole
         except OSError:
-            if not (folder / "s1gym" / "twx" / "S1Snapshots.class").is_file():
+            if not _complete(folder):
                 raise
         return str(folder)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _complete(folder: Path) -> bool:
+    return all((folder / "s1gym" / "twx" / path.with_suffix(".class").name).is_file() for path in SOURCES)
 
 
 class Snapshot:
@@ -116,6 +125,8 @@ class Snapshots:
         self._take, self._restore = self.cls.take, self.cls.restore
         self._restore_step, self._held = self.cls.restoreStep, self.cls.held
         self._object_tree = self.cls.objectTree
+        cooking = jvm.jvm.s1gym.twx.S1CookingTree
+        self._cooking_tree, self._step_tree = cooking.tree, cooking.step
         self.cls.noDelay()  # long answers on this connection arrive without Nagle's wait (S1Snapshots.java)
         #: ids whose handles were dropped, freed by the next call
         self.pending: list[int] = []
@@ -162,6 +173,19 @@ class Snapshots:
     def object_tree(self, pi: Any) -> str:
         """TWX's object tree of ``pi``'s game (JSON) in one round trip, without Nagle's wait."""
         return str(self._object_tree(pi))
+
+    def cooking_tree(self, pi: Any) -> str | None:
+        """CookingWorld's object tree with only what the expert's planner reads (S1CookingTree.java: a tenth
+        of the full tree's size), ``None`` for other games."""
+        out = self._cooking_tree(pi)
+        return None if out is None else str(out)
+
+    def step_and_cooking_tree(self, pi: Any, move: str) -> tuple[str, str | None]:
+        """``pi.stepJSON(move)`` and then :meth:`cooking_tree`, in one round trip: (the step's JSON, the tree)."""
+        out = str(self._step_tree(pi, move))
+        colon = out.index(":")
+        n = int(out[:colon])
+        return out[colon + 1 + n:], (out[colon + 1:colon + 1 + n] if n else None)
 
     def held(self) -> int:
         """Snapshots the JVM holds (after freeing the dropped ones)."""
