@@ -53,9 +53,10 @@ def agreement(probabilities: Any, expert: int) -> dict[str, float]:
     """The policy's agreement with the expert's move (index ``expert``) in one decision: ``expert_p``, the
     probability it gave that move, and ``expert_top``, 1 when that move is its most probable, shared evenly
     when k moves tie for the top (1/k, what a tie broken at random would give)."""
-    p = np.asarray(probabilities, dtype=np.float64)
-    top = np.flatnonzero(p >= p.max())
-    return {"expert_p": float(p[expert]), "expert_top": 1.0 / len(top) if expert in top else 0.0}
+    p = np.asarray(probabilities, dtype=np.float64).tolist()  # plain floats: a few candidates, no numpy calls
+    best = max(p)
+    top = [i for i, x in enumerate(p) if x >= best]
+    return {"expert_p": p[expert], "expert_top": 1.0 / len(top) if expert in top else 0.0}
 
 
 _agreement = agreement  # play_episode's ``agreement`` flag shadows the name
