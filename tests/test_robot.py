@@ -101,8 +101,10 @@ def test_a_fork_continues_bit_identically_and_alone(prefix, after):
     assert np.array_equal(clone.arm.data.qvel, env.arm.data.qvel)
 
 
-def test_a_step_that_would_drop_contacts_raises_instead(monkeypatch):
+def test_a_step_that_would_drop_contacts_raises_instead(monkeypatch, tmp_path):
     from s1gym.tasks.robot import scene as scenes
+
+    monkeypatch.chdir(tmp_path)   # MuJoCo writes its warning to MUJOCO_LOG.TXT in the working directory
     from s1gym.tasks.robot.arm import Arm, ArenaFull
 
     scene = draw_scene("train", 3, hard=True)
