@@ -27,6 +27,7 @@ wrappers is on it)::
     │   ├── DesktopUnavailable                    no X server, D-Bus or application to run
     │   └── CalculatorCrashed (EngineCrashed)     (above)
     ├── GoalError (ValueError)                    s1gym.tasks.desktop.goals: a calculator goal is malformed
+    ├── ArenaFull (RuntimeError)                  s1gym.tasks.robot.arm: MuJoCo's arena ran out under a step
     ├── PolicyError (RuntimeError)                s1gym.policies.errors: a decision model failed
     │   ├── PolicyConfigError (ValueError)        bad options, missing key or extra
     │   ├── PolicyAuthError                       the service refused the key
