@@ -139,6 +139,31 @@ def test_a_jvm_killed_between_moves_costs_nothing_the_game_goes_on_in_a_fresh_jv
     ]
 
 
+def test_an_alfworld_game_that_cannot_continue_ends_with_engine_crashed_and_the_next_game_gets_a_fresh_engine():
+    """ALFWorld runs in-process (textworld and a libdownward copy), so it does not die as a process does: a call
+    into the game that raises leaves the planner's state unknown. Here the real engine loses its planner state
+    mid-game; the move ends the episode with EngineCrashed (engine, seed, step), the engine is never used again,
+    and the same game starts on a fresh engine."""
+    import gymnasium as gym
+
+    env = gym.make("s1/ALFWorld-v0")
+    try:
+        first = env.reset(seed=0)[0]
+        env.step(env.unwrapped.index_of("go to desk 1"))
+        broken = env.unwrapped.engine()
+        broken.pddl._pddl_state = None  # the planner's state is gone: the game cannot continue on this engine
+        with pytest.raises(EngineCrashed) as crash:
+            env.step(env.unwrapped.index_of("go to bed 1"))
+        assert (crash.value.engine, crash.value.seed, crash.value.step) == ("ALFWorld engine", 0, 1)
+        assert str(crash.value).startswith("the ALFWorld engine died: AttributeError")
+        assert broken.failed and not broken.alive()
+        again, info = env.reset(seed=0)
+        assert env.unwrapped.engine() is not broken and again == first
+        assert not info["won"] and "go to desk 1" in info["candidates"]
+    finally:
+        env.close()
+
+
 def test_a_policy_error_is_not_retried_by_default_but_is_with_policy_retries(tmp_path):
     common = {"episodes": 2, "seed": 0, "out": tmp_path, "policy_options": {"fail_on": 0}}
     plain = evaluate("Blackjack", "fault_policies:flaky", job="a", **common)
