@@ -43,8 +43,15 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 DATA = ROOT / "docs" / "data"
-# bench/ last on the path: its alfworld.py must not shadow the alfworld package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH] + [str(BENCH)]
+
+
+def bench_last() -> None:
+    """bench/ last on the path: its alfworld.py must not shadow the alfworld package (twx_local puts it first
+    at import, alfworld_local takes it off, and spawned workers start from this process's path)."""
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH] + [str(BENCH)]
+
+
+bench_last()
 
 OUT = DATA / "ab_house.jsonl"
 TWX_RECORD = "twx_heldout.jsonl"
@@ -76,13 +83,11 @@ UNSTABLE = {
 
 
 def bench_module(name: str):
-    """A module of bench/, imported with bench/ kept last on the path (alfworld_local.py takes it off at import,
-    and spawned workers start from this process's path)."""
+    """A module of bench/, imported with bench/ kept last on the path (:func:`bench_last`)."""
     import importlib
 
     module = importlib.import_module(name)
-    if str(BENCH) not in sys.path:
-        sys.path.append(str(BENCH))
+    bench_last()
     return module
 
 
@@ -130,9 +135,9 @@ def twx_references() -> list[tuple[dict, str, dict | None]]:
 
 def play_twx(job: tuple[str, str, int, str, str]) -> dict:
     """One TWX game as ``bench/twx_local.py heldout`` plays it; also a digest of the moves played."""
-    import twx_local
-
     from s1gym.runner.episode import play_episode
+
+    twx_local = bench_module("twx_local")
 
     task, setting, seed, fold, arm = job
     cpu = time.process_time()
@@ -216,8 +221,7 @@ def cmd_alfworld(args) -> None:
 
 def write(out: str, chosen: list, jobs: list, play, workers: int, fields: tuple[str, ...], family: str, key) -> None:
     """Play ``jobs`` (one per chosen line), compare each with its line, append the result to ``out``."""
-    from twx_local import pool_map
-
+    pool_map = bench_module("twx_local").pool_map
     commit = head_commit()
     # pool_map answers in completion order: tag each job with its index so the answer finds its line
     results = pool_map(_indexed, [(i, play, job) for i, job in enumerate(jobs)], workers)
