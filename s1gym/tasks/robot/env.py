@@ -42,6 +42,7 @@ from s1gym.tasks.robot.arm import Arm
 from s1gym.tasks.robot.expert import expert_skill, rule_skill
 from s1gym.tasks.robot.scene import FOLDS, GOALS, draw_scene
 from s1gym.tasks.robot.skills import Skill, run_skill, skills_now
+from s1gym.tasks.robot.tokens import progress_tokens
 from s1gym.tasks.robot.view import SceneView
 
 __all__ = ["PickPlaceEnv", "PickPlaceRawEnv"]
@@ -58,6 +59,9 @@ class PickPlaceEnv(S1Env):
     stall_patience: ClassVar[int | None] = 4
     #: Local's fitted model (bench/robot_local.py, provenance inside; policies/robot_model.py)
     local_model: ClassVar[str | None] = "local_pickplace.json"
+    #: the progress estimate Search uses as h (the skills left to a win; fitted with Local's model, same file)
+    progress_model: ClassVar[str | None] = "local_pickplace.json"
+    progress_tokens = staticmethod(progress_tokens)
     option_help: ClassVar[dict[str, str]] = {
         "fold": "which scenes the seeds pick: train (default), dev or test (disjoint random streams)",
         "blocks": "number of blocks, 1-4 (default: 2-4, drawn per scene)",
@@ -160,7 +164,8 @@ class PickPlaceEnv(S1Env):
             inside = sum(view.inside_area(p) or p.colour in fallen for p in self.arm.blocks())
             share = (self._start_inside - inside) / max(self._start_inside, 1)
         else:   # whole centimetres gained: blocks settling by a hair while the arm works elsewhere is no progress
-            share = math.floor((self._start_distance - view.subject_distance()) * 100) / 100 / self._start_distance
+            gained = math.floor((self._start_distance - view.subject_distance()) * 100) / 100
+            share = gained / self._start_distance
         score = 0.9 * float(np.clip(share, 0.0, 1.0))
         return Progress(score, False, lost, lost or self.arm.steps >= self.max_control_steps)
 
@@ -215,6 +220,7 @@ class PickPlaceRawEnv(PickPlaceEnv):
     default_max_steps: ClassVar[int] = 300
     stall_patience: ClassVar[int | None] = None
     local_model: ClassVar[str | None] = None      # no fitted model: Local's general weights
+    progress_model: ClassVar[str | None] = None   # the estimate counts skills, not small moves: Search's h is the score
     MOVES: ClassVar[dict[str, tuple[float, float, float]]] = {
         "move 2 cm away": (0.02, 0.0, 0.0), "move 2 cm closer": (-0.02, 0.0, 0.0),
         "move 2 cm left": (0.0, 0.02, 0.0), "move 2 cm right": (0.0, -0.02, 0.0),

@@ -85,7 +85,8 @@ class SceneView:
         onto the table, not onto the floor)."""
         out = []
         for p in self.arm.blocks():
-            beyond = (abs(p.pos[0] - TABLE_CENTRE[0]) > TABLE_HALF[0] or abs(p.pos[1] - TABLE_CENTRE[1]) > TABLE_HALF[1])
+            beyond = (abs(p.pos[0] - TABLE_CENTRE[0]) > TABLE_HALF[0]
+                      or abs(p.pos[1] - TABLE_CENTRE[1]) > TABLE_HALF[1])
             if p.pos[2] < TABLE_TOP - 0.03 or (beyond and p.colour != self.held):
                 out.append(p.colour)
         return out
