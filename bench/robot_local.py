@@ -6,6 +6,7 @@
     python bench/robot_local.py progress --workers 2         # the progress estimate -> the same file
     python bench/robot_local.py heldout --workers 2          # the protocol's arms -> docs/data/robot_heldout.jsonl
     python bench/robot_local.py report                       # the table for docs/benchmarks.md
+    python bench/robot_local.py heldout --run v2-heldout-40-79   # amendment 2 -> robot_heldout_v2.jsonl
 
 Labels: the privileged expert's skill (``PickPlaceEnv.expert_action``, which reads the hidden physics) on the
 states the expert itself visits and on noisy roll-ins (a random skill instead, 30 % of the time, for the
@@ -41,11 +42,17 @@ STATES = Path(os.environ.get("S1GYM_ROBOT_STATES", "~/.cache/s1gym/robot_states"
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "s1gym" / "data" / "local_pickplace.json"
 HELD_OUT_FILE = ROOT / "docs" / "data" / "robot_heldout.jsonl"
+#: the runs after the loss rule, the centimetre score and the progress estimate (protocol amendment 2)
+HELD_OUT_V2_FILE = ROOT / "docs" / "data" / "robot_heldout_v2.jsonl"
 #: the protocol's scenes: (fold, hard, seeds)
 TRAIN = [("train", True, range(80)), ("train", False, range(20))]
 DEV = ("dev", True, range(20))
 TEST = ("test", True, range(40))
 RAW_TEST = ("test", True, range(20))
+#: the runs a held-out line names (``run``): v1 the first report (robot_heldout.jsonl, no ``run`` field);
+#: amendment 2's new held-out scenes, and its re-run of the first report's scenes after they were looked at
+RUNS = {"v1": TEST, "v2-heldout-40-79": ("test", True, range(40, 80)),
+        "v2-rerun-0-39-after-looking": ("test", True, range(40))}
 NOISE, NOISY_SKILLS = 0.3, 8
 L2_CHOICES = (0.03, 0.3, 3.0)
 #: the progress estimate's L2 choices (the least mean absolute error on dev states wins)
@@ -273,8 +280,8 @@ def build_policy(arm: str, model_path: str | None):
     return table[arm]()
 
 
-def play_scene(job: tuple[str, bool, int, str, str | None]) -> dict:
-    fold, hard, seed, arm, model_path = job
+def play_scene(job: tuple) -> dict:
+    fold, hard, seed, arm, model_path, *run = job
     from s1gym.runner.episode import play_episode
 
     t0, wall = time.process_time(), time.perf_counter()
@@ -283,7 +290,7 @@ def play_scene(job: tuple[str, bool, int, str, str | None]) -> dict:
     policy.reset()
     out = play_episode(env, policy, seed, agreement=False)   # the arms are compared by wins, not agreement
     scene = env.arm.scene
-    row = {"task": env.task_name, "fold": fold, "hard": hard, "seed": seed, "arm": arm, "goal": scene.goal,
+    row = {**({"run": run[0]} if run else {}), "task": env.task_name, "fold": fold, "hard": hard, "seed": seed, "arm": arm, "goal": scene.goal,
            "traps": list(scene.traps), "blocks": len(scene.blocks), "won": bool(out.get("won")),
            "score": round(float(out.get("score", 0.0)), 4), "skills": out.get("steps"),
            "control_steps": env.arm.steps, "calls": out["usage"].calls,
@@ -295,8 +302,9 @@ def play_scene(job: tuple[str, bool, int, str, str | None]) -> dict:
 def _play(jobs, workers: int, path: Path | None) -> list[dict]:
     done = set()
     if path is not None and path.exists():
-        done = {(r["fold"], r["seed"], r["arm"]) for r in map(json.loads, path.read_text().splitlines())}
-    jobs = [j for j in jobs if (j[0], j[2], j[3]) not in done]
+        done = {(r.get("run"), r["fold"], r["seed"], r["arm"])
+                for r in map(json.loads, path.read_text().splitlines())}
+    jobs = [j for j in jobs if ((j[5] if len(j) > 5 else None), j[0], j[2], j[3]) not in done]
     rows = []
     out = open(path, "a") if path is not None else None
     for r in pool_map(play_scene, jobs, workers):
@@ -320,28 +328,35 @@ def cmd_select(args) -> None:
 
 
 def cmd_heldout(args) -> None:
+    """The protocol's arms on a run's scenes (``--run``: v1, the first report, writes no ``run`` field)."""
     arms = args.arms.split(",") if args.arms else [*ARMS, *RAW_ARMS]
+    label = () if args.run == "v1" else (args.run,)
     jobs = []
     for arm in arms:
-        fold, hard, seeds = RAW_TEST if arm.startswith("raw-") else TEST
-        jobs += [(fold, hard, s, arm, None) for s in seeds]
-    _play(jobs, args.workers, Path(args.json))
+        fold, hard, seeds = RAW_TEST if arm.startswith("raw-") and args.run == "v1" else RUNS[args.run]
+        jobs += [(fold, hard, s, arm, None, *label) for s in seeds]
+    path = Path(args.json or (HELD_OUT_FILE if args.run == "v1" else HELD_OUT_V2_FILE))
+    _play(jobs, args.workers, path)
 
 
 def cmd_report(args) -> None:
-    rows = [json.loads(line) for line in Path(args.json).read_text().splitlines()]
+    path = Path(args.json or (HELD_OUT_FILE if args.run == "v1" else HELD_OUT_V2_FILE))
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
     by: dict[str, list[dict]] = {}
     for r in rows:
-        by.setdefault(r["arm"], []).append(r)
-    print("| arm | won | mean score | median skills (won) | CPU s / scene |")
-    print("|---|---|---|---|---|")
+        if r.get("run", "v1") == args.run:
+            by.setdefault(r["arm"], []).append(r)
+    print("| arm | won | mean score | place / air / stack / clear | median skills (won) | CPU s / scene |")
+    print("|---|---|---|---|---|---|")
     for arm in [*ARMS, *RAW_ARMS]:
         rs = by.get(arm)
         if not rs:
             continue
         won = [r for r in rs if r["won"]]
         med = sorted(r["skills"] for r in won)[len(won) // 2] if won else "–"
-        print(f"| {arm} | {len(won)}/{len(rs)} | {np.mean([r['score'] for r in rs]):.2f} | {med} | "
+        goals = ", ".join(f"{sum(r['won'] for r in rs if r['goal'] == g)}/{sum(r['goal'] == g for r in rs)}"
+                          for g in ("place", "air", "stack", "clear"))
+        print(f"| {arm} | {len(won)}/{len(rs)} | {np.mean([r['score'] for r in rs]):.2f} | {goals} | {med} | "
               f"{np.mean([r['cpu_s'] for r in rs]):.1f} |")
 
 
@@ -365,9 +380,11 @@ def main(argv: list[str] | None = None) -> None:
     h = sub.add_parser("heldout")
     h.add_argument("--workers", type=int, default=1)
     h.add_argument("--arms", default="")
-    h.add_argument("--json", default=str(HELD_OUT_FILE))
+    h.add_argument("--run", default="v1", choices=list(RUNS))
+    h.add_argument("--json", default="", help="default: robot_heldout.jsonl for v1, robot_heldout_v2.jsonl after")
     r = sub.add_parser("report")
-    r.add_argument("--json", default=str(HELD_OUT_FILE))
+    r.add_argument("--run", default="v1", choices=list(RUNS))
+    r.add_argument("--json", default="")
     args = ap.parse_args(argv)
     {"collect": cmd_collect, "fit": cmd_fit, "progress": cmd_progress, "select": cmd_select,
      "heldout": cmd_heldout, "report": cmd_report}[args.cmd](args)
