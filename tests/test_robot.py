@@ -101,6 +101,35 @@ def test_a_fork_continues_bit_identically_and_alone(prefix, after):
     assert np.array_equal(clone.arm.data.qvel, env.arm.data.qvel)
 
 
+def test_a_block_pushed_over_the_edge_is_lost_at_once_and_never_a_win():
+    """Train seed 119 (clear): a push leaves the green block with its centre past the table's edge, still above
+    the table top (it tips off a moment later). That is lost at once, so Search and Lookahead prune the push;
+    it empties the area, but a block on the floor is no cleared block (score: 1 of the 2 that started inside)."""
+    from s1gym.tasks.robot.scene import TABLE_CENTRE, TABLE_HALF, TABLE_TOP
+
+    env = make()
+    env.reset(seed=119)
+    for move in ("move to the free spot", "move above the yellow block", "push the yellow block away from the target",
+                 "retreat", "lift slowly"):
+        assert not env.step_move(move)[4]["lost"]
+    _obs, reward, terminated, _truncated, info = env.step_move("push the green block away from the target")
+    green = env.arm.block("green").pos
+    assert green[2] > TABLE_TOP and green[0] - TABLE_CENTRE[0] > TABLE_HALF[0]    # over the edge, not yet down
+    assert (info["lost"], info["won"], terminated, info["score"]) == (True, False, True, 0.45)
+    assert env.history[-1][1].endswith("The green block tipped over. The green block fell off the table.")
+    assert "- green block (6x6x6 cm): fallen off the table at x=+26 y=-19" in env.situation().observation
+
+
+def test_the_score_counts_whole_centimetres_so_settling_is_no_progress():
+    """Moving the empty gripper away shifts the resting blocks by a hair (physics never rests exactly): the
+    subject's distance changes by ~1e-10 m, the score stays 0 (Search would bank any rise as a gain)."""
+    env = make()
+    env.reset(seed=0)
+    before = env._view().subject_distance()
+    env.step_move("move to the free spot")
+    assert 0 < abs(env._view().subject_distance() - before) < 1e-6 and env.score == 0.0
+
+
 def test_a_step_that_would_drop_contacts_raises_instead(monkeypatch, tmp_path):
     from s1gym.tasks.robot import scene as scenes
 
@@ -185,3 +214,20 @@ def test_the_shipped_model_lifts_fast_blind_and_slowly_once_it_sees_the_outcomes
                                                            ("lift slowly", 0.220)]
     assert top(Lookahead(Local(preload=False)).decide(situation)) == [
         ("lift slowly", 0.926), ("carry the red block above the target", 0.046), ("release", 0.0195)]
+
+
+def test_the_progress_estimate_counts_down_the_skills_left_along_the_experts_plan():
+    """The task's shipped estimate (Search's h; bench/robot_local.py fits it on train scenes): on train seed 1,
+    whose expert wins in 13 skills, it reads 13.26 at the start, 6.59 once the blocker is set down on the free
+    spot (6 left), 2.40 with the red block held over the target (1 left). The raw twin's moves are no skills:
+    it has none."""
+    env = make()
+    estimate = env.progress_estimate()
+    env.reset(seed=1)
+    values = []
+    while not env.done:
+        values.append(estimate(env.situation()))
+        env.step_move(env.expert_action())
+    assert env.steps == 13
+    assert [round(values[i], 4) for i in (0, 7, 12)] == [13.2563, 6.5922, 2.3993]
+    assert make("s1/PickPlaceRaw-v0").progress_estimate() is None

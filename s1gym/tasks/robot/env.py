@@ -14,9 +14,15 @@ in a fixed order. PickPlaceRaw: eight small moves (the gripper 2 cm along x, y o
 control step each: the route the paper found hopeless.
 
 Score and end. Won: :meth:`.view.SceneView.won` (Fetch's 5 cm check, released for table and stack goals).
-Lost: a block fell off the table. Over (neither): the control steps ran out. ``score`` is 1 when won, else
-``0.9 * (1 - d / d0)`` (clipped to [0, 0.9]) with d the subject's distance to its goal point now and d0 at
-the start; for clear goals ``0.9 *`` the share of the blocks that started inside the area and are out of it.
+Lost: a block fell off the table (:meth:`.view.SceneView.off_table`: below the table top, or not held with
+its centre past the table's edge, from where it tips off unstoppably; the arm cannot reach the floor, so
+that is lost for every goal, and never a win, even where it empties a clear goal's area). Over (neither):
+the control steps ran out. ``score`` is 1 when won, else ``0.9 * c / d0`` (clipped to [0, 0.9]) with d0 the
+subject's distance to its goal point at the start and c the whole centimetres it has come nearer since
+(``floor(d0 - d)`` in cm): physics never rests exactly, and a block settling by a fraction of a millimetre
+while the arm works elsewhere must not count as progress (Search banks every rise of the score as a gain);
+for clear goals ``0.9 *`` the share of the blocks that started inside the area and are out of it, on the
+table (a fallen block counts as inside).
 
 Fork: the arm's ``MjData`` copied (``mj_copyData``; the model is shared and never changed) with the env's own
 fields: a bit-identical continuation (tests/test_robot.py, hypothesis over skill sequences). ``close()``
@@ -26,6 +32,7 @@ Lookahead do with every fork they are done with: a new ``MjData`` costs ~50x a c
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -35,6 +42,7 @@ from s1gym.tasks.robot.arm import Arm
 from s1gym.tasks.robot.expert import expert_skill, rule_skill
 from s1gym.tasks.robot.scene import FOLDS, GOALS, draw_scene
 from s1gym.tasks.robot.skills import Skill, run_skill, skills_now
+from s1gym.tasks.robot.tokens import progress_tokens
 from s1gym.tasks.robot.view import SceneView
 
 __all__ = ["PickPlaceEnv", "PickPlaceRawEnv"]
@@ -51,6 +59,9 @@ class PickPlaceEnv(S1Env):
     stall_patience: ClassVar[int | None] = 4
     #: Local's fitted model (bench/robot_local.py, provenance inside; policies/robot_model.py)
     local_model: ClassVar[str | None] = "local_pickplace.json"
+    #: the progress estimate Search uses as h (the skills left to a win; fitted with Local's model, same file)
+    progress_model: ClassVar[str | None] = "local_pickplace.json"
+    progress_tokens = staticmethod(progress_tokens)
     option_help: ClassVar[dict[str, str]] = {
         "fold": "which scenes the seeds pick: train (default), dev or test (disjoint random streams)",
         "blocks": "number of blocks, 1-4 (default: 2-4, drawn per scene)",
@@ -146,13 +157,15 @@ class PickPlaceEnv(S1Env):
         view = self._view()
         if view.won():
             return Progress(1.0, True, False, True)
-        lost = bool(view.off_table())
+        fallen = view.off_table()
+        lost = bool(fallen)
         scene = self.arm.scene
-        if scene.goal == "clear":
-            inside = sum(view.inside_area(p) for p in self.arm.blocks())
+        if scene.goal == "clear":       # a fallen block is not a cleared one
+            inside = sum(view.inside_area(p) or p.colour in fallen for p in self.arm.blocks())
             share = (self._start_inside - inside) / max(self._start_inside, 1)
-        else:
-            share = 1.0 - view.subject_distance() / self._start_distance
+        else:   # whole centimetres gained: blocks settling by a hair while the arm works elsewhere is no progress
+            gained = math.floor((self._start_distance - view.subject_distance()) * 100) / 100
+            share = gained / self._start_distance
         score = 0.9 * float(np.clip(share, 0.0, 1.0))
         return Progress(score, False, lost, lost or self.arm.steps >= self.max_control_steps)
 
@@ -207,6 +220,7 @@ class PickPlaceRawEnv(PickPlaceEnv):
     default_max_steps: ClassVar[int] = 300
     stall_patience: ClassVar[int | None] = None
     local_model: ClassVar[str | None] = None      # no fitted model: Local's general weights
+    progress_model: ClassVar[str | None] = None   # the estimate counts skills, not small moves: Search's h is the score
     MOVES: ClassVar[dict[str, tuple[float, float, float]]] = {
         "move 2 cm away": (0.02, 0.0, 0.0), "move 2 cm closer": (-0.02, 0.0, 0.0),
         "move 2 cm left": (0.0, 0.02, 0.0), "move 2 cm right": (0.0, -0.02, 0.0),

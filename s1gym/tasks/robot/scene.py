@@ -35,6 +35,7 @@ __all__ = [
     "GOALS",
     "GRIP_FORCE",
     "TABLE_CENTRE",
+    "TABLE_HALF",
     "TABLE_TOP",
     "TRAPS",
     "Block",
@@ -49,9 +50,10 @@ TRAPS = ("slippery", "turned", "buried", "occupied")
 COLOURS = ("red", "blue", "green", "yellow")
 RGBA = {"red": (0.85, 0.15, 0.15, 1), "blue": (0.15, 0.3, 0.85, 1), "green": (0.15, 0.7, 0.25, 1),
         "yellow": (0.9, 0.8, 0.1, 1)}
-#: Fetch's table: its top (z) and centre (x, y), metres in the world frame
+#: Fetch's table (``table0``): its top (z), centre (x, y) and half extents (x, y), metres in the world frame
 TABLE_TOP = 0.4
 TABLE_CENTRE = (1.3, 0.75)
+TABLE_HALF = (0.25, 0.35)
 #: where blocks and targets are placed, around the table centre (metres): within the arm's reach
 AREA = (0.13, 0.2)
 #: the fingers' force limit, newtons (see the module docstring)

@@ -5,6 +5,8 @@ outcome): the goal, what the gripper holds and is over, what stands on the block
 whether the gripper is turned to a long block; per candidate, the skill's kind and the role of the block it
 names (the subject, the support, a block in the way, another); under Lookahead, what the move did (the
 subject nearer its goal or not, a block in or out of the gripper, a slip, a fall, the goal reached).
+:func:`progress_tokens` is what the task's progress estimate (the skills left to a win, which Search uses as
+h) weighs: the same facts of the situation, counted and bucketed, alone and with the goal.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 from s1gym.core import Situation
 
-__all__ = ["RobotState", "candidate_tokens", "read_state"]
+__all__ = ["RobotState", "candidate_tokens", "progress_tokens", "read_state"]
 
 _GOAL = re.compile(r"Goal: (Put|Hold|Stack|Clear)(?: the (\w+) block)?(?: on the (\w+) block)?")
 _BLOCK = re.compile(r"^- (\w+) block \(([\dx]+) cm\): ([^,]+?) at x=([+-]\d+) y=([+-]\d+)(.*)$", re.MULTILINE)
@@ -97,9 +99,13 @@ def _role(state: RobotState, colour: str | None) -> str:
     return "in_way" if colour in state.in_way else "other"
 
 
-def _context(state: RobotState) -> list[str]:
-    held = "none" if state.held is None else ("subject" if state.held == state.subject else (
+def _held(state: RobotState) -> str:
+    return "none" if state.held is None else ("subject" if state.held == state.subject else (
         "in_way" if state.held in state.in_way else "other"))
+
+
+def _context(state: RobotState) -> list[str]:
+    held = _held(state)
     over = "none" if state.over is None else _role(state, state.over)
     return [f"goal={state.goal}", f"held={held}", f"closed={int(state.closed)}", f"over={over}",
             f"low={int(state.height < 6)}", f"blocked={int(bool(state.in_way))}",
@@ -144,3 +150,33 @@ def candidate_tokens(situation: Situation) -> list[list[str]]:
             names += outs + [f"{move}|{o}" for o in outs]
         rows.append(names)
     return rows
+
+
+#: the subject's distance to its goal (cm) in the progress estimate's buckets: up to each bound
+DISTANCE_BUCKETS = (2, 5, 10, 20)
+
+
+def progress_tokens(situation: Situation) -> list[str]:
+    """What the robot task's progress estimate weighs (the skills left to a win): the intercept ``*``, the
+    goal, and each fact of the situation alone and with the goal: what is held, the fingers, what the gripper
+    is over and whether it is low, how many blocks are in the way, a turned long block to take, where the
+    block to move rests and how far from its goal it is (bucketed), and what is held with each of those."""
+    state = read_state(situation.observation)
+    if state is None:
+        return ["*"]
+    held = _held(state)
+    over = _role(state, state.over) if state.over else "none"
+    facts = [f"held={held}", f"closed={int(state.closed)}", f"over={over}",
+             f"low={int(state.height < 6)}", f"in_way={min(2, len(state.in_way))}",
+             f"turned={int(bool(state.misaligned & {state.subject, *state.in_way}))}"]
+    if state.subject is not None and state.subject in state.blocks:
+        where = state.blocks[state.subject][0]
+        rests = ("held" if held == "subject" else "table" if where == "on the table" else
+                 "block" if where.startswith("on the") else "fallen" if where.startswith("fallen") else "air")
+        upright = "tipped" if "tipped over" in state.blocks[state.subject][3] else "upright"
+        d = state.distance
+        bucket = "?" if d is None else next((f"<={b}" for b in DISTANCE_BUCKETS if d <= b),
+                                            f">{DISTANCE_BUCKETS[-1]}")
+        facts += [f"subject={rests}", f"subject={upright}", f"distance{bucket}"]
+    facts += [f"held={held}|{f}" for f in facts if not f.startswith("held=")]
+    return ["*", f"goal={state.goal}", *facts, *(f"{state.goal}|{f}" for f in facts)]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from s1gym.tasks.robot.arm import Arm, BlockPose
-from s1gym.tasks.robot.scene import CLEAR_RADIUS, TABLE_CENTRE, TABLE_TOP
+from s1gym.tasks.robot.scene import CLEAR_RADIUS, TABLE_CENTRE, TABLE_HALF, TABLE_TOP
 
 __all__ = ["DISTANCE_THRESHOLD", "SceneView", "goal_distance"]
 
@@ -76,7 +76,20 @@ class SceneView:
         return float(np.linalg.norm(pose.pos[:2] - np.array(self.scene.target[:2]))) < CLEAR_RADIUS
 
     def off_table(self) -> list[str]:
-        return [p.colour for p in self.arm.blocks() if p.pos[2] < TABLE_TOP - 0.03]
+        """Blocks lost off the table: below its top, or not held with their centre beyond its edge.
+
+        A block whose centre of mass is past the edge it rests on has no support under it and tips off
+        within a few control steps (a push that ends there leaves it still on the edge for a moment);
+        nothing the skills do can bring it back, so it counts as fallen at once. The arm cannot reach the
+        floor, so a fallen block is lost to every goal, a clear goal included (the area is to be cleared
+        onto the table, not onto the floor)."""
+        out = []
+        for p in self.arm.blocks():
+            beyond = (abs(p.pos[0] - TABLE_CENTRE[0]) > TABLE_HALF[0]
+                      or abs(p.pos[1] - TABLE_CENTRE[1]) > TABLE_HALF[1])
+            if p.pos[2] < TABLE_TOP - 0.03 or (beyond and p.colour != self.held):
+                out.append(p.colour)
+        return out
 
     def subject_distance(self) -> float | None:
         point = self.goal_point()
@@ -86,8 +99,11 @@ class SceneView:
 
     def won(self) -> bool:
         """The goal holds: Fetch's check (the subject within :data:`DISTANCE_THRESHOLD` of its goal point),
-        released for the table and stack goals, held for the air goal; clear: no block in the area, none held."""
+        released for the table and stack goals, held for the air goal; clear: no block in the area, none held.
+        Never with a block off the table (:meth:`off_table`): that is lost, whatever the goal."""
         scene = self.scene
+        if self.off_table():
+            return False
         if scene.goal == "clear":
             return self.held is None and not any(self.inside_area(p) for p in self.arm.blocks())
         d = self.subject_distance()
@@ -139,12 +155,12 @@ class SceneView:
             where = f"held in the gripper, {(pose.pos[2] - pose.half[2] - TABLE_TOP) * 100:.0f} cm above the table"
         else:
             on = self.resting_on(pose, poses)
-            if on == "table":
+            if pose.colour in self.off_table():
+                where = "fallen off the table"
+            elif on == "table":
                 where = "on the table"
             elif on is not None:
                 where = f"on the {on} block"
-            elif pose.pos[2] < TABLE_TOP - 0.03:
-                where = "fallen off the table"
             else:
                 where = f"in the air, {(pose.pos[2] - pose.half[2] - TABLE_TOP) * 100:.0f} cm above the table"
         parts = [f"{pose.colour} block ({size} cm): {where} at {_where(pose.pos)}"]
