@@ -43,7 +43,7 @@ TASKS: dict[str, dict[str, Any]] = {
                       arms=("rule", "random", "uniform", "local", "local-minilm")),
     "2048": dict(id="s1/2048-v0", train=range(10_000, 10_100), dev=range(20_000, 20_030), dev_minilm=30,
                  test=range(30_000, 30_100), test_minilm=20, test_search=50, noise=0.3, keep_every=3, cap=3000,
-                 rollouts=4, search={"budget": 20},
+                 rollout_cap={"train": 600, "dev": 300}, rollouts=2, search={"budget": 20},
                  arms=("rule", "random", "local", "lookahead-local", "search-uniform", "search-local",
                        "local-minilm")),
     "calculator": dict(id="s1/Calculator-v0", train=range(1_000, 1_060), dev=range(2_000, 2_020), dev_minilm=20,
@@ -158,8 +158,9 @@ def collect(task: str, fold: str) -> list[tuple[list[list[str]], list[int]]]:
             moves += 1
     env.close()
     if task == "2048":  # label the kept states (the rollouts are the cost), at most ``cap`` of them
-        if len(kept) > spec["cap"]:
-            kept = random.Random(0).sample(kept, spec["cap"])
+        cap = spec["rollout_cap"][fold] if LABELS_2048["rollout"] else spec["cap"]
+        if len(kept) > cap:
+            kept = random.Random(0).sample(kept, cap)
         sim = make_env(task)
         for situation, board in kept:
             sim.reset(seed=0, options={"board": board})
