@@ -302,12 +302,17 @@ def cmd_fit(args) -> None:
 
 
 def write_lines(task: str, arm: str, lines: list[dict]) -> None:
+    """Replace the (task, arm) lines of the file; a lock beside it keeps parallel runs of tasks apart."""
+    import fcntl
+
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    old = [json.loads(x) for x in OUT.read_text().splitlines()] if OUT.exists() else []
-    keep = [x for x in old if (x["task"], x["arm"]) != (task, arm)]
-    with OUT.open("w") as f:
-        for x in keep + [{"task": task, "arm": arm, **x} for x in lines]:
-            f.write(json.dumps(x) + "\n")
+    with (CACHE / "heldout.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        old = [json.loads(x) for x in OUT.read_text().splitlines()] if OUT.exists() else []
+        keep = [x for x in old if (x["task"], x["arm"]) != (task, arm)]
+        with OUT.open("w") as f:
+            for x in keep + [{"task": task, "arm": arm, **x} for x in lines]:
+                f.write(json.dumps(x) + "\n")
 
 
 def blackjack_blocks(lines: list[dict], meta: dict) -> list[dict]:
