@@ -287,7 +287,12 @@ def cmd_fit(args) -> None:
     model = FamilyModel(weights, provenance=provenance, kind=task)
     fitted = play_arm(task, "local", "dev", model=model)
     provenance["dev_metric_fitted"] = round(metric(task, fitted), 4)
-    minilm = play_arm(task, "local-minilm", "dev", limit=spec.get("dev_minilm"))
+    cached = CACHE / f"{task}_dev_minilm.json"  # the same arm on the same seeds: played once per task
+    if cached.exists():
+        minilm = json.loads(cached.read_text())
+    else:
+        minilm = play_arm(task, "local-minilm", "dev", limit=spec.get("dev_minilm"))
+        cached.write_text(json.dumps(minilm))
     n = len(minilm)
     provenance["dev_metric_fitted_same_episodes"] = round(metric(task, fitted[:n]), 4)
     provenance["dev_metric_minilm"] = round(metric(task, minilm), 4)

@@ -77,6 +77,10 @@ def test_the_readers_name_what_a_player_sees():
 
 #: task -> (a fixed situation, the shipped model's probabilities there, recorded when it was fitted)
 CASES = {
+    # after 5, 3, multiply for "multiply 53 by 17": the next digit, 1 (index 12); then result; a result: clear
+    "Calculator": (lambda: window("53×"), [2.8e-05, 8e-06, 7e-06, 6e-06, 6e-06, 0.000104, 7e-06, 2.9e-05, 7e-06,
+                                           2.5e-05, 6e-06, 6e-06, 0.999546, 7e-06, 3.1e-05, 6e-06, 6e-06, 6e-06,
+                                           7e-06, 6e-06, 6e-06, 6e-06, 0.000137]),
     # hard 16 against a 7: basic strategy hits (against a 6 it stands: the next case)
     "Blackjack": (lambda: blackjack_state("TS 9H 6D 7C"), [0.9997320922742434, 0.00026790772575648085]),
     "Blackjack-16v6": (lambda: blackjack_state("TS 9H 6D 6C"), [0.0003521151950629108, 0.999647884804937]),
