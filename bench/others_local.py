@@ -47,7 +47,7 @@ TASKS: dict[str, dict[str, Any]] = {
                  arms=("rule", "random", "local", "lookahead-local", "search-uniform", "search-local",
                        "local-minilm")),
     "calculator": dict(id="s1/Calculator-v0", train=range(1_000, 1_060), dev=range(2_000, 2_020), dev_minilm=20,
-                       test=range(3_000, 3_030), test_minilm=30, noise=0.3, noisy_moves=4,
+                       test=range(3_000, 3_030), test_minilm=30, test_search_uniform=10, noise=0.3, noisy_moves=4,
                        search={"budget": 50, "episode_budget": 200},
                        arms=("rule", "random", "uniform", "local", "local-minilm", "lookahead-local",
                              "search-uniform", "search-local")),
@@ -335,8 +335,8 @@ def blackjack_blocks(lines: list[dict], meta: dict) -> list[dict]:
 def cmd_heldout(args) -> None:
     task, spec = args.task, TASKS[args.task]
     for arm in args.arms.split(",") if args.arms else spec["arms"]:
-        limit = spec.get("test_minilm") if arm == "local-minilm" else (
-            spec.get("test_search") if arm.startswith("search") else None)
+        limit = {"local-minilm": spec.get("test_minilm"), "search-local": spec.get("test_search"),
+                 "search-uniform": spec.get("test_search_uniform", spec.get("test_search"))}.get(arm)
         load0, t, cpu = os.getloadavg()[0], time.time(), time.process_time()
         lines = play_arm(task, arm, "test", limit=limit)
         meta = {"load_start": round(load0, 1), "load_end": round(os.getloadavg()[0], 1),

@@ -77,7 +77,7 @@ def test_the_readers_name_what_a_player_sees():
 
 #: task -> (a fixed situation, the shipped model's probabilities there, recorded when it was fitted)
 CASES = {
-    # after 5, 3, multiply for "multiply 53 by 17": the next digit, 1 (index 12); then result; a result: clear
+    # after 5, 3, multiply for "multiply 53 by 17": the next digit, 1 (index 12)
     "Calculator": (lambda: window("53×"), [2.8e-05, 8e-06, 7e-06, 6e-06, 6e-06, 0.000104, 7e-06, 2.9e-05, 7e-06,
                                            2.5e-05, 6e-06, 6e-06, 0.999546, 7e-06, 3.1e-05, 6e-06, 6e-06, 6e-06,
                                            7e-06, 6e-06, 6e-06, 6e-06, 0.000137]),
