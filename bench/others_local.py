@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from s1gym.errors import EngineCrashed
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("S1GYM_SHARED_DATA") or ROOT.parent / "shared" / "data")
 CACHE = Path("~/.cache/s1gym/others").expanduser()
@@ -245,7 +247,17 @@ def play_arm(task: str, arm: str, fold: str, limit: int | None = None, model=Non
     env = make_env(task, fold)
     seeds = list(seeds_of(task, fold, env))[:limit]
     policy = make_policy(task, arm, model)
-    lines = [play(env, policy, s) for s in seeds]
+    lines = []
+    for s in seeds:
+        for attempt in (1, 2):  # an app that dies under a game: the same game again, on a fresh engine
+            try:
+                lines.append({**play(env, policy, s), **({"replayed": True} if attempt == 2 else {})})
+                break
+            except EngineCrashed as exc:
+                print(f"seed {s}, attempt {attempt}: {exc}", flush=True)
+                if attempt == 2:  # it dies again at the same press: the game counts as not won
+                    lines.append({"seed": s, "won": False, "score": 0.0, "steps": env.steps, "calls": 0,
+                                  "error": str(exc)[:300], "wall_s": 0.0, "cpu_s": 0.0})
     env.close()
     return lines
 

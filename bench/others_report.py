@@ -108,7 +108,7 @@ def labelled(arms: dict, env_class, key: str) -> None:
     inj = env_class is InjectionGuardEnv
     head = "precision / recall / F1 of block (95 %) | accuracy (95 %)" if inj else "accuracy (95 %)"
     print(f"| arm | rows | {head} | − rule accuracy, same rows | CPU / wall s |")
-    print("|---|---|---|---|---|")
+    print("|---" * (6 if inj else 5) + "|")
     rule = {x["seed"]: float(x["predicted"] == x["true"]) for x in episodes(arms, "rule")}
     for arm in ARMS:
         lines = episodes(arms, arm)
