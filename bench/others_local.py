@@ -211,12 +211,14 @@ def play(env, policy, seed: int) -> dict:
     policy.reset()
     calls, gave_up = 0, False
     while not env.done and env.candidates:
-        decision = policy.decide(env.situation())
+        situation = env.situation()
+        decision = policy.decide(situation)
         calls += decision.usage.calls
         if decision.give_up:
             gave_up = True
             break
-        _, _, _, _, info = env.step(decision.action)
+        # by the move's text: an index is a candidate's, and the env's action slots are fixed (2048's four)
+        _, _, _, _, info = env.step_move(situation.candidates[decision.action].text)
     line = {"seed": seed, "won": bool(info["won"]), "score": round(float(info["score"]), 4), "steps": env.steps,
             "calls": calls, "gave_up": gave_up, "wall_s": round(time.perf_counter() - started, 3),
             "cpu_s": round(time.process_time() - cpu, 3)}
