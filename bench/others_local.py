@@ -44,7 +44,7 @@ TASKS: dict[str, dict[str, Any]] = {
                       dev_minilm=1_000, test=range(3_000_000, 3_020_000), test_minilm=2_000, noise=0.3,
                       arms=("rule", "random", "uniform", "local", "local-minilm")),
     "2048": dict(id="s1/2048-v0", train=range(10_000, 10_100), dev=range(20_000, 20_030), dev_minilm=30,
-                 test=range(30_000, 30_100), test_minilm=20, test_search=20, noise=0.3, keep_every=3, cap=3000,
+                 test=range(31_000, 31_100), test_minilm=20, test_search=20, noise=0.3, keep_every=3, cap=3000,
                  rollout_cap={"train": 600, "dev": 300}, rollouts=2, search={"budget": 20},
                  arms=("rule", "random", "local", "lookahead-local", "search-uniform", "search-local",
                        "local-minilm")),
