@@ -245,7 +245,8 @@ def metric(task: str, lines: list[dict]) -> float:
     return float(np.mean([x["won"] for x in lines]))
 
 
-def play_arm(task: str, arm: str, fold: str, limit: int | None = None, model=None) -> list[dict]:
+def play_arm(task: str, arm: str, fold: str, limit: int | None = None, model=None, on_line=None) -> list[dict]:
+    """The arm's episodes on the fold's seeds (the first ``limit``); ``on_line(lines so far)`` after each."""
     env = make_env(task, fold)
     seeds = list(seeds_of(task, fold, env))[:limit]
     policy = make_policy(task, arm, model)
@@ -260,6 +261,8 @@ def play_arm(task: str, arm: str, fold: str, limit: int | None = None, model=Non
                 if attempt == 2:  # it dies again at the same press: the game counts as not won
                     lines.append({"seed": s, "won": False, "score": 0.0, "steps": env.steps, "calls": 0,
                                   "error": str(exc)[:300], "wall_s": 0.0, "cpu_s": 0.0})
+        if on_line is not None:
+            on_line(lines)
     env.close()
     return lines
 
@@ -352,7 +355,9 @@ def cmd_heldout(args) -> None:
         limit = {"local-minilm": spec.get("test_minilm"), "search-local": spec.get("test_search"),
                  "search-uniform": spec.get("test_search_uniform", spec.get("test_search"))}.get(arm)
         load0, t, cpu = os.getloadavg()[0], time.time(), time.process_time()
-        lines = play_arm(task, arm, "test", limit=limit)
+        # episodes are written as they end (an arm cut short keeps what it played); Blackjack's at the end
+        partial = None if task == "blackjack" else (lambda done, arm=arm: write_lines(task, arm, done))
+        lines = play_arm(task, arm, "test", limit=limit, on_line=partial)
         meta = {"load_start": round(load0, 1), "load_end": round(os.getloadavg()[0], 1),
                 "wall_s": round(time.time() - t, 1), "cpu_s": round(time.process_time() - cpu, 1)}
         if task == "blackjack":

@@ -46,7 +46,9 @@ def load() -> dict:
 
 
 def meta(lines: list[dict]) -> str:
-    m = next(x for x in lines if x.get("summary"))
+    m = next((x for x in lines if x.get("summary")), None)
+    if m is None:
+        return "unfinished (the episodes that ended)"
     return f"{m['cpu_s']:.0f} / {m['wall_s']:.0f}, load {m['load_start']}–{m['load_end']}"
 
 
