@@ -30,6 +30,9 @@ BUTTONS = ("7", "8", "9", "divide", "undo", "clear", "4", "5", "6", "multiply", 
            "1", "2", "3", "subtract", "x_squared", "square_root", "0", "numeric_point", "percentage", "add", "result")
 
 
+BOARD = [[2, 2, 0, 0], [0, 0, 0, 8], [0, 0, 0, 4], [0, 0, 2, 4]]
+
+
 def situation(task: str, text: str, moves) -> Situation:
     return Situation(task=task, observation=text, state_text=text, candidates=tuple(Candidate(m) for m in moves),
                      history=())
@@ -45,6 +48,12 @@ def blackjack_state(deck: str) -> Situation:
     return env.situation()
 
 
+def board_state(board) -> Situation:
+    env = gym.make("s1/2048-v0").unwrapped
+    env.reset(seed=0, options={"board": board})
+    return env.situation()
+
+
 def test_the_readers_name_what_a_player_sees():
     from s1gym.tasks.desktop.tokens import button_tokens
     from s1gym.tasks.games.tokens import blackjack_tokens, board_tokens
@@ -53,9 +62,8 @@ def test_the_readers_name_what_a_player_sees():
     # player 10 and 6 against the dealer's 7 (deal order: player, hole card, player, up card)
     assert blackjack_tokens(blackjack_state("TS 9H 6D 7C")) == [
         ["hit", "hit|hard16", "hit|up7", "hit|hard16|up7"], ["stand", "stand|hard16", "stand|up7", "stand|hard16|up7"]]
-    env = gym.make("s1/2048-v0").unwrapped
-    env.reset(seed=0, options={"board": [[2, 2, 0, 0], [0, 0, 0, 8], [0, 0, 0, 4], [0, 0, 2, 4]]})
-    rows = dict(zip(env.situation().texts, board_tokens(env.situation())))
+    board = board_state(BOARD)
+    rows = dict(zip(board.texts, board_tokens(board)))
     # up merges the 4s of the last column under the 8 (two 8s, one in the top-right corner)
     assert rows["up"] == ["up", "up|corner:none", "empty:10", "merges:1", "monotone:8", "top_corner:True",
                           "top_edge:True"]
@@ -77,6 +85,9 @@ def test_the_readers_name_what_a_player_sees():
 
 #: task -> (a fixed situation, the shipped model's probabilities there, recorded when it was fitted)
 CASES = {
+    # up, down, left, right: weak odds (its L2 is the grid's largest), down and left first as the rule's order
+    "2048": (lambda: board_state(BOARD), [0.23168409992236283, 0.2663669329846048, 0.2652770643168607,
+                                          0.23667190277617173]),
     # after 5, 3, multiply for "multiply 53 by 17": the next digit, 1 (index 12)
     "Calculator": (lambda: window("53×"), [2.8e-05, 8e-06, 7e-06, 6e-06, 6e-06, 0.000104, 7e-06, 2.9e-05, 7e-06,
                                            2.5e-05, 6e-06, 6e-06, 0.999546, 7e-06, 3.1e-05, 6e-06, 6e-06, 6e-06,
