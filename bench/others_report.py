@@ -26,7 +26,7 @@ ARMS = ("rule", "random", "uniform", "local", "local-minilm", "lookahead-local",
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     p = k / n
     centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n)
+    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
 
 
 def paired(a: dict, b: dict) -> str:
