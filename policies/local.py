@@ -108,6 +108,7 @@ from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
 from s1gym.datasets import packaged
 from s1gym.policies.alfworld_model import ALFWorldModel
 from s1gym.policies.common import require_candidates
+from s1gym.policies.family_model import READERS, FamilyModel
 from s1gym.policies.fitted import FittedModel
 from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
 from s1gym.policies.robot_model import RobotModel
@@ -207,10 +208,10 @@ TaskModel = FittedModel
 
 
 def load_task_model(path: str | Path) -> TaskModel:
-    """A model file of any family (a web or robot model file says its ``kind``, a TWX one names its
-    features version, an ALFWorld one neither)."""
+    """A model file of any family (a web, robot or :class:`FamilyModel` file says its ``kind``, a TWX one
+    names its features version, an ALFWorld one neither)."""
     head = Path(path).read_text()[:200]
-    kinds = {"web": WebModel, "robot": RobotModel}
+    kinds = {"web": WebModel, "robot": RobotModel, **dict.fromkeys(READERS, FamilyModel)}
     kind = next((k for k in kinds if f'"kind": "{k}"' in head), None)
     if kind is not None:
         return kinds[kind].load(path)

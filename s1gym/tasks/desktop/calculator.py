@@ -393,6 +393,7 @@ class CalculatorEnv(EngineEnv):
     """s1/Calculator-v0 (see the module docstring)."""
 
     task_name = "Calculator"
+    local_model = "local_calculator.json"  # Local's fitted model (bench/others_local.py, s1gym/data/README.md)
     default_max_candidates = len(SLOTS)
     default_max_steps = 30
     engine_capacity = 8

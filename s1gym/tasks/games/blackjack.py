@@ -223,6 +223,8 @@ class BlackjackEnv(S1Env):
     """One hand of RLCard blackjack per episode (rules and scoring in the module docstring)."""
 
     task_name = "Blackjack"
+    #: Local's fitted model (bench/others_local.py: basic strategy on roll-in hands of train seeds)
+    local_model = "local_blackjack.json"
     default_max_candidates = 2
     #: A one-deck hand ends within 12 moves; an infinite deck allows 21 aces and a bust.
     default_max_steps = 25

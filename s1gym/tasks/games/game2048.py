@@ -245,6 +245,8 @@ class Game2048Env(S1Env):
     """2048 on a 4x4 board (rules, score, RNG and fork in the module docstring)."""
 
     task_name = "2048"
+    #: Local's fitted model (bench/others_local.py: one-step rollout improvement of the rule, train seeds)
+    local_model = "local_2048.json"
     default_max_candidates = 4
     default_max_steps = 2000
     stall_patience = 6

@@ -92,6 +92,8 @@ class InjectionGuardEnv(LabelledTextEnv):
     """Judge texts as prompt injections; see the module docstring."""
 
     task_name = "InjectionGuard"
+    #: Local's fitted model (bench/others_local.py; fitted on the shared set's train fold: s1gym/data/README.md)
+    local_model = "local_injection.json"
     default_max_candidates = 2
     reveal_key = "judged"
     intro = (

@@ -32,6 +32,8 @@ class TicketRouterEnv(LabelledTextEnv):
     """Route support tickets to queues; see the module docstring."""
 
     task_name = "TicketRouter"
+    #: Local's fitted model (bench/others_local.py; fitted on the shared set's train fold: s1gym/data/README.md)
+    local_model = "local_tickets.json"
     default_max_candidates = 5
     reveal_key = "routed"
     intro = "Route this customer-support ticket to the queue that should handle it."
