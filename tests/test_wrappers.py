@@ -629,6 +629,21 @@ def test_lookahead_and_search_refuse_tasks_whose_forks_know_the_answer():
     assert len(dropped) == 3 and env.expert_action() not in dropped  # the three wrong answers, read from forks
 
 
+def test_blackjack_forks_deal_the_next_card_so_the_wrappers_refuse_them():
+    """A Blackjack fork draws the hand's own next card: a hit's outcome there is the real one."""
+    import gymnasium as gym
+
+    from s1gym.policies import Uniform
+    from s1gym.wrappers import OracleForkError
+
+    env = gym.make("s1/Blackjack-v0")
+    env.reset(seed=0, options={"deck": "9S 5H 7D 8C KD"})  # player 9+7, dealer shows 8; a hit draws the K
+    with pytest.raises(OracleForkError, match="Blackjack.*allow_oracle=True"):
+        Lookahead(Uniform()).decide(env.situation())
+    shown = Lookahead(Uniform(), allow_oracle=True).decide(env.situation())
+    assert shown.info["lookahead"]["dropped_losing"] == ["hit"]  # the fork drew the king and bust
+
+
 def test_search_time_travels_as_a_typed_field_through_wrappers():
     """The runner reads how long a decision planned from Decision.planning_s, not from Search's info."""
     env = make(corridor(4))

@@ -45,7 +45,9 @@ faster than MT19937's (docs/benchmarks.md, "Figures behind the code"). RLCard's 
 which draws exactly the same numbers (numpy's ``choice`` calls it) in half the
 time. ``fork()`` copies only the mutable game state
 (deck, hands, statuses, winner table) and that generator, so a fork draws the
-same cards.
+same cards: a fork shows the very card a hit would draw, so the task says so
+(``fork_reveals_answer``) and Lookahead and Search refuse it unless the oracle
+is asked for (``allow_oracle=True``).
 
 ``reset(options={"deck": "AS KH 7D 9C ..."})`` stacks the deck for a hand:
 the listed cards (rank then suit, ``T`` or ``10`` for ten) come first in deal
@@ -226,6 +228,8 @@ class BlackjackEnv(S1Env):
     #: Local's fitted model (bench/others_local.py: basic strategy on roll-in hands of train seeds)
     local_model = "local_blackjack.json"
     default_max_candidates = 2
+    #: A fork deals from the same shuffled deck: looking ahead would read the next card.
+    fork_reveals_answer = True
     #: A one-deck hand ends within 12 moves; an infinite deck allows 21 aces and a bust.
     default_max_steps = 25
     stall_patience = None
