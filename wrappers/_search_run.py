@@ -17,7 +17,7 @@ import numpy as np
 
 from s1gym.core import Decision, S1Env, Situation, Usage
 
-from ._base import normalised
+from ._base import children, normalised
 
 if TYPE_CHECKING:
     from .search import Search
@@ -250,7 +250,8 @@ class SearchRun:
 
     # -------------------------------------------------------------- expand
     def expand(self, node: _Node) -> list[_Node]:
-        """Step every move of ``node`` on its own fork; the surviving children (sets ``goal`` on a win,
+        """Step every move of ``node`` on its own fork (all in one engine call where the engine allows it:
+        :func:`~s1gym.wrappers._base.children`); the surviving children (sets ``goal`` on a win,
         or with ``until_gain`` on a new state that beats the root's score)."""
         self.stats.expansions += 1
         if self.config.trace:
@@ -261,8 +262,7 @@ class SearchRun:
         texts = self.situation.texts if node is self.root else node.env.candidates
         kids: list[_Node] = []
         g = node.g + 1
-        for text in texts:
-            env, (_obs, _r, _term, truncated, info) = node.env.fork_step(text, keep=True)
+        for text, (env, (_obs, _r, _term, truncated, info)) in zip(texts, children(node.env, texts, keep=True)):
             self.stats.generated += 1
             score = float(info["score"])
             if info["won"]:

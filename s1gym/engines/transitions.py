@@ -14,7 +14,8 @@ hygiene-like option changes them), the task's own settings
 of the stored child, whose step count, history and RNG are the ones the real
 step gave, and a copy of the step's result.
 
-Only callers that ask for it store (``fork_step(move, keep=True)``): Search,
+Only callers that ask for it store (``fork_step(move, keep=True)``, or
+``fork_steps(moves, keep=True)`` for a state's children): Search,
 which reads every child's state key and so snapshots every child anyway; the
 stored env is a fork of the child sharing that snapshot, so a hit costs a fork
 (a copy of the env's attributes) and stepping on from it costs a restore, as
@@ -97,30 +98,33 @@ class CachedTransitions:
         """The env's settings, besides the engine's state, that change what a step gives (tasks add theirs)."""
         return (self.max_steps, self.max_candidates, self.action_slots)
 
-    def _transition_key(self, move: str) -> Hashable:
-        """What identifies the result of playing ``move`` here (see :mod:`s1gym.engines.transitions`)."""
+    def _transition_state(self, cache: TransitionCache) -> tuple[Any, ...] | None:
+        """The key of this state in ``cache``, to which a move is added (see :mod:`s1gym.engines.transitions`);
+        ``None`` when nothing is cached (the cache is off, or a game id is not hashable)."""
+        if not cache.capacity:
+            return None
         state = self.game_state
         rng = None if self._np_random is None else repr(self._np_random.bit_generator.state)
-        return (type(self), state.game, state.moves, self._steps, self._candidates, self._transition_settings(),
-                rng, move)
+        key = (type(self), state.game, state.moves, self._steps, self._candidates, self._transition_settings(), rng)
+        try:
+            hash(key)
+        except TypeError:  # a game id that is not hashable: nothing is cached
+            return None
+        return key
 
     def fork_step(self, move: str, keep: bool = False) -> tuple[S1Env, StepResult]:
         """A fork after ``move`` and the step's result, from the pool's transition cache when it holds them;
         ``keep``: store a stepped child there (its snapshot is taken now; a caller that reads the child's
         state key takes it anyway)."""
         cache = self._pool().transitions
-        if not cache.capacity:
+        prefix = self._transition_state(cache)
+        if prefix is None:
             return super().fork_step(move)
-        key = self._transition_key(move)
-        try:
-            hash(key)
-        except TypeError:  # a game id that is not hashable: nothing is cached
-            return super().fork_step(move)
-        hit = cache.get(key)
+        hit = cache.get((*prefix, move))
         if hit is not None:
             child, result = hit
             return child.fork(), copy_result(result)
         child, result = super().fork_step(move)
         if keep:
-            cache.put(key, child.fork(), result)
+            cache.put((*prefix, move), child.fork(), result)
         return child, result
