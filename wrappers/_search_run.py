@@ -309,9 +309,10 @@ class SearchRun:
 
     @staticmethod
     def _materialise(node: _Node) -> S1Env:
-        """The node's env, replayed from its parent's (which is kept while the search runs)."""
+        """The node's env, replayed from its parent's (which is kept while the search runs): a child of one
+        move (on TWX a snapshot stepped in the JVM, as its siblings were, which its own children start from)."""
         assert node.parent is not None and node.parent.env is not None and node.move is not None
-        env, _ = node.parent.env.fork_step(node.move)
+        env, _ = next(iter(children(node.parent.env, [node.move])))
         return env
 
     # ----------------------------------------------------------------- ask
