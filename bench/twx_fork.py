@@ -23,7 +23,8 @@ and as Lookahead reads them (not kept), in two arms alternated N times: ``one ca
 one`` (``fork_step`` per move, each its own restore-and-step round trip plus, kept, a snapshot's). Per arm:
 the median wall time of an expansion per child, children per second, the ratio of a child to a plain step
 (measured in the same run at the same depth), and CPU per child (this process and the JVM over all the
-expansions). Warm: after one expansion of each arm at the first depth, which is reported as cold (the
+expansions) with its ratio to a plain step's CPU (on a loaded machine the CPU ratio moves less than the
+wall one). Warm: after one expansion of each arm at the first depth, which is reported as cold (the
 first call of each path in the process).
 
 ``--clone N``: at each depth, s1gym's fork plus its first step against TextWorldExpress's own
@@ -152,18 +153,29 @@ def children_rows(seed: int, path: list[str], depths: list[int], reps: int) -> l
     return rows
 
 
-def measure_plain(env, n: int) -> float:
-    """Median seconds of a plain step on a live fork of ``env`` (its second step)."""
-    took = []
-    for k in range(n + 3):
+def measure_plain(env, n: int, walk: int = 10) -> tuple[float, float]:
+    """Median wall seconds of a plain step (on a live fork of ``env``, after its first), and the mean CPU
+    seconds of one (this process and the JVM over ``n`` walks of up to ``walk`` steps: the JVM's clock
+    ticks are too coarse for one step)."""
+    pid = get_jvm().process.pid
+    rng = np.random.default_rng(7)
+    took, cpu, steps = [], 0.0, 0
+    for k in range(n + 1):
         f = env.fork()
-        f.step(k % len(f.candidates))
-        if f.candidates:
+        f.step(int(rng.integers(len(f.candidates))))
+        c = _timing.cpu_s(pid)
+        for _ in range(walk):
+            if f.done:
+                break
+            i = int(rng.integers(len(f.candidates)))
             t = time.perf_counter()
-            f.step(0)
+            f.step(i)
             took.append(time.perf_counter() - t)
+        if k:  # the first walk warms up
+            cpu += _timing.cpu_s(pid) - c
+            steps += walk if not f.done else 1
         f.close()
-    return statistics.median(took[3:])
+    return statistics.median(took), cpu / max(1, steps)
 
 
 def clone_rows(seed: int, path: list[str], depths: list[int], clones: int, forks: int) -> list[tuple]:
@@ -270,12 +282,13 @@ def report(rows: list[tuple], args: argparse.Namespace) -> None:
     print(f"one expansion's children (every candidate), median of {args.children} expansions per arm; CPU: "
           f"this process + the JVM over all of them")
     print(f"{'depth':>5}  {'arm':<34}  {'children':>8}  {'per child':>9}  {'children/s':>10}  "
-          f"{'vs plain step':>13}  {'CPU per child':>13}")
-    for d, arm, wall, cpu, plain, n in rows:
+          f"{'vs plain step':>13}  {'CPU per child':>13}  {'vs plain step':>13}")
+    for d, arm, wall, cpu, (plain, plain_cpu), n in rows:
         print(f"{'cold' if d < 0 else d:>5}  {arm:<34}  {n:>8}  {wall * 1e3:>6.3f} ms  {1 / wall:>10,.0f}  "
-              f"{wall / plain:>12.2f}x  {cpu * 1e3:>10.3f} ms")
+              f"{wall / plain:>12.2f}x  {cpu * 1e3:>10.3f} ms  {cpu / plain_cpu:>12.2f}x")
     plains = sorted({(d, plain) for d, _, _, _, plain, _ in rows if d >= 0})
-    print("plain step: " + ", ".join(f"depth {d} {p * 1e3:.3f} ms" for d, p in plains))
+    print("plain step (wall median, CPU mean): " + ", ".join(
+        f"depth {d} {p * 1e3:.3f} ms, {c * 1e3:.3f} ms" for d, (p, c) in plains))
 
 
 if __name__ == "__main__":
