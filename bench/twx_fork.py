@@ -27,6 +27,9 @@ expansions) with its ratio to a plain step's CPU (on a loaded machine the CPU ra
 wall one). Warm: after one expansion of each arm at the first depth, which is reported as cold (the
 first call of each path in the process).
 
+With ``--lookahead N`` the same two paths also time ``Lookahead(Local)`` decisions on the N states after 20
+moves of the walk (``--rounds`` alternated rounds; "one by one" with the engine's batch turned off).
+
 ``--clone N``: at each depth, s1gym's fork plus its first step against TextWorldExpress's own
 ``TextWorldExpressEnv.clone()`` plus its first step (its Python API: a new JVM and a replay of the moves), at
 the same state; the median of N clones and of ``--forks`` forks, warm.
@@ -91,16 +94,18 @@ def measure(seed: int, moves: list[str], forks: int, rng: np.random.Generator) -
     return statistics.median(first[3:]), statistics.median(plain[3:])
 
 
-def lookahead_decisions(seed: int, moves: list[str], n: int) -> tuple[float, int]:
-    """Median seconds of ``Lookahead(Local)``'s decision on the states along ``moves`` (``n`` of them), and
-    the median candidate count."""
+def lookahead_decisions(seed: int, moves: list[str], n: int, start: int = 0) -> tuple[float, int]:
+    """Median seconds of ``Lookahead(Local)``'s decision on the states along ``moves`` (``n`` of them, from
+    the one after ``start`` moves), and the median candidate count."""
     from s1gym.policies import Local
     from s1gym.wrappers import Lookahead
 
     env = gym.make("s1/CookingWorld-v0", fold="test", **HARD)
     env.reset(seed=seed)
     policy, took, counts = Lookahead(Local()), [], []
-    for m in moves[:n]:
+    for m in moves[:start]:
+        env.step_move(m)
+    for m in moves[start:start + n]:
         t = time.perf_counter()
         policy.decide(env.situation())
         took.append(time.perf_counter() - t)
@@ -120,6 +125,24 @@ def expand(env, keep: bool, one_call: bool) -> int:
         child.close()
     parent.close()
     return len(moves)
+
+
+def lookahead_rows(seed: int, path: list[str], n: int, rounds: int) -> dict[str, float]:
+    """Median ``Lookahead(Local)`` decision (seconds) over the ``n`` states after 20 moves of ``path``, median of
+    ``rounds`` alternated rounds per arm: ``one call`` and ``one by one`` (the engine's batch turned off, so
+    ``fork_steps`` steps each child with ``fork_step``: the path before it existed); also the candidates."""
+    arms: dict[str, list[float]] = {"one call": [], "one by one": []}
+    batch = engines.EngineEnv._step_children
+    count = 0
+    for r in range(rounds):
+        for arm in list(arms) if r % 2 == 0 else list(arms)[::-1]:
+            engines.EngineEnv._step_children = batch if arm == "one call" else (lambda self, moves: None)
+            try:
+                took, count = lookahead_decisions(seed, path, n, start=20)
+            finally:
+                engines.EngineEnv._step_children = batch
+            arms[arm].append(took)
+    return {**{arm: statistics.median(x) for arm, x in arms.items()}, "candidates": count}
 
 
 def children_rows(seed: int, path: list[str], depths: list[int], reps: int) -> list[tuple]:
@@ -228,11 +251,17 @@ def main() -> None:
     helper = snapshots.Snapshots.of(get_jvm())
     if helper is None:
         raise SystemExit("the snapshot helper is not available (javac missing?): nothing to compare")
-    path = safe_moves(args.seed, max(depths), np.random.default_rng(0))
+    path = safe_moves(args.seed, max(*depths, 20 + args.lookahead), np.random.default_rng(0))  # prefixes agree
     if args.children or args.clone:
         rows = (children_rows(args.seed, path, depths, args.children) if args.children
                 else clone_rows(args.seed, path, depths, args.clone, args.forks))
         report(rows, args)
+        if args.children and args.lookahead:
+            la = lookahead_rows(args.seed, path, args.lookahead, args.rounds)
+            print(f"Lookahead(Local), median decision over the {args.lookahead} states after 20 moves (median "
+                  f"{la['candidates']} candidates), median of {args.rounds} rounds: one call "
+                  f"{la['one call'] * 1e3:.1f} ms, one by one {la['one by one'] * 1e3:.1f} ms "
+                  f"({la['one by one'] / la['one call']:.1f}x faster)")
         return
     results: dict[tuple[str, int], list[tuple[float, float]]] = {}
     for r in range(args.rounds):
