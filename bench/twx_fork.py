@@ -32,13 +32,15 @@ moves of the walk (``--rounds`` alternated rounds; "one by one" with the engine'
 
 ``--clone N``: at each depth, s1gym's fork plus its first step against TextWorldExpress's own
 ``TextWorldExpressEnv.clone()`` plus its first step (its Python API: a new JVM and a replay of the moves), at
-the same state; the median of N clones and of ``--forks`` forks, warm.
+the same state; the median of N clones and of ``--forks`` forks, warm; and their mean CPU (the fork's: this
+process and its JVM over 20 times ``--forks`` forks; the clone's: this process and the clone's own JVM, reaped).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import time
 
@@ -202,7 +204,8 @@ def measure_plain(env, n: int, walk: int = 10) -> tuple[float, float]:
 
 
 def clone_rows(seed: int, path: list[str], depths: list[int], clones: int, forks: int) -> list[tuple]:
-    """Per depth: (depth, s1gym fork + first step s, TWX clone() + first step s)."""
+    """Per depth: (depth, s1gym fork + first step: wall s, CPU s; TWX clone() + first step: wall s, CPU s).
+    CPU: this process and its JVM for the fork; this process and the clone's own JVM (reaped) for clone()."""
     from textworld_express import TextWorldExpressEnv
 
     env = gym.make("s1/CookingWorld-v0", fold="test", **HARD).unwrapped
@@ -218,17 +221,40 @@ def clone_rows(seed: int, path: list[str], depths: list[int], clones: int, forks
         played = d
         move = env.candidates[0]
         fork_s, _ = measure(seed, path[:d], forks, np.random.default_rng(100 + d))
-        took = []
+        if d == depths[0]:
+            fork_cpu_s(env, move, 1000)  # warm-up: the JVM compiles the copy and the step first
+        fork_cpu = fork_cpu_s(env, move, 20 * forks)  # many: the JVM's CPU is counted in 10 ms ticks
+        took, cpu = [], 0.0
         for _ in range(clones):
+            before = _children_cpu()
             t = time.perf_counter()
-            c = raw.clone()
-            c.step(move)
+            clone = raw.clone()
+            clone.step(move)
             took.append(time.perf_counter() - t)
-            c.close()
-        rows.append((d, fork_s, statistics.median(took)))
+            clone.close()
+            clone._gateway.java_process.wait(timeout=120)  # reaped: its CPU counts among this process's children
+            cpu += (_children_cpu() - before) / clones
+        rows.append((d, fork_s, fork_cpu, statistics.median(took), cpu))
     env.close()
     raw.close()
     return rows
+
+
+def fork_cpu_s(env, move: str, n: int) -> float:
+    """Mean CPU seconds (this process and the JVM) of a fork of ``env`` and its first step, ``move``."""
+    pid = get_jvm().process.pid
+    c = _timing.cpu_s(pid)
+    for _ in range(n):
+        f = env.fork()
+        f.step_move(move)
+        f.close()
+    return (_timing.cpu_s(pid) - c) / n
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process and its reaped child processes."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def use_arm(arm: str, helper: snapshots.Snapshots | None) -> None:
@@ -304,9 +330,11 @@ def report(rows: list[tuple], args: argparse.Namespace) -> None:
     if args.clone:
         print(f"s1gym fork + first step (median of {args.forks}) vs TWX clone() + first step (median of "
               f"{args.clone}), warm")
-        print(f"{'depth':>5}  {'s1gym fork':>10}  {'TWX clone':>10}  ratio")
-        for d, fork_s, clone_s in rows:
-            print(f"{d:>5}  {fork_s * 1e3:>7.2f} ms  {clone_s * 1e3:>7.0f} ms  1/{clone_s / fork_s:,.0f}")
+        print(f"{'depth':>5}  {'s1gym fork':>10}  {'TWX clone':>10}  {'ratio':>8}  {'fork CPU':>9}  "
+              f"{'clone CPU':>9}  {'CPU ratio':>9}")
+        for d, fork_s, fork_cpu, clone_s, clone_cpu in rows:
+            print(f"{d:>5}  {fork_s * 1e3:>7.2f} ms  {clone_s * 1e3:>7.0f} ms  1/{clone_s / fork_s:>6,.0f}  "
+                  f"{fork_cpu * 1e3:>6.2f} ms  {clone_cpu * 1e3:>6.0f} ms  1/{clone_cpu / fork_cpu:>7,.0f}")
         return
     print(f"one expansion's children (every candidate), median of {args.children} expansions per arm; CPU: "
           f"this process + the JVM over all of them")
