@@ -2,11 +2,13 @@
 run with its workers and their JVMs, and the load average before and after each arm.
 
     python bench/twx_main_job.py --s1 TREE/.venv/bin/s1 --out DIR [--arms search-uniform,...] [--medium]
+        [--episodes N] [--workers N]
 
 The CPU of a run is the sum over every process descended from it (workers, JVMs), read from /proc every half
 second and kept per process at its last reading: a JVM is not always reaped by its worker, so ``time``'s
 children total can miss it. A process that ends between two readings loses at most half a second.
 ``--medium``: the protocol's medium games (default options, test seeds 100-105) instead of the hard ones.
+``--episodes``/``--workers``: the main job's 30 games (6 medium) and 2 workers unless given.
 Prints and appends one JSON line per arm to ``DIR/timing.jsonl``.
 """
 
@@ -58,9 +60,10 @@ def tree_cpu(root: int, seen: dict[int, float]) -> None:
             seen[pid] = max(seen.get(pid, 0.0), stats[pid][1])
 
 
-def run_arm(s1: str, arm: str, out: Path, medium: bool) -> dict:
+def run_arm(s1: str, arm: str, out: Path, medium: bool, episodes: int | None = None, workers: int = 2) -> dict:
+    episodes = episodes or (6 if medium else 30)
     games = ["CookingWorld", *([] if medium else HARD), "--option", "fold=test", "--seed", "100",
-             "--episodes", "6" if medium else "30", "--workers", "2", "--out", str(out)]
+             "--episodes", str(episodes), "--workers", str(workers), "--out", str(out)]
     load0 = os.getloadavg()
     t0 = time.perf_counter()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -70,7 +73,7 @@ def run_arm(s1: str, arm: str, out: Path, medium: bool) -> dict:
         tree_cpu(proc.pid, seen)
         time.sleep(0.5)
     wall = time.perf_counter() - t0
-    row = {"arm": arm, "medium": medium, "s1": s1, "rc": proc.returncode, "wall_s": round(wall, 1),
+    row = {"arm": arm, "medium": medium, "episodes": episodes, "workers": workers, "s1": s1, "rc": proc.returncode, "wall_s": round(wall, 1),
            "cpu_s": round(sum(seen.values()), 1), "processes": len(seen),
            "load_before": [round(x, 2) for x in load0], "load_after": [round(x, 2) for x in os.getloadavg()],
            "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -86,10 +89,12 @@ def main() -> None:
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--arms", default=",".join(ARMS))
     ap.add_argument("--medium", action="store_true")
+    ap.add_argument("--episodes", type=int)
+    ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     for arm in args.arms.split(","):
-        run_arm(args.s1, arm, args.out, args.medium)
+        run_arm(args.s1, arm, args.out, args.medium, args.episodes, args.workers)
 
 
 if __name__ == "__main__":
