@@ -73,7 +73,8 @@ def run_arm(s1: str, arm: str, out: Path, medium: bool, episodes: int | None = N
         tree_cpu(proc.pid, seen)
         time.sleep(0.5)
     wall = time.perf_counter() - t0
-    row = {"arm": arm, "medium": medium, "episodes": episodes, "workers": workers, "s1": s1, "rc": proc.returncode, "wall_s": round(wall, 1),
+    row = {"arm": arm, "medium": medium, "episodes": episodes, "workers": workers, "s1": s1,
+           "rc": proc.returncode, "wall_s": round(wall, 1),
            "cpu_s": round(sum(seen.values()), 1), "processes": len(seen),
            "load_before": [round(x, 2) for x in load0], "load_after": [round(x, 2) for x in os.getloadavg()],
            "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

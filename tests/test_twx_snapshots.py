@@ -165,8 +165,9 @@ def test_children_stepped_in_one_call_are_the_children_stepped_one_by_one(task):
     batch = list(env.fork_steps(moves, keep=True))
     assert pool.restores == restores  # no child was restored on an engine of its own: one call stepped them
     assert [_child(*c) for c in batch] == [_child(*c) for c in one]
-    again = list(env.fork_steps(moves))  # kept: the cache serves every child
-    assert pool.transitions.hits == hits + len(moves)
+    steps = pool.steps
+    again = list(env.fork_steps(moves))  # kept: the cache serves every child, rebuilt without an engine call
+    assert pool.transitions.hits == hits + len(moves) and pool.steps == steps and pool.restores == restores
     assert [_child(*c) for c in again] == [_child(*c) for c in one]
     for (a, _), (b, _), (c, _) in zip(batch, one, again, strict=True):
         suffix = [2, 7, 1, 8]

@@ -71,7 +71,7 @@ from typing import Any, ClassVar, TypeVar
 
 from s1gym.core import S1Env
 from s1gym.engines.pool import EnginePool, GameState, add_user, close_pools, pool_for, pool_stats, remove_user
-from s1gym.engines.transitions import CachedTransitions, StepResult, copy_result
+from s1gym.engines.transitions import CachedTransitions, StepResult, Stepped
 from s1gym.errors import EngineCrashed
 
 __all__ = ["Engine", "EngineEnv", "EnginePool", "GameState", "close_pools", "pool_for", "pool_stats"]
@@ -178,8 +178,8 @@ class EngineEnv(CachedTransitions, S1Env):
     #: Entries of the pool's transition cache (:mod:`s1gym.engines.transitions`); 0 turns it off.
     transition_capacity: ClassVar[int] = 1024
 
-    #: ``(move, snapshot, answer)`` of a child stepped by ``fork_steps``, which its own step then takes
-    _ready: tuple[str, Any, Any] | None = None
+    #: ``(move, snapshot, answer, counted)`` of a child stepped by ``fork_steps``, which its own step then takes
+    _ready: tuple[str, Any, Any, bool] | None = None
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -310,21 +310,25 @@ class EngineEnv(CachedTransitions, S1Env):
         ready = dict(zip(todo, stepped, strict=True)) if stepped is not None else {}
         for move in moves:
             if move in hits:
-                child, result = hits[move]
-                yield child.fork(), copy_result(result)
+                yield self._from_cache(hits[move])
                 continue
             if move in ready:
                 child, result = self._stepped_child(move, *ready[move])
+                if keep and prefix is not None:  # stored as what made it: cheaper than a fork (Stepped)
+                    cache.put((*prefix, move), Stepped(move, *ready[move]))
             else:
                 child, result = S1Env.fork_step(self, move)
-            if keep and prefix is not None:
-                cache.put((*prefix, move), child.fork(), result)
+                if keep and prefix is not None:
+                    cache.put((*prefix, move), child.fork(), result)
             yield child, result
 
-    def _stepped_child(self, move: str, snapshot: Any, answer: Any) -> tuple[S1Env, StepResult]:
-        """A fork after ``move`` whose step takes the engine's ``answer`` and ``snapshot`` (``fork_steps``)."""
+    def _stepped_child(
+        self, move: str, snapshot: Any, answer: Any, counted: bool = True
+    ) -> tuple[S1Env, StepResult]:
+        """A fork after ``move`` whose step takes the engine's ``answer`` and ``snapshot`` (``fork_steps``;
+        ``counted``: the engine stepped it just now, a step of the pool, not a child rebuilt from the cache)."""
         child = self.fork()
-        child._ready = (move, snapshot, answer)
+        child._ready = (move, snapshot, answer, counted)
         try:
             return child, child.step_move(move)
         finally:
@@ -367,7 +371,8 @@ class EngineEnv(CachedTransitions, S1Env):
         ready, self._ready = self._ready, None
         if ready is not None and ready[0] == move:  # a child the engine stepped already (fork_steps)
             self._game_state = GameState(state.game, (*state.moves, move), self, ready[1])
-            self._last_pool.steps += 1  # the pool its parent used a moment ago (finding it again costs more)
+            if ready[3]:
+                self._last_pool.steps += 1  # the pool its parent used a moment ago (finding it again costs more)
             return self._on_step(move, ready[2])
         pool = self._pool()
         key = (state.game, state.moves, move)
