@@ -24,6 +24,7 @@ import os
 import statistics
 import time
 
+import _timing
 import gymnasium as gym
 
 import s1gym  # noqa: F401
@@ -36,10 +37,8 @@ _LEAVES_STATE = expert.leaves_state
 
 
 def cpu_s() -> float:
-    """CPU seconds so far of this process and of the TWX JVM (Linux: /proc; the JVM's in clock ticks)."""
-    with open(f"/proc/{get_jvm().process.pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return time.process_time() + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds so far of this process and of the TWX JVM."""
+    return _timing.cpu_s(get_jvm().process.pid)
 
 
 def play(env, games: int, arm: str) -> tuple[float, float, list]:

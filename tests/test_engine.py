@@ -169,6 +169,23 @@ def test_a_transition_served_from_the_cache_is_the_step_it_replaces(engine, seed
             assert cached.step_move("add 1")[:4] == fresh.step_move("add 1")[:4]
 
 
+@pytest.mark.parametrize("engine_class", ENGINES)
+def test_children_of_an_engine_that_cannot_batch_are_stepped_one_by_one_as_asked(engine_class):
+    moves = ("add 1", "add 2", "double")
+    env = make(engine_class)
+    env.step_move("add 2")
+    want = [env.fork_step(m) for m in moves]
+    steps = pool(env).steps
+    kids = env.fork_steps(moves, keep=True)
+    first = next(kids)
+    assert pool(env).steps == steps + 1  # the others are stepped only when the caller asks for them
+    got = [first, *kids]
+    assert pool(env).steps == steps + 3 and [c.total for c, _ in got] == [3, 4, 4]
+    for (child, result), (twin, expected) in zip(got, want, strict=True):
+        assert result[:4] == expected[:4] and same_info(result[4], expected[4]) and child.history == twin.history
+    assert [c.total for c, _ in env.fork_steps(moves)] == [3, 4, 4] and pool(env).steps == steps + 3  # kept
+
+
 def test_the_transition_cache_is_bounded_and_keyed_by_the_whole_state(monkeypatch):
     monkeypatch.setattr(TallyEnv, "transition_capacity", 2)
     env = make(SnapshotTallyEngine)

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import s1gym  # noqa: F401  (registers the envs)
+from s1gym.core import S1Env
 from s1gym.engines import base as engines
 from s1gym.engines import jvm as _jvm
 from s1gym.tasks.twx import snapshots
@@ -143,3 +144,34 @@ def test_the_helper_is_compiled_once_into_the_cache(tmp_path, monkeypatch):
     assert snapshots.helper_classpath(JAR_PATH) == folder
     assert next((tmp_path / "java").iterdir()).stat().st_mtime_ns == stamp
     assert [p.name for p in (tmp_path / "java").iterdir()] == [folder.rsplit("/", 1)[1]]  # no build folder left
+
+
+def _child(env, result) -> tuple:
+    obs, reward, terminated, truncated, info = result
+    info = {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in info.items()}
+    return obs, reward, terminated, truncated, info, env.candidates, env.history, env.state_key(), env.steps
+
+
+@pytest.mark.parametrize("task", ["CookingWorld", "MapReader", "SimonSays"])
+def test_children_stepped_in_one_call_are_the_children_stepped_one_by_one(task):
+    env = gym.make(f"s1/{task}-v0", **GAMES[task]).unwrapped
+    env.reset(seed=11)
+    play(env, [3, 1, 4, 1, 5])
+    moves = env.candidates
+    one = [S1Env.fork_step(env, m) for m in moves]  # the plain path: a fork, then a step on it
+    twin = env.fork()
+    pool = env._pool()
+    restores, hits = pool.restores, pool.transitions.hits
+    batch = list(env.fork_steps(moves, keep=True))
+    assert pool.restores == restores  # no child was restored on an engine of its own: one call stepped them
+    assert [_child(*c) for c in batch] == [_child(*c) for c in one]
+    steps = pool.steps
+    again = list(env.fork_steps(moves))  # kept: the cache serves every child, rebuilt without an engine call
+    assert pool.transitions.hits == hits + len(moves) and pool.steps == steps and pool.restores == restores
+    assert [_child(*c) for c in again] == [_child(*c) for c in one]
+    for (a, _), (b, _), (c, _) in zip(batch, one, again, strict=True):
+        suffix = [2, 7, 1, 8]
+        assert play(a, suffix) == play(b, suffix) == play(c, suffix)
+    assert play(env, [0, 2]) == play(twin, [0, 2])  # the parent is untouched
+    for x in [env, twin] + [c for c, _ in batch + one + again]:
+        x.close()

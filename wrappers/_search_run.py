@@ -17,7 +17,7 @@ import numpy as np
 
 from s1gym.core import Decision, S1Env, Situation, Usage
 
-from ._base import normalised
+from ._base import children, normalised
 
 if TYPE_CHECKING:
     from .search import Search
@@ -250,7 +250,8 @@ class SearchRun:
 
     # -------------------------------------------------------------- expand
     def expand(self, node: _Node) -> list[_Node]:
-        """Step every move of ``node`` on its own fork; the surviving children (sets ``goal`` on a win,
+        """Step every move of ``node`` on its own fork (all in one engine call where the engine allows it:
+        :func:`~s1gym.wrappers._base.children`); the surviving children (sets ``goal`` on a win,
         or with ``until_gain`` on a new state that beats the root's score)."""
         self.stats.expansions += 1
         if self.config.trace:
@@ -261,8 +262,7 @@ class SearchRun:
         texts = self.situation.texts if node is self.root else node.env.candidates
         kids: list[_Node] = []
         g = node.g + 1
-        for text in texts:
-            env, (_obs, _r, _term, truncated, info) = node.env.fork_step(text, keep=True)
+        for text, (env, (_obs, _r, _term, truncated, info)) in zip(texts, children(node.env, texts, keep=True)):
             self.stats.generated += 1
             score = float(info["score"])
             if info["won"]:
@@ -309,9 +309,10 @@ class SearchRun:
 
     @staticmethod
     def _materialise(node: _Node) -> S1Env:
-        """The node's env, replayed from its parent's (which is kept while the search runs)."""
+        """The node's env, replayed from its parent's (which is kept while the search runs): a child of one
+        move (on TWX a snapshot stepped in the JVM, as its siblings were, which its own children start from)."""
         assert node.parent is not None and node.parent.env is not None and node.move is not None
-        env, _ = node.parent.env.fork_step(node.move)
+        env, _ = next(iter(children(node.parent.env, [node.move])))
         return env
 
     # ----------------------------------------------------------------- ask

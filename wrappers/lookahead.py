@@ -9,7 +9,7 @@ import numpy as np
 
 from s1gym.core import Candidate, Decision, Policy, Situation
 
-from ._base import Wrapper
+from ._base import Wrapper, children
 
 
 class Lookahead(Wrapper):
@@ -27,7 +27,8 @@ class Lookahead(Wrapper):
     back onto the full candidate list (dropped candidates get 0). The real
     env is never stepped: only forks are.
 
-    Costs one fork and one env step per candidate and no extra policy calls.
+    Costs one fork and one env step per candidate (on engines that allow it, all the candidates' steps in one
+    call into the engine: :func:`~s1gym.wrappers._base.children`) and no extra policy calls.
     """
 
     kind = "lookahead"
@@ -48,9 +49,11 @@ class Lookahead(Wrapper):
         parent = self.fork(situation)
         before = frozenset(parent.candidates)
         been = Counter((*situation.visited, situation.state_key))
-        for i, cand in enumerate(situation.candidates):
-            # Search keeps the children it steps: asked about a node it expanded, this steps nothing.
-            env, (_obs, reward, _terminated, _truncated, info) = parent.fork_step(cand.text)
+        # Search keeps the children it steps: asked about a node it expanded, this steps nothing.
+        stepped = children(parent, situation.texts)
+        for i, (cand, (env, (_obs, reward, _terminated, _truncated, info))) in enumerate(
+            zip(situation.candidates, stepped, strict=True)
+        ):
             new = tuple(a for a in env.candidates if a not in before)
             revisits = been[env.state_key()] if situation.state_key else None
             c = Candidate(cand.text, outcome=env.state_text, new_actions=new, reward=float(reward),

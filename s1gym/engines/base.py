@@ -10,7 +10,9 @@ such task, what that takes:
   ``PddlEnv``, a browser page). A task implements four methods:
   ``new_game(game)``, ``step(move)``, ``close()`` (``replay`` when it has a
   faster way than a new game and a step per move) and, when the engine can save
-  and load its state cheaply, ``snapshot()`` / ``restore(game, snapshot)``;
+  and load its state cheaply, ``snapshot()`` / ``restore(game, snapshot)``
+  (and ``step_children(game, snapshot, moves)`` when it can step a state's
+  children in one call);
 - an :class:`EnginePool` holds the engines of one kind in this process (at most
   ``capacity``); when it is full the least recently used engine is taken over
   (:mod:`s1gym.engines.pool`: the pools, the states they hold, the process's registry);
@@ -45,7 +47,11 @@ smallest complete example):
 off) lets a task whose engine is a function of its game and moves (the web pages) remember that many
 ``(game, moves, move) -> answer`` triples per pool: an env with no engine at its state (a fork) that
 steps a remembered move takes the answer without an engine, and restores an engine only when a move
-nobody played yet needs one (Search steps each child once to judge it and again when it expands it). ``env.engine()`` gives
+nobody played yet needs one (Search steps each child once to judge it and again when it expands it). ``env.fork_steps(moves)``
+gives the children of a state (a fork after each move), in one call into the
+engine when the engine can step them together (``Engine.step_children``: TWX),
+else one ``fork_step`` each; Search expands and Lookahead annotates with it.
+``env.engine()`` gives
 the engine at the env's state for code that must read more than ``step``
 returns (an expert reading TWX's object tree). ``close()`` gives the engine
 back to the pool; :func:`close_pools` closes every engine (at interpreter exit
@@ -60,12 +66,12 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from s1gym.core import S1Env
 from s1gym.engines.pool import EnginePool, GameState, add_user, close_pools, pool_for, pool_stats, remove_user
-from s1gym.engines.transitions import CachedTransitions
+from s1gym.engines.transitions import CachedTransitions, StepResult, Stepped
 from s1gym.errors import EngineCrashed
 
 __all__ = ["Engine", "EngineEnv", "EnginePool", "GameState", "close_pools", "pool_for", "pool_stats"]
@@ -77,6 +83,8 @@ class Engine:
 
     #: ``snapshot()``/``restore()`` are implemented and cheap (about one step).
     can_snapshot: ClassVar[bool] = False
+    #: ``step_children()`` is implemented: a snapshot's children stepped in one call (see there).
+    can_step_children: ClassVar[bool] = False
     #: Closed by :func:`close_pools` at interpreter exit. Engines that hold other processes (a browser, a
     #: desktop) must be; an engine living inside this process (a loaded C library) should not, since
     #: unloading it while the interpreter tears down its objects can crash the exit.
@@ -106,6 +114,13 @@ class Engine:
     def restore(self, game: Any, snapshot: Any) -> None:
         """Bring this engine to ``snapshot`` of ``game`` (only when ``can_snapshot``)."""
         raise NotImplementedError(f"{type(self).__name__} cannot restore a snapshot")
+
+    def step_children(self, game: Any, snapshot: Any, moves: Sequence[str]) -> list[tuple[Any, Any]] | None:
+        """For each of ``moves``, the state after it from ``snapshot`` of ``game``: ``(the child's snapshot, the
+        engine's answer to the move)`` (what ``step`` returns), in order, in one call into the engine (only
+        when ``can_step_children``); ``None`` when the engine does not hold ``snapshot`` (the caller then steps
+        the children one by one). Afterwards the engine holds ``snapshot`` (as after ``restore``)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot step children in one call")
 
     def alive(self) -> bool:
         """False once the engine cannot be used any more (its process died); the pool drops it."""
@@ -162,6 +177,9 @@ class EngineEnv(CachedTransitions, S1Env):
     forks_take_engines: ClassVar[bool] = False
     #: Entries of the pool's transition cache (:mod:`s1gym.engines.transitions`); 0 turns it off.
     transition_capacity: ClassVar[int] = 1024
+
+    #: ``(move, snapshot, answer, counted)`` of a child stepped by ``fork_steps``, which its own step then takes
+    _ready: tuple[str, Any, Any, bool] | None = None
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -266,6 +284,72 @@ class EngineEnv(CachedTransitions, S1Env):
             state.snapshot = self.engine().snapshot()
         return state.snapshot
 
+    def fork_steps(self, moves: Iterable[str], keep: bool = False) -> Iterator[tuple[S1Env, StepResult]]:
+        """The children of this state: for each of ``moves``, in order, a fork after the move and the step's
+        result, exactly what ``fork_step(move, keep)`` gives; this env is untouched. Search expands a node
+        with it and Lookahead annotates a situation with it.
+
+        Children the pool's transition cache holds come from it. The others are stepped, in one call into the
+        engine before the first child is yielded when the engine has ``can_step_children``
+        (:meth:`Engine.step_children`: TWX restores the parent and steps every move in the JVM in one round
+        trip, each child kept as a snapshot), else one by one as the caller asks for them, with
+        ``fork_step`` (so a caller that stops early, as Search does at a winning child, steps no more). This
+        default holds for every engine: a task overrides nothing, its engine implements ``step_children``
+        when it can do better than one call per child."""
+        moves = list(moves)
+        cache = self._pool().transitions
+        prefix = self._transition_state(cache)
+        hits = {}
+        if prefix is not None:
+            for move in moves:
+                hit = cache.get((*prefix, move))
+                if hit is not None:
+                    hits[move] = hit
+        todo = [move for move in moves if move not in hits]
+        stepped = self._step_children(todo)
+        ready = dict(zip(todo, stepped, strict=True)) if stepped is not None else {}
+        for move in moves:
+            if move in hits:
+                yield self._from_cache(hits[move])
+                continue
+            if move in ready:
+                child, result = self._stepped_child(move, *ready[move])
+                if keep and prefix is not None:  # stored as what made it: cheaper than a fork (Stepped)
+                    cache.put((*prefix, move), Stepped(move, *ready[move]))
+            else:
+                child, result = S1Env.fork_step(self, move)
+                if keep and prefix is not None:
+                    cache.put((*prefix, move), child.fork(), result)
+            yield child, result
+
+    def _stepped_child(
+        self, move: str, snapshot: Any, answer: Any, counted: bool = True
+    ) -> tuple[S1Env, StepResult]:
+        """A fork after ``move`` whose step takes the engine's ``answer`` and ``snapshot`` (``fork_steps``;
+        ``counted``: the engine stepped it just now, a step of the pool, not a child rebuilt from the cache)."""
+        child = self.fork()
+        child._ready = (move, snapshot, answer, counted)
+        try:
+            return child, child.step_move(move)
+        finally:
+            child._ready = None
+
+    @_engine_guard
+    def _step_children(self, moves: Sequence[str]) -> list[tuple[Any, Any]] | None:
+        """The engine's ``(snapshot, answer)`` for each of ``moves`` from this state, stepped in one call on an
+        engine of the pool (this env's own keeps its state); ``None`` when the engines cannot."""
+        pool = self._pool()
+        with pool.lock:
+            state = self.game_state
+            probe = state.engine if state.engine is not None else next(iter(pool), None)
+            if not moves or probe is None or not probe.can_step_children:
+                return None
+            snapshot = self.snapshot()
+            engine = pool.acquire()  # an idle one, a new one or the least recently used (its state kept)
+            out = engine.step_children(state.game, snapshot, moves)
+            pool.bind(engine, None)
+            return out
+
     # ------------------------------------------------------------- S1Env hooks
     @_engine_guard
     def _new_game(self, seed: int | None, options: dict[str, Any]) -> str:
@@ -283,8 +367,14 @@ class EngineEnv(CachedTransitions, S1Env):
 
     @_engine_guard
     def _play(self, move: str) -> str:
-        pool = self._pool()
         state = self.game_state
+        ready, self._ready = self._ready, None
+        if ready is not None and ready[0] == move:  # a child the engine stepped already (fork_steps)
+            self._game_state = GameState(state.game, (*state.moves, move), self, ready[1])
+            if ready[3]:
+                self._last_pool.steps += 1  # the pool its parent used a moment ago (finding it again costs more)
+            return self._on_step(move, ready[2])
+        pool = self._pool()
         key = (state.game, state.moves, move)
         if self.answer_cache and not (state.owned_by(self) and pool.holds(state.engine, state)):
             with pool.lock:

@@ -79,11 +79,17 @@ class EnginePool:
         return iter(list(self._engines))
 
     def holds(self, engine: Engine | None, state: GameState) -> bool:
-        """``engine`` is in this pool, alive, and holds ``state``."""
+        """``engine`` is in this pool, alive, and holds ``state`` (a dead engine met here leaves the pool)."""
         if engine is None or engine not in self._engines:
             return False
         ref = self._engines[engine]
-        return ref is not None and ref() is state and engine.alive()
+        if ref is None or ref() is not state:
+            return False
+        if not engine.alive():
+            with self.lock:
+                self.drop(engine)
+            return False
+        return True
 
     def bind(self, engine: Engine, state: GameState | None) -> None:
         """Record that ``engine`` now holds ``state`` (``None``: idle); the previous state loses it."""
@@ -108,18 +114,20 @@ class EnginePool:
 
         Taking over an engine whose state is still held by a live env snapshots
         that state first (snapshot engines) so the env can restore it later;
-        other engines' states are restored by replaying their moves.
+        other engines' states are restored by replaying their moves. Dead engines
+        met on the way leave the pool (only those: asking every engine whether it
+        lives would cost a system call each, on every acquire).
         """
         with self.lock:
             if self.closed:
                 raise RuntimeError(f"engine pool {self.key!r} is closed")
-            for engine in list(self._engines):
-                if not engine.alive():
-                    self.drop(engine)
-            for engine, ref in reversed(self._engines.items()):  # the most recently released first
-                if ref is None or ref() is None:
+            while (engine := self._idle()) is not None:
+                if engine.alive():
                     self._engines.move_to_end(engine)
                     return engine
+                self.drop(engine)
+            while self._engines and not next(iter(self._engines)).alive():
+                self.drop(next(iter(self._engines)))
             if len(self._engines) < self.capacity:
                 engine = self.open_engine()
                 self.opened += 1
@@ -136,6 +144,13 @@ class EnginePool:
             self._engines.move_to_end(engine)
             self.takeovers += 1
             return engine
+
+    def _idle(self) -> Engine | None:
+        """The most recently released engine that holds no live state, if any."""
+        for engine, ref in reversed(self._engines.items()):
+            if ref is None or ref() is None:
+                return engine
+        return None
 
     def release(self, engine: Engine) -> None:
         """Make ``engine`` idle (its state, if still held, is restored elsewhere when needed)."""

@@ -14,7 +14,8 @@ hygiene-like option changes them), the task's own settings
 of the stored child, whose step count, history and RNG are the ones the real
 step gave, and a copy of the step's result.
 
-Only callers that ask for it store (``fork_step(move, keep=True)``): Search,
+Only callers that ask for it store (``fork_step(move, keep=True)``, or
+``fork_steps(moves, keep=True)`` for a state's children): Search,
 which reads every child's state key and so snapshots every child anyway; the
 stored env is a fork of the child sharing that snapshot, so a hit costs a fork
 (a copy of the env's attributes) and stepping on from it costs a restore, as
@@ -29,7 +30,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -37,9 +38,20 @@ if TYPE_CHECKING:
     from s1gym.core import S1Env
     from s1gym.engines.base import EngineEnv
 
-__all__ = ["CachedTransitions", "StepResult", "TransitionCache", "copy_result"]
+__all__ = ["CachedTransitions", "StepResult", "Stepped", "TransitionCache", "copy_result"]
 
 StepResult = tuple[str, float, bool, bool, dict[str, Any]]
+
+
+class Stepped(NamedTuple):
+    """A stored child the engine stepped with its siblings: ``move`` played from the keyed state gave the engine
+    state ``snapshot`` and the engine's ``answer`` (what ``step`` returns; a task's ``_on_step`` reads it and
+    keeps it unchanged). A hit plays it again onto a fork of the asking env, which the key says is in the same
+    state (``EngineEnv._stepped_child``): the same child and result, no engine call."""
+
+    move: str
+    snapshot: Any
+    answer: Any
 
 
 def copy_result(result: StepResult) -> StepResult:
@@ -54,7 +66,7 @@ class TransitionCache:
 
     def __init__(self, capacity: int) -> None:
         self.capacity = max(0, int(capacity))
-        self._entries: OrderedDict[Hashable, tuple[EngineEnv, StepResult]] = OrderedDict()
+        self._entries: OrderedDict[Hashable, tuple[EngineEnv | Stepped, StepResult | None]] = OrderedDict()
         self._lock = threading.Lock()
         #: counters for benchmarks and tests
         self.hits = self.misses = self.stored = 0
@@ -62,8 +74,9 @@ class TransitionCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, key: Hashable) -> tuple[EngineEnv, StepResult] | None:
-        """The stored child and result for ``key``, counted as a hit or a miss."""
+    def get(self, key: Hashable) -> tuple[EngineEnv | Stepped, StepResult | None] | None:
+        """The stored child and result for ``key`` (a :class:`Stepped` and ``None``: rebuilt by the caller),
+        counted as a hit or a miss."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is None:
@@ -73,12 +86,13 @@ class TransitionCache:
             self.hits += 1
             return entry
 
-    def put(self, key: Hashable, child: EngineEnv, result: StepResult) -> None:
-        """Store ``child`` (an env nobody else steps) and its step's ``result`` under ``key``."""
+    def put(self, key: Hashable, child: EngineEnv | Stepped, result: StepResult | None = None) -> None:
+        """Store ``child`` (an env nobody else steps) and its step's ``result`` under ``key``, or a
+        :class:`Stepped` child (no result: a hit steps it again)."""
         if self.capacity == 0:
             return
         with self._lock:
-            self._entries[key] = (child, copy_result(result))
+            self._entries[key] = (child, None if isinstance(child, Stepped) else copy_result(result))
             self._entries.move_to_end(key)
             self.stored += 1
             while len(self._entries) > self.capacity:
@@ -97,30 +111,41 @@ class CachedTransitions:
         """The env's settings, besides the engine's state, that change what a step gives (tasks add theirs)."""
         return (self.max_steps, self.max_candidates, self.action_slots)
 
-    def _transition_key(self, move: str) -> Hashable:
-        """What identifies the result of playing ``move`` here (see :mod:`s1gym.engines.transitions`)."""
+    def _transition_state(self, cache: TransitionCache) -> tuple[Any, ...] | None:
+        """The key of this state in ``cache``, to which a move is added (see :mod:`s1gym.engines.transitions`);
+        ``None`` when nothing is cached (the cache is off, or a game id is not hashable)."""
+        if not cache.capacity:
+            return None
         state = self.game_state
         rng = None if self._np_random is None else repr(self._np_random.bit_generator.state)
-        return (type(self), state.game, state.moves, self._steps, self._candidates, self._transition_settings(),
-                rng, move)
+        key = (type(self), state.game, state.moves, self._steps, self._candidates, self._transition_settings(), rng)
+        try:
+            hash(key)
+        except TypeError:  # a game id that is not hashable: nothing is cached
+            return None
+        return key
+
+    def _from_cache(self, hit: tuple[EngineEnv | Stepped, StepResult | None]) -> tuple[S1Env, StepResult]:
+        """The child and result a cache entry gives this env: a fork of the stored child and a copy of its
+        result, or a :class:`Stepped` child played again onto a fork of this env."""
+        child, result = hit
+        if isinstance(child, Stepped):
+            return self._stepped_child(child.move, child.snapshot, child.answer, counted=False)
+        assert result is not None
+        return child.fork(), copy_result(result)
 
     def fork_step(self, move: str, keep: bool = False) -> tuple[S1Env, StepResult]:
         """A fork after ``move`` and the step's result, from the pool's transition cache when it holds them;
         ``keep``: store a stepped child there (its snapshot is taken now; a caller that reads the child's
         state key takes it anyway)."""
         cache = self._pool().transitions
-        if not cache.capacity:
+        prefix = self._transition_state(cache)
+        if prefix is None:
             return super().fork_step(move)
-        key = self._transition_key(move)
-        try:
-            hash(key)
-        except TypeError:  # a game id that is not hashable: nothing is cached
-            return super().fork_step(move)
-        hit = cache.get(key)
+        hit = cache.get((*prefix, move))
         if hit is not None:
-            child, result = hit
-            return child.fork(), copy_result(result)
+            return self._from_cache(hit)
         child, result = super().fork_step(move)
         if keep:
-            cache.put(key, child.fork(), result)
+            cache.put((*prefix, move), child.fork(), result)
         return child, result

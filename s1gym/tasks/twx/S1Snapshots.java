@@ -247,6 +247,44 @@ public final class S1Snapshots {
         return pi.stepJSON(move);
     }
 
+    /**
+     * The children of snapshot ``parent``, in one call: for each of ``moves`` (separated by newlines, which no
+     * TWX action holds) ``pi`` is brought to a fresh copy of the parent and plays the move, and the game it
+     * reached is stored as the child's snapshot. The stepped game itself is stored, not a copy of it: the copy
+     * it was stepped from is the parent's, so nothing else holds it. ``pi``'s game is then left null (it is a
+     * snapshot now and must not be stepped); the caller restores ``pi`` before using it again.
+     * Returns a JSON array with one ``[id, step JSON]`` per move, in order; null if ``parent`` is unknown.
+     */
+    public static synchronized String children(PythonInterface pi, int parent, String moves, String free)
+            throws InstantiationException {
+        noDelay();
+        free(free);
+        Stored p = STORE.get(parent);
+        if (p == null) return null;
+        StringBuilder out = new StringBuilder(moves.length() * 64).append('[');
+        int first = nextId, start = 0;
+        try {
+            while (start <= moves.length()) {
+                int end = moves.indexOf('\n', start);
+                if (end < 0) end = moves.length();
+                pi.game_$eq((TextGame) deepCopy(p.game));
+                pi.curStepResult_$eq(p.result);
+                String json = pi.stepJSON(moves.substring(start, end));
+                int id = nextId++;
+                STORE.put(id, new Stored(pi.game(), pi.curStepResult()));
+                if (out.length() > 1) out.append(',');
+                out.append('[').append(id).append(',').append(json).append(']');
+                start = end + 1;
+            }
+        } catch (RuntimeException | InstantiationException e) {
+            for (int id = first; id < nextId; id++) STORE.remove(id);  // Python never learns these ids
+            throw e;
+        } finally {
+            pi.game_$eq(null);
+        }
+        return out.append(']').toString();
+    }
+
     /** ``pi``'s object tree (TWX's JSON), on a connection that sends it without waiting (see ``noDelay``). */
     public static String objectTree(PythonInterface pi) {
         noDelay();

@@ -5,7 +5,7 @@ per ``(game, params)`` and JVM (fold seeds, gold paths, the room maps the expert
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from s1gym.engines import jvm as _jvm
@@ -76,7 +76,8 @@ class TWXEngine(Engine):
     """One Scala game object sharing its generator.
 
     With the JVM's snapshot helper (:mod:`.snapshots`) the engine snapshots and restores its game object in
-    the JVM (``can_snapshot``): a restore is sent with the next step, in one round trip. Without it, and
+    the JVM (``can_snapshot``): a restore is sent with the next step, in one round trip; and it steps a
+    state's children in one round trip (``can_step_children``). Without it, and
     for a snapshot a dead JVM took with it, the engine replays the moves with TWX's plain (non-JSON) calls.
     """
 
@@ -86,7 +87,7 @@ class TWXEngine(Engine):
         self.gen = gen
         self._pi = gen.new_game_object()
         self.snaps = _snapshots.Snapshots.of(gen.jvm)
-        self.can_snapshot = self.snaps is not None
+        self.can_snapshot = self.can_step_children = self.snaps is not None
         self._game: tuple[int, str] | None = None
         #: the moves since the game began (a snapshot keeps them, to replay it in another JVM)
         self._moves: list[str] = []
@@ -156,6 +157,15 @@ class TWXEngine(Engine):
         if self._pending is not None:  # not restored yet: this engine's state is that snapshot
             return self._pending
         return self.snaps.take(self._pi, tuple(self._moves))
+
+    def step_children(self, game: tuple[int, str], snapshot: _snapshots.Snapshot,
+                      moves: Sequence[str]) -> list[tuple[_snapshots.Snapshot, dict[str, Any]]] | None:
+        """Every child of ``snapshot`` in one round trip (:meth:`.snapshots.Snapshots.children`); the engine is
+        then at ``snapshot`` (restored with its next step)."""
+        out = self.snaps.children(self._pi, snapshot, moves)
+        if out is not None:
+            self.restore(game, snapshot)  # the JVM left the game object empty
+        return out
 
     def restore(self, game: tuple[int, str], snapshot: _snapshots.Snapshot) -> None:
         if snapshot.owner is not self.snaps:  # taken in a JVM that has gone

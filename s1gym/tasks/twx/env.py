@@ -211,8 +211,8 @@ class TWXEnv(EngineEnv):
         """The moves played since the start of the game."""
         return self.game_state.moves
 
-    def _accept(self, raw: str) -> None:
-        r = orjson.loads(raw)
+    def _accept(self, raw: str | dict[str, Any]) -> None:
+        r = orjson.loads(raw) if isinstance(raw, str) else raw  # a step's JSON, or already parsed
         self._r = r
         self._candidates_sorted = sorted(set(r["validActions"]))
         parts = [f"Task: {self._task}"] if self._task else []
@@ -246,13 +246,15 @@ class TWXEnv(EngineEnv):
         self._accept(state)
         return self._feedback_of(self._r)
 
-    def _on_step(self, move: str, raw: str) -> str:
+    def _on_step(self, move: str, raw: str | dict[str, Any]) -> str:
+        """``raw``: the step's JSON, or already parsed (a child stepped with its siblings: ``fork_steps``)."""
         if move.startswith(_STATE_VERBS):
             self._note_fact(move)  # reads the view before the move
+        r = orjson.loads(raw) if isinstance(raw, str) else raw
         if move in self.remembered_moves:
-            self._remember(orjson.loads(raw)["observation"])
+            self._remember(r["observation"])
         room = self._room()
-        self._accept(raw)
+        self._accept(r)
         feedback = self._feedback_of(self._r)
         if not feedback and self._room() != room:
             # TWX answers a move with the new room's view, which the observation shows anyway; the feedback

@@ -13,6 +13,10 @@ otherwise free each Java object with a round trip of its own). The helper also t
 on the py4j connections it serves: an answer longer than 8 KB (CookingWorld's object tree, which the expert
 reads) waited up to 40 ms for a delayed ACK.
 
+A node's children are stepped in one round trip (:meth:`Snapshots.children`): the parent's copy restored and
+the move played for each, every child kept as a snapshot; Search and Lookahead get them through
+:meth:`s1gym.engines.base.EngineEnv.fork_steps`.
+
 ``S1CookingTree.java``, compiled with it, writes CookingWorld's object tree with only what the expert's planner
 reads (:meth:`Snapshots.cooking_tree`), and can send it back with a step (:meth:`Snapshots.step_and_cooking_tree`).
 """
@@ -27,8 +31,11 @@ import subprocess
 import tempfile
 import threading
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from s1gym.datasets import cache_root
 
@@ -124,7 +131,7 @@ class Snapshots:
         # py4j looks a static member up with a round trip of its own each time: look each up once
         self._take, self._restore = self.cls.take, self.cls.restore
         self._restore_step, self._held = self.cls.restoreStep, self.cls.held
-        self._object_tree = self.cls.objectTree
+        self._object_tree, self._children = self.cls.objectTree, self.cls.children
         cooking = jvm.jvm.s1gym.twx.S1CookingTree
         self._cooking_tree, self._step_tree = cooking.tree, cooking.step
         self.cls.noDelay()  # long answers on this connection arrive without Nagle's wait (S1Snapshots.java)
@@ -169,6 +176,21 @@ class Snapshots:
         with self.jvm.lock:
             out = self._restore_step(pi, snap.id, move, self._frees())
         return None if out is None else str(out)
+
+    def children(self, pi: Any, parent: Snapshot, moves: Sequence[str]) -> list[tuple[Snapshot, dict[str, Any]]] | None:
+        """For each of ``moves``, ``pi`` brought to ``parent`` and the move played, all in one round trip: the
+        child's snapshot and the step's answer (parsed JSON), in order; ``None`` when this JVM does not hold
+        ``parent``. ``pi`` is left without a game: restore it before using it again."""
+        if parent.owner is not self:
+            return None
+        if any("\n" in m for m in moves):
+            raise ValueError(f"a TWX move holds a newline: {[m for m in moves if chr(10) in m]}")
+        with self.jvm.lock:
+            out = self._children(pi, parent.id, "\n".join(moves), self._frees())
+        if out is None:
+            return None
+        return [(Snapshot(self, int(i), (*parent.moves, m)), r)
+                for m, (i, r) in zip(moves, orjson.loads(str(out)), strict=True)]
 
     def object_tree(self, pi: Any) -> str:
         """TWX's object tree of ``pi``'s game (JSON) in one round trip, without Nagle's wait."""
