@@ -123,4 +123,5 @@ def test_local_finds_its_shipped_model_through_the_task_class():
     assert ALFWorldEnv.local_model == "local_alfworld.json"
     assert task_model("ALFWorld").provenance == task_model("s1/ALFWorld-v0").provenance
     assert task_model("CookingWorld").provenance["task"] == CookingWorldEnv.task_name
-    assert task_model("Blackjack") is None and task_model("NoSuchTask") is None
+    assert task_model("Blackjack").provenance["protocol"] == "bench/others_protocol.md"
+    assert task_model("Millionaire") is None and task_model("NoSuchTask") is None  # no fitted model, no task
