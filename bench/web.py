@@ -3,11 +3,14 @@ fork determinism, step cost, candidate caps.
 
     python bench/web.py --rules              # the rule on every task with one (seeds 31000-31009)
     python bench/web.py --search             # Search(Uniform) on every offered task (seeds 32000-32002)
+    python bench/web.py --search --games 1   # the same, one game a task (seed 32000; fourth amendment)
     python bench/web.py --flights            # Search(Uniform, budget=20) on Flights (seeds 33000-33019)
     python bench/web.py --forks 10000        # fork-and-replay checks across the tasks (walks from seed 34000)
     python bench/web.py --steps              # env.step on the click tasks vs a bare Playwright click (seeds 35000-35019)
     python bench/web.py --caps --seeds 10    # most candidates met per task (random and rule play, seeds 0..)
     python bench/web.py --workers            # steps per second with 1 and 2 worker processes
+    python bench/web.py --ab --out DIR       # Search(Uniform) on the A/B sample (issue 37; seed 36000)
+    python bench/web.py --compare A B        # the A/B sample's games in out dirs A and B, move by move
 
 Protocol, fixed before any of these runs (seeds disjoint from tests/test_web.py, which plays seeds 0-9):
 
@@ -50,6 +53,21 @@ Protocol, fixed before any of these runs (seeds disjoint from tests/test_web.py,
   same state, as a bare Playwright ``locator.click()`` of the same element (no read). Medians and
   their ratio. Target: median env.step <= 50 ms.
 
+Fourth amendment (issue 37, "Search at the page's speed"; written and committed before any run of it):
+
+- **--search, one game a task**: the all-tasks rerun that times ``Search(Uniform(), budget=20)`` at the
+  page's speed plays one game of every offered task, seed 32000 (the protocol's first seed), same options
+  (episode budget 20, ``max_expansions=20``). Target: <= 5 minutes a game on every task. Row as before, plus
+  the load average at the row's end; cold for each task's first (here only) game.
+- **--ab**: the same Search on a sample that covers the engine's kinds of move, one game each, seed 36000
+  (never played by any earlier run): book-flight (date picks, autocomplete), click-checkboxes, click-menu
+  (pointing), click-pie and form-sequence-3 (pages loaded again for each episode), copy-paste (keys),
+  drag-sort-numbers (drags), email-inbox-forward-nl, login-user (typing), scroll-text-2 (scrolls),
+  simple-arithmetic, social-media-some, terminal (key by key), text-editor (highlights), use-autocomplete,
+  use-slider (keys anywhere), choose-date-easy, find-word. Played once with the code before (the main
+  branch at the start of the work) and once after, into two out dirs; ``--compare`` reads both dirs'
+  episode files. Target: every game's moves identical, and its win, score and steps.
+
 Latencies are wall clock on a shared machine: the load average is printed with every figure, and
 ratios measured in the same run are what to compare.
 """
@@ -86,6 +104,12 @@ CLICK_TASKS = ["click-button", "click-link", "click-dialog", "click-test-2", "cl
                "click-color", "click-widget"]
 SEARCH = {"budget": 20, "wrapper_options": {"episode_budget": 20, "max_expansions": 20}}
 #: the third amendment: tasks that play one game of Search(Uniform), not three
+#: the fourth amendment's A/B sample (one game each, seed AB_SEED)
+AB_TASKS = ("book-flight", "click-checkboxes", "click-menu", "click-pie", "form-sequence-3", "copy-paste",
+            "drag-sort-numbers", "email-inbox-forward-nl", "login-user", "scroll-text-2", "simple-arithmetic",
+            "social-media-some", "terminal", "text-editor", "use-autocomplete", "use-slider", "choose-date-easy",
+            "find-word")
+AB_SEED = 36000
 SEARCH_ONE_GAME = ("simple-algebra", "scroll-text", "simple-arithmetic", "social-media-all", "social-media-some",
                    "social-media")
 
@@ -155,9 +179,11 @@ def rules(out: Path, tasks: list[str]) -> None:
             row(out, task, "Rule", "rule", [], RULE_SEEDS)
 
 
-def search(out: Path, tasks: list[str]) -> None:
+def search(out: Path, tasks: list[str], games: int | None = None) -> None:
+    """``games``: that many games a task (the fourth amendment's rerun: 1), else the protocol's."""
     for task in tasks:
         seeds = (SEARCH_SEEDS[0], 1) if task in SEARCH_ONE_GAME else SEARCH_SEEDS
+        seeds = (seeds[0], games) if games else seeds
         row(out, task, "Search(Uniform)", "uniform", ["search"], seeds, **SEARCH)
 
 
@@ -172,6 +198,39 @@ def flights(out: Path) -> None:
                       "episodes": summary["episodes"], "errors": summary["errors"],
                       "calls_per_game": (summary.get("calls") or 0) / summary["episodes"],
                       "s_per_game": wall / summary["episodes"], "load": os.getloadavg()[0]}), flush=True)
+
+
+def ab(out: Path, tasks: list[str]) -> None:
+    """The A/B sample's games (fourth amendment): the rows of ``search`` on one seed."""
+    for task in tasks:
+        row(out, task, "Search(Uniform)", "uniform", ["search"], (AB_SEED, 1), **SEARCH)
+
+
+def episodes_of(out: Path) -> dict[str, dict]:
+    """Each A/B game in ``out`` by task: its moves, win, score and steps (from the episode files)."""
+    games = {}
+    for path in sorted(out.glob("*-Search(Uniform)/*/agent/episode.json")):
+        episode = read_episode(path)
+        games[path.parents[2].name.removesuffix("-Search(Uniform)")] = {
+            "moves": [tick["move"] for tick in episode.get("ticks", [])],
+            **{k: episode.get(k) for k in ("won", "score", "steps")},
+        }
+    return games
+
+
+def compare(before: Path, after: Path) -> None:
+    """The A/B: the same games in two out dirs, move by move."""
+    a, b = episodes_of(before), episodes_of(after)
+    same = 0
+    for task in sorted(set(a) | set(b)):
+        if task not in a or task not in b:
+            print(f"{task:28s} only in {'before' if task in a else 'after'}")
+            continue
+        ok = a[task] == b[task]
+        same += ok
+        print(f"{task:28s} {'identical' if ok else 'DIFFERENT'}: {len(b[task]['moves'])} moves, won {b[task]['won']}"
+              + ("" if ok else f" (before: {a[task]}; after: {b[task]})"))
+    print(json.dumps({"games": len(set(a) & set(b)), "identical": same}))
 
 
 # ------------------------------------------------------------------ forks
@@ -331,6 +390,9 @@ def main() -> None:
     parser.add_argument("--steps", action="store_true")
     parser.add_argument("--caps", action="store_true")
     parser.add_argument("--workers", action="store_true")
+    parser.add_argument("--games", type=int, default=None, help="--search: games a task (default: the protocol's)")
+    parser.add_argument("--ab", action="store_true")
+    parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     parser.add_argument("--seeds", type=int, default=10, help="--caps and --workers: seeds 0..S-1")
     parser.add_argument("--tasks", nargs="*", default=list(WEB_TASKS), help="default: every offered task")
     parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "s1gym-bench-web"))
@@ -342,7 +404,7 @@ def main() -> None:
     if args.rules:
         rules(out, args.tasks)
     if args.search:
-        search(out, args.tasks)
+        search(out, args.tasks, args.games)
     if args.flights:
         flights(out)
     if args.forks:
@@ -351,7 +413,12 @@ def main() -> None:
         steps()
     if args.workers:
         workers(args.seeds)
-    if not (args.caps or args.rules or args.search or args.flights or args.forks or args.steps or args.workers):
+    if args.ab:
+        ab(out, [t for t in args.tasks if t in AB_TASKS] if args.tasks != list(WEB_TASKS) else list(AB_TASKS))
+    if args.compare:
+        compare(Path(args.compare[0]), Path(args.compare[1]))
+    if not (args.caps or args.rules or args.search or args.flights or args.forks or args.steps or args.workers
+            or args.ab or args.compare):
         parser.print_help()
     print("pools:", pool_stats(), file=sys.stderr)
     browser.shutdown_browsers()
