@@ -30,6 +30,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
+import re
 import threading
 import unicodedata
 from collections import OrderedDict
@@ -86,7 +87,14 @@ WEB_CHARSET: frozenset[str] = frozenset(BASE_CHARSET) | frozenset(
 )
 
 
+#: The ASCII characters outside :data:`WEB_CHARSET` (control characters).
+_ASCII_OUTSIDE = re.compile(r"[^\t\n\r\x0b\x0c -~]")
+
+
 def clean(text: str) -> str:
+    """``text`` with every character outside :data:`WEB_CHARSET` as ``?``."""
+    if text.isascii():  # most text: one regex pass instead of a set lookup per character
+        return _ASCII_OUTSIDE.sub("?", text)
     return "".join(c if c in WEB_CHARSET else "?" for c in text)
 
 
@@ -239,8 +247,8 @@ class WebEngine(Engine):
         return answer._replace(error=error) if error else answer
 
     def replay(self, game: WebGame, moves: tuple[str, ...]) -> None:
-        """Start ``game`` and play ``moves`` again, reading the page only where no spec is remembered,
-        and once at the end (the next move's elements)."""
+        """Start ``game`` and play ``moves`` again, reading the page only where no spec is remembered
+        (at the end too: the next move's elements)."""
         with self._guard("a replay"):
             self._start(game)
             for i, move in enumerate(moves):
@@ -257,7 +265,13 @@ class WebEngine(Engine):
                 self._act(spec)
                 self._moves = moves[: i + 1]
                 self.page.evaluate("(ms) => __s1.clock.runFor(ms)", self._settle) if i + 1 < len(moves) else None
-            self._read(snapshot=False, settle=self._settle if moves else 0)
+            targets = SPECS.get((game, moves))
+            if targets is None:
+                self._read(snapshot=False, settle=self._settle if moves else 0)
+                return
+            if moves:  # the moves of this state were read before: only let the page's time pass
+                self.page.evaluate("(ms) => __s1.clock.runFor(ms)", self._settle)
+            self._targets = targets
 
     # ------------------------------------------------------------ internals
     def _open_page(self) -> None:
