@@ -9,6 +9,7 @@ fork determinism, step cost, candidate caps.
     python bench/web.py --steps              # env.step on the click tasks vs a bare Playwright click (seeds 35000-35019)
     python bench/web.py --caps --seeds 10    # most candidates met per task (random and rule play, seeds 0..)
     python bench/web.py --workers            # steps per second with 1 and 2 worker processes
+    python bench/web.py --memo-check 100     # memoryless pages: answers from MEMO against real pages (seeds 37000-37001)
     python bench/web.py --ab --out DIR       # Search(Uniform) on the A/B sample (issue 37; seed 36000)
     python bench/web.py --compare A B        # the A/B sample's games in out dirs A and B, move by move
 
@@ -67,6 +68,12 @@ Fourth amendment (issue 37, "Search at the page's speed"; written and committed 
   use-slider (keys anywhere), choose-date-easy, find-word. Played once with the code before (the main
   branch at the start of the work) and once after, into two out dirs; ``--compare`` reads both dirs'
   episode files. Target: every game's moves identical, and its win, score and steps.
+- **--memo-check N**: on every memoryless task (catalogue), one ``Search(Uniform)`` game (the --search
+  options) on each of seeds 37000-37001; of the children it took from the memoryless pages' memory
+  (``MEMO``: the answer a page that showed the same gave to the same move), up to N a game (drawn with
+  ``random.Random(37000)``) are stepped again on a freshly loaded page along their own moves, and the two
+  answers compared (page text, moves, end, reward, the hidden digest and the keys it is remembered under).
+  Target: 0 differences.
 
 Latencies are wall clock on a shared machine: the load average is printed with every figure, and
 ratios measured in the same run are what to compare.
@@ -110,6 +117,7 @@ AB_TASKS = ("book-flight", "click-checkboxes", "click-menu", "click-pie", "form-
             "social-media-some", "terminal", "text-editor", "use-autocomplete", "use-slider", "choose-date-easy",
             "find-word")
 AB_SEED = 36000
+MEMO_SEEDS = (37000, 2)
 SEARCH_ONE_GAME = ("simple-algebra", "scroll-text", "simple-arithmetic", "social-media-all", "social-media-some",
                    "social-media")
 
@@ -234,9 +242,9 @@ def compare(before: Path, after: Path) -> None:
 
 
 # ------------------------------------------------------------------ forks
-def _same(a, b) -> str:
+def _same(a, b, fields=("page", "moves", "done", "raw_reward", "utterance", "hidden")) -> str:
     """'' when two answers show the same page, else what differs."""
-    for field in ("page", "moves", "done", "raw_reward", "utterance", "hidden"):
+    for field in fields:
         if getattr(a, field) != getattr(b, field):
             return field
     return ""
@@ -297,6 +305,57 @@ def forks(checks: int, tasks: list[str]) -> None:
         env.close()
     print(json.dumps({"checks": done, "divergences": diverged, "fresh_page_checks": fresh_checks, "tasks": len(tasks),
                       "seconds": round(time.perf_counter() - start), "divergences_per_task": bad}), flush=True)
+
+
+def memo_check(per_game: int, tasks: list[str]) -> None:
+    """Children answered from MEMO during Search games, stepped again on a fresh page (see the protocol)."""
+    from s1gym.policies import Uniform
+    from s1gym.tasks.web import env as web
+    from s1gym.wrappers import Search
+
+    served: list[tuple] = []
+    play = web.MiniWoBEnv._play
+
+    def recording(self, move):
+        hits, moves = web.MEMO.hits, self.game_state.moves
+        feedback = play(self, move)
+        if web.MEMO.hits > hits:
+            served.append((self.game_state.game, moves, move, self._answer))
+        return feedback
+
+    web.MiniWoBEnv._play = recording
+    total = different = 0
+    for task in [t for t in tasks if WEB_TASKS[t].memoryless]:
+        for seed in range(MEMO_SEEDS[0], MEMO_SEEDS[0] + MEMO_SEEDS[1]):
+            served.clear()
+            start = time.perf_counter()
+            env = gym.make("s1/MiniWoB-v0", task=task)
+            env.reset(seed=seed)
+            search = Search(Uniform(), budget=SEARCH["budget"], **SEARCH["wrapper_options"])
+            search.reset()
+            while not env.done and env.candidates and env.steps < env.max_steps:
+                decision = search.decide(env.situation())
+                if decision.give_up:
+                    break
+                env.step(decision.action)
+            env.close()
+            sample = random.Random(MEMO_SEEDS[0]).sample(served, min(per_game, len(served)))
+            engine = WebEngine()
+            try:
+                for game, moves, move, answer in sample:
+                    engine.replay(game, moves)
+                    problem = _same(engine.step(move), answer, ("page", "moves", "done", "raw_reward", "utterance",
+                                                                 "hidden", "error", "memo"))
+                    different += bool(problem)
+                    if problem:
+                        print(f"DIFFERENT {task} seed {seed} moves {list(moves)} + {move!r}: {problem}", flush=True)
+            finally:
+                engine.close()
+            total += len(sample)
+            print(f"{task} seed {seed}: {env.steps} moves, won {env.won}, {len(served)} children from MEMO, "
+                  f"{len(sample)} stepped again, {time.perf_counter() - start:.0f} s, {load()}", flush=True)
+    web.MiniWoBEnv._play = play
+    print(json.dumps({"checked": total, "different": different}), flush=True)
 
 
 # ------------------------------------------------------------------ steps
@@ -391,6 +450,7 @@ def main() -> None:
     parser.add_argument("--caps", action="store_true")
     parser.add_argument("--workers", action="store_true")
     parser.add_argument("--games", type=int, default=None, help="--search: games a task (default: the protocol's)")
+    parser.add_argument("--memo-check", type=int, default=0, metavar="N")
     parser.add_argument("--ab", action="store_true")
     parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     parser.add_argument("--seeds", type=int, default=10, help="--caps and --workers: seeds 0..S-1")
@@ -413,12 +473,14 @@ def main() -> None:
         steps()
     if args.workers:
         workers(args.seeds)
+    if args.memo_check:
+        memo_check(args.memo_check, args.tasks)
     if args.ab:
         ab(out, [t for t in args.tasks if t in AB_TASKS] if args.tasks != list(WEB_TASKS) else list(AB_TASKS))
     if args.compare:
         compare(Path(args.compare[0]), Path(args.compare[1]))
     if not (args.caps or args.rules or args.search or args.flights or args.forks or args.steps or args.workers
-            or args.ab or args.compare):
+            or args.ab or args.compare or args.memo_check):
         parser.print_help()
     print("pools:", pool_stats(), file=sys.stderr)
     browser.shutdown_browsers()

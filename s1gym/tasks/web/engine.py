@@ -21,7 +21,8 @@ So restoring a state for a fork costs a restart (a few ms) plus the moves, repla
 input but without reading the page in between (each move's element path is remembered from the read
 at its state, :data:`SPECS`). The env remembers each (state, move) -> answer too
 (:class:`~s1gym.engines.base.EngineEnv`'s answer cache), so a fork that steps a move some page already
-played gets the answer without a page.
+played gets the answer without a page; on a memoryless task's page, a move some page in the same state
+played, by whatever moves it got there (:data:`MEMO`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import re
 import threading
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -42,8 +43,8 @@ from s1gym.core import BASE_CHARSET
 from s1gym.engines import browser as _browser
 from s1gym.engines.base import Engine
 
-__all__ = ["EPOCH", "NO_TIME_LIMIT_MS", "SETTLE_MS", "WEB_CHARSET", "WebAnswer", "WebEngine", "WebGame", "clean",
-           "extract_fields", "task_url"]
+__all__ = ["EPOCH", "MEMO", "NO_TIME_LIMIT_MS", "SETTLE_MS", "WEB_CHARSET", "WebAnswer", "WebEngine", "WebGame",
+           "clean", "extract_fields", "task_url"]
 
 #: The page's clock at the start of every episode: 2017-06-01 12:00 UTC (fixed, so dates and
 #: "3h ago" texts are the same every run; the flight date picker opens on its last allowed month).
@@ -121,6 +122,10 @@ class WebAnswer(NamedTuple):
     #: a digest of what the page holds that the text leaves out (selection, clipboard, the task area's
     #: classes, styles and scroll): part of the state key, never of the observation
     hidden: str = ""
+    #: a memoryless task's page: for each move, the digest of the page's state it is remembered under in
+    #: :data:`MEMO` (``web_page.js``: the document, focus, selection, clipboard, scroll; a move typing into a
+    #: field leaves that field's value out) and where the pointer rests; ``()`` for other tasks
+    memo: tuple[str, ...] = ()
 
 
 def task_url(task: str) -> str:
@@ -151,34 +156,53 @@ def page_text(snapshot: str) -> str:
     return clean("\n".join(lines))
 
 
-class _Specs:
-    """How to carry out each move of each state read so far: (game, moves) -> {move text: spec}.
+class _Memory:
+    """A bounded map, least recently used first out, safe across threads."""
 
-    A replay finds the element of each move by the path read at its state (the page is the same), so it
-    does not read the page between moves. Bounded, least recently used first out (a missing entry costs
-    one read of the page during a replay)."""
-
-    def __init__(self, capacity: int = 20_000) -> None:
+    def __init__(self, capacity: int) -> None:
         self.capacity = capacity
-        self._items: OrderedDict[tuple[Any, tuple[str, ...]], dict[str, dict[str, Any]]] = OrderedDict()
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = threading.Lock()
+        self.hits = 0
 
-    def get(self, key: tuple[Any, tuple[str, ...]]) -> dict[str, dict[str, Any]] | None:
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: Hashable) -> Any:
         with self._lock:
             found = self._items.get(key)
             if found is not None:
                 self._items.move_to_end(key)
+                self.hits += 1
             return found
 
-    def put(self, key: tuple[Any, tuple[str, ...]], specs: dict[str, dict[str, Any]]) -> None:
+    def put(self, key: Hashable, value: Any) -> Any:
+        """Remember ``value``; the value kept (an equal one already there is kept and returned)."""
         with self._lock:
-            self._items[key] = specs
+            value = self._items.setdefault(key, value)
             self._items.move_to_end(key)
             while len(self._items) > self.capacity:
                 self._items.popitem(last=False)
+            return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
 
 
-SPECS = _Specs()
+#: How to carry out each move of each state read so far: (game, moves) -> {move text: spec}. A replay
+#: finds the element of each move by the path read at its state (the page is the same), so it does not
+#: read the page between moves (a missing entry costs one read of the page during a replay).
+SPECS = _Memory(20_000)
+#: A page's answer to a move by the page's state before it, not by the moves that led there:
+#: (game, the move's :attr:`WebAnswer.memo` key, move) -> the answer. Only for the tasks whose catalogue
+#: entry says ``memoryless`` (their scripts keep nothing a move changes that the document does not show),
+#: where two ways to the same page answer every move alike (simple-algebra: a number typed over another
+#: is the page with only that number typed, and typing clears the field first); the web env consults it
+#: (:mod:`s1gym.tasks.web.env`).
+MEMO = _Memory(20_000)
+#: Each distinct tuple of moves once (thousands of remembered answers of one page share a few).
+_MOVE_LISTS = _Memory(4_096)
 
 
 class WebEngine(Engine):
@@ -204,6 +228,8 @@ class WebEngine(Engine):
         self._game: WebGame | None = None
         self._moves: tuple[str, ...] = ()
         self._closed = False
+        #: where the engine last put the pointer (part of a memoryless page's state: :attr:`WebAnswer.memo`)
+        self._pointer: tuple[float, float] = REST_POINTER
         #: counters (bench/web.py prints them)
         self.loads = self.restarts = 0
 
@@ -274,6 +300,11 @@ class WebEngine(Engine):
             self._targets = targets
 
     # ------------------------------------------------------------ internals
+    def _point(self, x: float, y: float) -> None:
+        """The pointer onto (x, y)."""
+        self.page.mouse.move(x, y)
+        self._pointer = (x, y)
+
     def _open_page(self) -> None:
         self.context, self.page = self.browser.new_page(viewport=VIEWPORT, timezone_id="UTC", locale="en-US")
         self.context.add_init_script(RUNTIME_JS)
@@ -294,7 +325,7 @@ class WebEngine(Engine):
             self.restarts += 1
         self._task, self._game, self._moves = game.task, game, ()
         self._starts += 1
-        self.page.mouse.move(*REST_POINTER)
+        self._point(*REST_POINTER)
         utterance = self.page.evaluate(
             "([seed, maxTime, epoch, settle]) => { const u = __s1.start(seed, maxTime, epoch); __s1.clock.runFor(settle); return u; }",
             [game.seed, NO_TIME_LIMIT_MS, EPOCH_MS, spec.settle_ms],
@@ -324,7 +355,7 @@ class WebEngine(Engine):
             where = page.evaluate("(path) => __s1.prepare(path)", spec["path"])
             if "error" in where:
                 return where["error"]
-            page.mouse.move(where["x"], where["y"])
+            self._point(where["x"], where["y"])
             return ""
         error = "" if spec.get("focused") else self._press(spec["path"])  # (typing where the focus is)
         if error or kind == "click":
@@ -354,12 +385,13 @@ class WebEngine(Engine):
             error = self._grab(path)
             if not error:
                 self.page.mouse.up()
-            self.page.mouse.move(*REST_POINTER)
+            self._point(*REST_POINTER)
             return error
         where = self.page.evaluate("(path) => __s1.prepare(path)", path)
         if "error" in where:
             return where["error"]
         self.page.mouse.click(where["x"], where["y"])
+        self._pointer = (where["x"], where["y"])
         return ""
 
     def _grab(self, path: list[int]) -> str:
@@ -369,7 +401,7 @@ class WebEngine(Engine):
         if "error" in where:
             return where["error"]
         x, y = where["x"], where["y"]
-        page.mouse.move(x, y)
+        self._point(x, y)
         if self._hover_layout:
             error = page.evaluate(
                 "([path, x, y, box, ms]) => __s1.hovered(path, x, y, box, ms)", [path, x, y, where["box"], HOVER_TIMEOUT_MS]
@@ -400,14 +432,14 @@ class WebEngine(Engine):
         page = self.page
         error = self._grab(spec["path"])
         if error:
-            page.mouse.move(*REST_POINTER)
+            self._point(*REST_POINTER)
             return error
         start = page.evaluate("() => __s1.pointer")
         if spec.get("to"):
             where = page.evaluate("(path) => __s1.rectOf(path)", spec["to"])
             if "error" in where:
                 page.mouse.up()
-                page.mouse.move(*REST_POINTER)
+                self._point(*REST_POINTER)
                 return where["error"]
             # past the target's middle in the direction of travel (a sortable list moves an item before or
             # after another once the pointer crossed that item's middle the way it travels)
@@ -418,8 +450,9 @@ class WebEngine(Engine):
         else:
             x, y = start["x"] + spec["dx"], start["y"] + spec["dy"]
         page.mouse.move(x, y, steps=DRAG_STEPS)
+        self._pointer = (x, y)
         page.mouse.up()
-        page.mouse.move(*REST_POINTER)
+        self._point(*REST_POINTER)
         return ""
 
     def _read(self, snapshot: bool = True, settle: int | None = None) -> WebAnswer:
@@ -430,6 +463,8 @@ class WebEngine(Engine):
         if self._game is not None:
             SPECS.put((self._game, self._moves), self._targets)
         page = "" if done or not snapshot else page_text(self.page.locator("body").aria_snapshot())
+        moves = tuple(clean(m) for m in self._targets)
+        moves = _MOVE_LISTS.put(moves, moves)
         if page and state["picture"]:
             page += "\nPicture (shapes, size, centre in pixels from its top-left corner):\n" + "\n".join(
                 f"- {clean(line)}" for line in state["picture"]
@@ -438,12 +473,13 @@ class WebEngine(Engine):
             utterance=clean(str(state["utterance"]["text"])),
             fields=extract_fields(self._task, state["utterance"]),
             page=page,
-            moves=tuple(clean(m) for m in self._targets),
+            moves=moves,
             done=done,
             raw_reward=float(state["reward"] or 0.0) if done else 0.0,
             reason=clean(state["reason"]),
             form=tuple((clean(k), clean(v)) for k, v in state.get("form", [])),
             hidden="" if done else hashlib.blake2b(str(state["hidden"]).encode(), digest_size=12).hexdigest(),
+            memo=() if done or not state["memo"] else tuple(f"{key}@{self._pointer}" for key in state["memo"]),
         )
 
     def screenshot(self) -> bytes:
