@@ -67,7 +67,8 @@ Fourth amendment (issue 37, "Search at the page's speed"; written and committed 
   simple-arithmetic, social-media-some, terminal (key by key), text-editor (highlights), use-autocomplete,
   use-slider (keys anywhere), choose-date-easy, find-word. Played once with the code before (the main
   branch at the start of the work) and once after, into two out dirs; ``--compare`` reads both dirs'
-  episode files. Target: every game's moves identical, and its win, score and steps.
+  episode files. Target: every game's moves identical, and the observations they were chosen at, Search's
+  counts at each decision (expansions, children, calls, duplicates, why it stopped), its win, score and steps.
 - **--memo-check N**: on every memoryless task (catalogue), one ``Search(Uniform)`` game (the --search
   options) on each of seeds 37000-37001; of the children it took from the memoryless pages' memory
   (``MEMO``: the answer a page that showed the same gave to the same move), up to N a game (drawn with
@@ -214,14 +215,22 @@ def ab(out: Path, tasks: list[str]) -> None:
         row(out, task, "Search(Uniform)", "uniform", ["search"], (AB_SEED, 1), **SEARCH)
 
 
+#: what the A/B compares in each decision of a game, besides its move and observation: Search's own counts
+AB_SEARCH_COUNTS = ("expansions", "generated", "policy_calls", "duplicates", "stop_reason")
+
+
 def episodes_of(out: Path) -> dict[str, dict]:
-    """Each A/B game in ``out`` by task: its moves, win, score and steps (from the episode files)."""
+    """Each A/B game in ``out`` by task (from the episode files): its moves, the observations they were chosen
+    at, Search's counts at each decision, and the end (win, score, steps)."""
     games = {}
     for path in sorted(out.glob("*-Search(Uniform)/*/agent/episode.json")):
         episode = read_episode(path)
+        ticks = episode.get("ticks", [])
         games[path.parents[2].name.removesuffix("-Search(Uniform)")] = {
-            "moves": [tick["move"] for tick in episode.get("ticks", [])],
-            **{k: episode.get(k) for k in ("won", "score", "steps")},
+            "moves": [tick["move"] for tick in ticks],
+            "observations": [tick["observation"] for tick in ticks],
+            "search": [[(tick.get("info") or {}).get(k) for k in AB_SEARCH_COUNTS] for tick in ticks],
+            **{k: episode["final"].get(k) for k in ("won", "score", "steps")},
         }
     return games
 
@@ -236,8 +245,9 @@ def compare(before: Path, after: Path) -> None:
             continue
         ok = a[task] == b[task]
         same += ok
-        print(f"{task:28s} {'identical' if ok else 'DIFFERENT'}: {len(b[task]['moves'])} moves, won {b[task]['won']}"
-              + ("" if ok else f" (before: {a[task]}; after: {b[task]})"))
+        differ = [k for k in a[task] if a[task][k] != b[task][k]]
+        print(f"{task:28s} {'identical' if ok else 'DIFFERENT (' + ', '.join(differ) + ')'}: "
+              f"{len(b[task]['moves'])} moves, won {b[task]['won']}, {sum(s[1] or 0 for s in b[task]['search'])} children")
     print(json.dumps({"games": len(set(a) & set(b)), "identical": same}))
 
 
