@@ -352,12 +352,12 @@ class WebEngine(Engine):
         if kind == "pickdate":
             return self._pick_date(spec)
         if kind == "hover":  # the pointer onto the element, and it stays there (a menu opens under it)
-            where = page.evaluate("(path) => __s1.prepare(path)", spec["path"])
+            where = self._where(spec["path"], spec)
             if "error" in where:
                 return where["error"]
             self._point(where["x"], where["y"])
             return ""
-        error = "" if spec.get("focused") else self._press(spec["path"])  # (typing where the focus is)
+        error = "" if spec.get("focused") else self._press(spec["path"], spec)  # (typing where the focus is)
         if error or kind == "click":
             return error
         if kind == "type":
@@ -375,29 +375,41 @@ class WebEngine(Engine):
             return ""
         raise RuntimeError(f"unknown move kind {kind!r}")  # pragma: no cover - web_page.js makes only these
 
-    def _press(self, path: list[int]) -> str:
+    def _where(self, path: list[int], spec: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Where to press on the element at ``path`` (``__s1.prepare``: a point nobody covers, scrolled into view
+        first when none is visible). A move's spec (the same dict for every page in that state, :data:`SPECS`)
+        keeps the answer when the page did not have to scroll (a page in the same state has the element at the
+        same place), so a replay presses there without asking the page."""
+        where = spec.get("where") if spec is not None else None
+        if where is None:
+            where = self.page.evaluate("(path) => __s1.prepare(path)", path)
+            if spec is not None and "error" not in where and not where["scrolled"]:
+                spec["where"] = where
+        return where
+
+    def _press(self, path: list[int], spec: dict[str, Any] | None = None) -> str:
         """A left click on the element at ``path`` (scrolled into view, at a point nobody covers).
 
         On a page where :hover changes the layout, the press waits until what is under the pointer
         settled, and the pointer then rests in a blank corner (no hover state carries over to the next
         move); elsewhere it is one click and the pointer stays where it clicked, as a person's does."""
         if self._hover_layout:
-            error = self._grab(path)
+            error = self._grab(path, spec)
             if not error:
                 self.page.mouse.up()
             self._point(*REST_POINTER)
             return error
-        where = self.page.evaluate("(path) => __s1.prepare(path)", path)
+        where = self._where(path, spec)
         if "error" in where:
             return where["error"]
         self.page.mouse.click(where["x"], where["y"])
         self._pointer = (where["x"], where["y"])
         return ""
 
-    def _grab(self, path: list[int]) -> str:
+    def _grab(self, path: list[int], spec: dict[str, Any] | None = None) -> str:
         """Pointer onto the element at ``path`` and the button down; the error text when that cannot be done."""
         page = self.page
-        where = page.evaluate("(path) => __s1.prepare(path)", path)
+        where = self._where(path, spec)
         if "error" in where:
             return where["error"]
         x, y = where["x"], where["y"]
@@ -414,7 +426,7 @@ class WebEngine(Engine):
     def _pick_date(self, spec: dict[str, Any]) -> str:
         """Pick a date in a jQuery UI date picker as a person does: open it, page month by month to the
         date's month, click the day (each click followed by page time passing, as between moves)."""
-        error = self._press(spec["path"])
+        error = self._press(spec["path"], spec)
         for _ in range(MAX_PICKER_PAGES):
             if error:
                 return error
@@ -430,11 +442,11 @@ class WebEngine(Engine):
     def _drag(self, spec: dict[str, Any]) -> str:
         """Press on the element, move in steps onto the target element (or by dx, dy), release."""
         page = self.page
-        error = self._grab(spec["path"])
+        error = self._grab(spec["path"], spec)
         if error:
             self._point(*REST_POINTER)
             return error
-        start = page.evaluate("() => __s1.pointer")
+        start = {"x": self._pointer[0], "y": self._pointer[1]}  # where the grab put the pointer
         if spec.get("to"):
             where = page.evaluate("(path) => __s1.rectOf(path)", spec["to"])
             if "error" in where:
@@ -460,8 +472,8 @@ class WebEngine(Engine):
         state = json.loads(self.page.evaluate(SETTLE_AND_READ, {"values": self._values, "settle": settle, "opts": self._opts}))
         done = bool(state["done"])
         self._targets = {} if done else {m["text"]: m for m in state["moves"]}
-        if self._game is not None:
-            SPECS.put((self._game, self._moves), self._targets)
+        if self._game is not None:  # (the dict already remembered for this state, where one is: see _where)
+            self._targets = SPECS.put((self._game, self._moves), self._targets)
         page = "" if done or not snapshot else page_text(self.page.locator("body").aria_snapshot())
         moves = tuple(clean(m) for m in self._targets)
         moves = _MOVE_LISTS.put(moves, moves)

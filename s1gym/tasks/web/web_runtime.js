@@ -219,13 +219,14 @@
     if (!el) return { error: "the element is gone from the page" };
     const find = () => pointOf(el);
     let point = find();
-    if (!point) {
+    const scrolled = !point;
+    if (scrolled) {
       el.scrollIntoView({ block: "center", inline: "center" });
       point = find();
     }
     if (!point) return { error: "no point of the element can be clicked (it is covered or outside the window)" };
     api.pointer = point;
-    return { ...point, box: boxOf(el) };
+    return { ...point, box: boxOf(el), scrolled };
   };
 
   // Where an element is (the end of a drag: a box drawn only as an outline is hit nowhere inside).
