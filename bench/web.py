@@ -3,11 +3,15 @@ fork determinism, step cost, candidate caps.
 
     python bench/web.py --rules              # the rule on every task with one (seeds 31000-31009)
     python bench/web.py --search             # Search(Uniform) on every offered task (seeds 32000-32002)
+    python bench/web.py --search --games 1   # the same, one game a task (seed 32000; fourth amendment)
     python bench/web.py --flights            # Search(Uniform, budget=20) on Flights (seeds 33000-33019)
     python bench/web.py --forks 10000        # fork-and-replay checks across the tasks (walks from seed 34000)
     python bench/web.py --steps              # env.step on the click tasks vs a bare Playwright click (seeds 35000-35019)
     python bench/web.py --caps --seeds 10    # most candidates met per task (random and rule play, seeds 0..)
     python bench/web.py --workers            # steps per second with 1 and 2 worker processes
+    python bench/web.py --memo-check 100     # memoryless pages: answers from MEMO against real pages (seeds 37000-37001)
+    python bench/web.py --ab --out DIR       # Search(Uniform) on the A/B sample (issue 37; seed 36000)
+    python bench/web.py --compare A B        # the A/B sample's games in out dirs A and B, move by move
 
 Protocol, fixed before any of these runs (seeds disjoint from tests/test_web.py, which plays seeds 0-9):
 
@@ -50,6 +54,28 @@ Protocol, fixed before any of these runs (seeds disjoint from tests/test_web.py,
   same state, as a bare Playwright ``locator.click()`` of the same element (no read). Medians and
   their ratio. Target: median env.step <= 50 ms.
 
+Fourth amendment (issue 37, "Search at the page's speed"; written and committed before any run of it):
+
+- **--search, one game a task**: the all-tasks rerun that times ``Search(Uniform(), budget=20)`` at the
+  page's speed plays one game of every offered task, seed 32000 (the protocol's first seed), same options
+  (episode budget 20, ``max_expansions=20``). Target: <= 5 minutes a game on every task. Row as before, plus
+  the load average at the row's end; cold for each task's first (here only) game.
+- **--ab**: the same Search on a sample that covers the engine's kinds of move, one game each, seed 36000
+  (never played by any earlier run): book-flight (date picks, autocomplete), click-checkboxes, click-menu
+  (pointing), click-pie and form-sequence-3 (pages loaded again for each episode), copy-paste (keys),
+  drag-sort-numbers (drags), email-inbox-forward-nl, login-user (typing), scroll-text-2 (scrolls),
+  simple-arithmetic, social-media-some, terminal (key by key), text-editor (highlights), use-autocomplete,
+  use-slider (keys anywhere), choose-date-easy, find-word. Played once with the code before (the main
+  branch at the start of the work) and once after, into two out dirs; ``--compare`` reads both dirs'
+  episode files. Target: every game's moves identical, and the observations they were chosen at, Search's
+  counts at each decision (expansions, children, calls, duplicates, why it stopped), its win, score and steps.
+- **--memo-check N**: on every memoryless task (catalogue), one ``Search(Uniform)`` game (the --search
+  options) on each of seeds 37000-37001; of the children it took from the memoryless pages' memory
+  (``MEMO``: the answer a page that showed the same gave to the same move), up to N a game (drawn with
+  ``random.Random(37000)``) are stepped again on a freshly loaded page along their own moves, and the two
+  answers compared (page text, moves, end, reward, the hidden digest and the keys it is remembered under).
+  Target: 0 differences.
+
 Latencies are wall clock on a shared machine: the load average is printed with every figure, and
 ratios measured in the same run are what to compare.
 """
@@ -86,6 +112,13 @@ CLICK_TASKS = ["click-button", "click-link", "click-dialog", "click-test-2", "cl
                "click-color", "click-widget"]
 SEARCH = {"budget": 20, "wrapper_options": {"episode_budget": 20, "max_expansions": 20}}
 #: the third amendment: tasks that play one game of Search(Uniform), not three
+#: the fourth amendment's A/B sample (one game each, seed AB_SEED)
+AB_TASKS = ("book-flight", "click-checkboxes", "click-menu", "click-pie", "form-sequence-3", "copy-paste",
+            "drag-sort-numbers", "email-inbox-forward-nl", "login-user", "scroll-text-2", "simple-arithmetic",
+            "social-media-some", "terminal", "text-editor", "use-autocomplete", "use-slider", "choose-date-easy",
+            "find-word")
+AB_SEED = 36000
+MEMO_SEEDS = (37000, 2)
 SEARCH_ONE_GAME = ("simple-algebra", "scroll-text", "simple-arithmetic", "social-media-all", "social-media-some",
                    "social-media")
 
@@ -155,9 +188,11 @@ def rules(out: Path, tasks: list[str]) -> None:
             row(out, task, "Rule", "rule", [], RULE_SEEDS)
 
 
-def search(out: Path, tasks: list[str]) -> None:
+def search(out: Path, tasks: list[str], games: int | None = None) -> None:
+    """``games``: that many games a task (the fourth amendment's rerun: 1), else the protocol's."""
     for task in tasks:
         seeds = (SEARCH_SEEDS[0], 1) if task in SEARCH_ONE_GAME else SEARCH_SEEDS
+        seeds = (seeds[0], games) if games else seeds
         row(out, task, "Search(Uniform)", "uniform", ["search"], seeds, **SEARCH)
 
 
@@ -174,10 +209,52 @@ def flights(out: Path) -> None:
                       "s_per_game": wall / summary["episodes"], "load": os.getloadavg()[0]}), flush=True)
 
 
+def ab(out: Path, tasks: list[str]) -> None:
+    """The A/B sample's games (fourth amendment): the rows of ``search`` on one seed."""
+    for task in tasks:
+        row(out, task, "Search(Uniform)", "uniform", ["search"], (AB_SEED, 1), **SEARCH)
+
+
+#: what the A/B compares in each decision of a game, besides its move and observation: Search's own counts
+AB_SEARCH_COUNTS = ("expansions", "generated", "policy_calls", "duplicates", "stop_reason")
+
+
+def episodes_of(out: Path) -> dict[str, dict]:
+    """Each A/B game in ``out`` by task (from the episode files): its moves, the observations they were chosen
+    at, Search's counts at each decision, and the end (win, score, steps)."""
+    games = {}
+    for path in sorted(out.glob("*-Search(Uniform)/*/agent/episode.json")):
+        episode = read_episode(path)
+        ticks = episode.get("ticks", [])
+        games[path.parents[2].name.removesuffix("-Search(Uniform)")] = {
+            "moves": [tick["move"] for tick in ticks],
+            "observations": [tick["observation"] for tick in ticks],
+            "search": [[(tick.get("info") or {}).get(k) for k in AB_SEARCH_COUNTS] for tick in ticks],
+            **{k: episode["final"].get(k) for k in ("won", "score", "steps")},
+        }
+    return games
+
+
+def compare(before: Path, after: Path) -> None:
+    """The A/B: the same games in two out dirs, move by move."""
+    a, b = episodes_of(before), episodes_of(after)
+    same = 0
+    for task in sorted(set(a) | set(b)):
+        if task not in a or task not in b:
+            print(f"{task:28s} only in {'before' if task in a else 'after'}")
+            continue
+        ok = a[task] == b[task]
+        same += ok
+        differ = [k for k in a[task] if a[task][k] != b[task][k]]
+        print(f"{task:28s} {'identical' if ok else 'DIFFERENT (' + ', '.join(differ) + ')'}: "
+              f"{len(b[task]['moves'])} moves, won {b[task]['won']}, {sum(s[1] or 0 for s in b[task]['search'])} children")
+    print(json.dumps({"games": len(set(a) & set(b)), "identical": same}))
+
+
 # ------------------------------------------------------------------ forks
-def _same(a, b) -> str:
+def _same(a, b, fields=("page", "moves", "done", "raw_reward", "utterance", "hidden")) -> str:
     """'' when two answers show the same page, else what differs."""
-    for field in ("page", "moves", "done", "raw_reward", "utterance", "hidden"):
+    for field in fields:
         if getattr(a, field) != getattr(b, field):
             return field
     return ""
@@ -238,6 +315,57 @@ def forks(checks: int, tasks: list[str]) -> None:
         env.close()
     print(json.dumps({"checks": done, "divergences": diverged, "fresh_page_checks": fresh_checks, "tasks": len(tasks),
                       "seconds": round(time.perf_counter() - start), "divergences_per_task": bad}), flush=True)
+
+
+def memo_check(per_game: int, tasks: list[str]) -> None:
+    """Children answered from MEMO during Search games, stepped again on a fresh page (see the protocol)."""
+    from s1gym.policies import Uniform
+    from s1gym.tasks.web import env as web
+    from s1gym.wrappers import Search
+
+    served: list[tuple] = []
+    play = web.MiniWoBEnv._play
+
+    def recording(self, move):
+        hits, moves = web.MEMO.hits, self.game_state.moves
+        feedback = play(self, move)
+        if web.MEMO.hits > hits:
+            served.append((self.game_state.game, moves, move, self._answer))
+        return feedback
+
+    web.MiniWoBEnv._play = recording
+    total = different = 0
+    for task in [t for t in tasks if WEB_TASKS[t].memoryless]:
+        for seed in range(MEMO_SEEDS[0], MEMO_SEEDS[0] + MEMO_SEEDS[1]):
+            served.clear()
+            start = time.perf_counter()
+            env = gym.make("s1/MiniWoB-v0", task=task)
+            env.reset(seed=seed)
+            search = Search(Uniform(), budget=SEARCH["budget"], **SEARCH["wrapper_options"])
+            search.reset()
+            while not env.done and env.candidates and env.steps < env.max_steps:
+                decision = search.decide(env.situation())
+                if decision.give_up:
+                    break
+                env.step(decision.action)
+            env.close()
+            sample = random.Random(MEMO_SEEDS[0]).sample(served, min(per_game, len(served)))
+            engine = WebEngine()
+            try:
+                for game, moves, move, answer in sample:
+                    engine.replay(game, moves)
+                    problem = _same(engine.step(move), answer, ("page", "moves", "done", "raw_reward", "utterance",
+                                                                 "hidden", "error", "memo"))
+                    different += bool(problem)
+                    if problem:
+                        print(f"DIFFERENT {task} seed {seed} moves {list(moves)} + {move!r}: {problem}", flush=True)
+            finally:
+                engine.close()
+            total += len(sample)
+            print(f"{task} seed {seed}: {env.steps} moves, won {env.won}, {len(served)} children from MEMO, "
+                  f"{len(sample)} stepped again, {time.perf_counter() - start:.0f} s, {load()}", flush=True)
+    web.MiniWoBEnv._play = play
+    print(json.dumps({"checked": total, "different": different}), flush=True)
 
 
 # ------------------------------------------------------------------ steps
@@ -331,6 +459,10 @@ def main() -> None:
     parser.add_argument("--steps", action="store_true")
     parser.add_argument("--caps", action="store_true")
     parser.add_argument("--workers", action="store_true")
+    parser.add_argument("--games", type=int, default=None, help="--search: games a task (default: the protocol's)")
+    parser.add_argument("--memo-check", type=int, default=0, metavar="N")
+    parser.add_argument("--ab", action="store_true")
+    parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     parser.add_argument("--seeds", type=int, default=10, help="--caps and --workers: seeds 0..S-1")
     parser.add_argument("--tasks", nargs="*", default=list(WEB_TASKS), help="default: every offered task")
     parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "s1gym-bench-web"))
@@ -342,7 +474,7 @@ def main() -> None:
     if args.rules:
         rules(out, args.tasks)
     if args.search:
-        search(out, args.tasks)
+        search(out, args.tasks, args.games)
     if args.flights:
         flights(out)
     if args.forks:
@@ -351,7 +483,14 @@ def main() -> None:
         steps()
     if args.workers:
         workers(args.seeds)
-    if not (args.caps or args.rules or args.search or args.flights or args.forks or args.steps or args.workers):
+    if args.memo_check:
+        memo_check(args.memo_check, args.tasks)
+    if args.ab:
+        ab(out, [t for t in args.tasks if t in AB_TASKS] if args.tasks != list(WEB_TASKS) else list(AB_TASKS))
+    if args.compare:
+        compare(Path(args.compare[0]), Path(args.compare[1]))
+    if not (args.caps or args.rules or args.search or args.flights or args.forks or args.steps or args.workers
+            or args.ab or args.compare or args.memo_check):
         parser.print_help()
     print("pools:", pool_stats(), file=sys.stderr)
     browser.shutdown_browsers()

@@ -18,7 +18,7 @@ from s1gym.core import TooManyCandidatesError
 from s1gym.engines import browser
 from s1gym.tasks.web import expert as web_expert
 from s1gym.tasks.web.catalogue import CATALOGUE, package_pages
-from s1gym.tasks.web.engine import NO_TIME_LIMIT_MS, RUNTIME_JS, WebEngine, task_url
+from s1gym.tasks.web.engine import MEMO, NO_TIME_LIMIT_MS, RUNTIME_JS, WebEngine, task_url
 from s1gym.tasks.web.env import WEB_TASKS, MiniWoBEnv
 
 
@@ -591,7 +591,8 @@ def test_a_fork_restores_by_restarting_in_the_document_and_replaying_without_rea
             WebEngine._read = original
         restored = env.game_state.engine
         assert restored.loads <= 1 and (restored is not page)
-        assert len(reads) == 2  # one read after the replay (the next move's elements), one after the step
+        assert len(reads) == 1  # after the step only: the next move's elements were read when the state was
+        # first reached (the replay only lets the page's time pass after its last move)
         assert page.loads == loads and page.restarts == restarts
         fork.close()
     finally:
@@ -613,6 +614,32 @@ def test_a_move_a_page_already_played_costs_no_page():
         assert second.state_text == first.state_text and second.game_state.engine is None
         first.close()
         second.close()
+    finally:
+        env.close()
+
+
+def test_a_memoryless_page_answers_a_move_as_a_page_that_showed_the_same_did_and_as_a_real_page_does():
+    """simple-algebra: "7" typed over "5" is the page with "7" typed after a click into the box (typing clears
+    the box first), so the second child comes from MEMO without a page, and equals a real page's answer."""
+    env = make("simple-algebra")
+    try:
+        env.reset(seed=3)
+        five, seven = 'type "5" into textbox "x ="', 'type "7" into textbox "x ="'
+        typed, clicked = env.fork(), env.fork()
+        typed.step_move(five)
+        clicked.step_move('click textbox "x ="')
+        typed.fork().step_move(seven)  # on a page
+        hits = MEMO.hits
+        child = clicked.fork()
+        child.step_move(seven)
+        assert MEMO.hits == hits + 1 and child.game_state.engine is None
+        page = WebEngine()
+        try:
+            page.replay(child.game_state.game, child.game_state.moves[:-1])
+            assert page.step(seven) == child._answer  # every field: text, moves, form, digests
+        finally:
+            page.close()
+        assert dict(child._answer.form)["math-answer"] == "7"
     finally:
         env.close()
 

@@ -29,6 +29,13 @@ Enter in a focused field. On top of that a task may add (the fields of :class:`W
   (the pointer stays there: a menu opens under it); ``scroll``: scroll an element by
   its height; ``highlight``: select a paragraph's text or one word of it; ``wait``: let a second pass.
 
+A task may also say that its page is **memoryless** (``memoryless``): its scripts keep nothing that a
+move changes and a read of the page does not show (simple-algebra's handler reads the typed answer when
+Submit is pressed, and nothing else happens), so a move's answer depends only on the page as read, not on
+the moves that led there; Search's children of such a page are then answered from pages that showed the
+same (:data:`~s1gym.tasks.web.engine.MEMO`; ``bench/web.py --memo-check`` steps them on real pages too and
+compares).
+
 N (``max_candidates``) is the task's stated cap: the most candidates met over seeded random and rule
 play (``bench/web.py --caps``), with headroom; a state with more raises ``TooManyCandidatesError``.
 """
@@ -83,6 +90,9 @@ class WebTask:
     key_by_key: bool = False
     #: the score before the page's reward: progress(fields, form values, page text) in [0, 1)
     progress: Callable[[Fields, Sequence[tuple[str, str]], str], float] | None = None
+    #: the page's scripts keep nothing a move changes that a read of the page does not show (see the module
+    #: docstring): a move's answer is a function of the page as read, whatever moves led there
+    memoryless: bool = False
 
     def typed_values(self, fields: Fields, utterance: str) -> list[str]:
         """The texts this task types, from its instruction."""
@@ -116,6 +126,8 @@ class WebTask:
             opts["typeInto"] = self.type_into
         if self.hover:
             opts["hover"] = self.hover
+        if self.memoryless:
+            opts["memo"] = True
         return opts
 
 
@@ -306,8 +318,10 @@ _ENTRIES: list[WebTask] = [
                     "directions": ["up", "down", "left", "right"], "by": 20},)),
     WebTask("right-angle", "add a point that makes a right angle",
             unsupported=_CONTINUOUS.format(what="the angle a clicked point makes with two others")),
+    # memoryless (simple-algebra, simple-arithmetic, scroll-text): genProblem draws the problem and binds one
+    # Submit handler that reads the field; nothing else of the page's own reacts to a move
     WebTask("scroll-text", "type the last word of a scrolling text and submit", 128, 6,
-            page=({"selector": "#area textarea", "words": True},), type_into="input"),
+            page=({"selector": "#area textarea", "words": True},), type_into="input", memoryless=True),
     WebTask("scroll-text-2", "scroll a textarea to its top or bottom and submit", 8, 12, scroll="#area textarea"),
     WebTask("search-engine", "search, page through results, click the n-th", 32, 12, typed=("query",)),
     WebTask("sign-agreement", "scroll an agreement to its end, type a name, answer", 16, 20, typed=("name",),
@@ -320,8 +334,9 @@ _ENTRIES: list[WebTask] = [
     # (the page's timings: docs/benchmarks.md, "Figures behind the code")
     WebTask("simon-says", "repeat the order in which buttons light up (a move lets 0.1 s pass)", 8, 40, wait=True,
             restarts=False, settle_ms=100),
-    WebTask("simple-algebra", "solve for x and type the answer", 216, 6, numbers=(-99, 108)),
-    WebTask("simple-arithmetic", "compute a sum, difference or product and type it", 104, 6, numbers=(-9, 81)),
+    WebTask("simple-algebra", "solve for x and type the answer", 216, 6, numbers=(-99, 108), memoryless=True),
+    WebTask("simple-arithmetic", "compute a sum, difference or product and type it", 104, 6, numbers=(-9, 81),
+            memoryless=True),
     WebTask("social-media", "click an action on a user's post", 64, 6),
     WebTask("social-media-all", "click an action on every post of a user, submit", 96, 20),
     WebTask("social-media-some", "click an action on n posts of a user, submit", 96, 20),

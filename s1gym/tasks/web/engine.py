@@ -21,7 +21,8 @@ So restoring a state for a fork costs a restart (a few ms) plus the moves, repla
 input but without reading the page in between (each move's element path is remembered from the read
 at its state, :data:`SPECS`). The env remembers each (state, move) -> answer too
 (:class:`~s1gym.engines.base.EngineEnv`'s answer cache), so a fork that steps a move some page already
-played gets the answer without a page.
+played gets the answer without a page; on a memoryless task's page, a move some page in the same state
+played, by whatever moves it got there (:data:`MEMO`).
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
-import threading
+import json
+import re
 import unicodedata
-from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -39,9 +40,10 @@ from typing import Any, NamedTuple
 from s1gym.core import BASE_CHARSET
 from s1gym.engines import browser as _browser
 from s1gym.engines.base import Engine
+from s1gym.tasks.web.memory import MEMO, MOVE_LISTS, SPECS
 
-__all__ = ["EPOCH", "NO_TIME_LIMIT_MS", "SETTLE_MS", "WEB_CHARSET", "WebAnswer", "WebEngine", "WebGame", "clean",
-           "extract_fields", "task_url"]
+__all__ = ["EPOCH", "MEMO", "NO_TIME_LIMIT_MS", "SETTLE_MS", "WEB_CHARSET", "WebAnswer", "WebEngine", "WebGame",
+           "clean", "extract_fields", "task_url"]
 
 #: The page's clock at the start of every episode: 2017-06-01 12:00 UTC (fixed, so dates and
 #: "3h ago" texts are the same every run; the flight date picker opens on its last allowed month).
@@ -70,8 +72,13 @@ DRAG_PAST = 0.2
 PAGE_MOVES = frozenset({"select", "toggle", "scroll", "highlight", "fill", "clear"})
 #: Months a date pick may page through.
 MAX_PICKER_PAGES = 36
-#: One evaluate after a move: let page time pass, then read the page (the moves, the reward).
-SETTLE_AND_READ = f"(args) => {{ if (args.settle) __s1.clock.runFor(args.settle); return ({READ_JS})(args); }}"
+#: One evaluate after a move: let page time pass, then read the page (the moves, the reward). The answer
+#: comes back as one JSON string: Playwright checks and converts a returned object value by value in
+#: Python, which cost 100-300 ms for the 216 moves of a simple-algebra page (the string: a few ms).
+SETTLE_AND_READ = (
+    f"(args) => {{ if (args.settle) __s1.clock.runFor(args.settle); "
+    f"return JSON.stringify(({READ_JS})(args), (k, v) => (v === undefined ? null : v)); }}"
+)
 #: What the observation may contain: the printable characters of the Basic Multilingual Plane (pages
 #: print accents, middle dots, arrows; unicode-test's buttons are Chinese, Japanese, Korean...);
 #: anything else becomes "?".
@@ -80,7 +87,14 @@ WEB_CHARSET: frozenset[str] = frozenset(BASE_CHARSET) | frozenset(
 )
 
 
+#: The ASCII characters outside :data:`WEB_CHARSET` (control characters).
+_ASCII_OUTSIDE = re.compile(r"[^\t\n\r\x0b\x0c -~]")
+
+
 def clean(text: str) -> str:
+    """``text`` with every character outside :data:`WEB_CHARSET` as ``?``."""
+    if text.isascii():  # most text: one regex pass instead of a set lookup per character
+        return _ASCII_OUTSIDE.sub("?", text)
     return "".join(c if c in WEB_CHARSET else "?" for c in text)
 
 
@@ -107,6 +121,10 @@ class WebAnswer(NamedTuple):
     #: a digest of what the page holds that the text leaves out (selection, clipboard, the task area's
     #: classes, styles and scroll): part of the state key, never of the observation
     hidden: str = ""
+    #: a memoryless task's page: for each move, the digest of the page's state it is remembered under in
+    #: :data:`MEMO` (``web_page.js``: the document, focus, selection, clipboard, scroll; a move typing into a
+    #: field leaves that field's value out) and where the pointer rests; ``()`` for other tasks
+    memo: tuple[str, ...] = ()
 
 
 def task_url(task: str) -> str:
@@ -137,35 +155,6 @@ def page_text(snapshot: str) -> str:
     return clean("\n".join(lines))
 
 
-class _Specs:
-    """How to carry out each move of each state read so far: (game, moves) -> {move text: spec}.
-
-    A replay finds the element of each move by the path read at its state (the page is the same), so it
-    does not read the page between moves. Bounded, least recently used first out (a missing entry costs
-    one read of the page during a replay)."""
-
-    def __init__(self, capacity: int = 20_000) -> None:
-        self.capacity = capacity
-        self._items: OrderedDict[tuple[Any, tuple[str, ...]], dict[str, dict[str, Any]]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[Any, tuple[str, ...]]) -> dict[str, dict[str, Any]] | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple[Any, tuple[str, ...]], specs: dict[str, dict[str, Any]]) -> None:
-        with self._lock:
-            self._items[key] = specs
-            self._items.move_to_end(key)
-            while len(self._items) > self.capacity:
-                self._items.popitem(last=False)
-
-
-SPECS = _Specs()
-
 
 class WebEngine(Engine):
     """One page (in its own browser context) of the thread's shared Chromium; see the module docstring."""
@@ -190,6 +179,8 @@ class WebEngine(Engine):
         self._game: WebGame | None = None
         self._moves: tuple[str, ...] = ()
         self._closed = False
+        #: where the engine last put the pointer (part of a memoryless page's state: :attr:`WebAnswer.memo`)
+        self._pointer: tuple[float, float] = REST_POINTER
         #: counters (bench/web.py prints them)
         self.loads = self.restarts = 0
 
@@ -233,8 +224,8 @@ class WebEngine(Engine):
         return answer._replace(error=error) if error else answer
 
     def replay(self, game: WebGame, moves: tuple[str, ...]) -> None:
-        """Start ``game`` and play ``moves`` again, reading the page only where no spec is remembered,
-        and once at the end (the next move's elements)."""
+        """Start ``game`` and play ``moves`` again, reading the page only where no spec is remembered
+        (at the end too: the next move's elements)."""
         with self._guard("a replay"):
             self._start(game)
             for i, move in enumerate(moves):
@@ -251,9 +242,20 @@ class WebEngine(Engine):
                 self._act(spec)
                 self._moves = moves[: i + 1]
                 self.page.evaluate("(ms) => __s1.clock.runFor(ms)", self._settle) if i + 1 < len(moves) else None
-            self._read(snapshot=False, settle=self._settle if moves else 0)
+            targets = SPECS.get((game, moves))
+            if targets is None:
+                self._read(snapshot=False, settle=self._settle if moves else 0)
+                return
+            if moves:  # the moves of this state were read before: only let the page's time pass
+                self.page.evaluate("(ms) => __s1.clock.runFor(ms)", self._settle)
+            self._targets = targets
 
     # ------------------------------------------------------------ internals
+    def _point(self, x: float, y: float) -> None:
+        """The pointer onto (x, y)."""
+        self.page.mouse.move(x, y)
+        self._pointer = (x, y)
+
     def _open_page(self) -> None:
         self.context, self.page = self.browser.new_page(viewport=VIEWPORT, timezone_id="UTC", locale="en-US")
         self.context.add_init_script(RUNTIME_JS)
@@ -274,7 +276,7 @@ class WebEngine(Engine):
             self.restarts += 1
         self._task, self._game, self._moves = game.task, game, ()
         self._starts += 1
-        self.page.mouse.move(*REST_POINTER)
+        self._point(*REST_POINTER)
         utterance = self.page.evaluate(
             "([seed, maxTime, epoch, settle]) => { const u = __s1.start(seed, maxTime, epoch); __s1.clock.runFor(settle); return u; }",
             [game.seed, NO_TIME_LIMIT_MS, EPOCH_MS, spec.settle_ms],
@@ -301,12 +303,12 @@ class WebEngine(Engine):
         if kind == "pickdate":
             return self._pick_date(spec)
         if kind == "hover":  # the pointer onto the element, and it stays there (a menu opens under it)
-            where = page.evaluate("(path) => __s1.prepare(path)", spec["path"])
+            where = self._where(spec["path"], spec)
             if "error" in where:
                 return where["error"]
-            page.mouse.move(where["x"], where["y"])
+            self._point(where["x"], where["y"])
             return ""
-        error = "" if spec.get("focused") else self._press(spec["path"])  # (typing where the focus is)
+        error = "" if spec.get("focused") else self._press(spec["path"], spec)  # (typing where the focus is)
         if error or kind == "click":
             return error
         if kind == "type":
@@ -324,32 +326,45 @@ class WebEngine(Engine):
             return ""
         raise RuntimeError(f"unknown move kind {kind!r}")  # pragma: no cover - web_page.js makes only these
 
-    def _press(self, path: list[int]) -> str:
+    def _where(self, path: list[int], spec: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Where to press on the element at ``path`` (``__s1.prepare``: a point nobody covers, scrolled into view
+        first when none is visible). A move's spec (the same dict for every page in that state, :data:`SPECS`)
+        keeps the answer when the page did not have to scroll (a page in the same state has the element at the
+        same place), so a replay presses there without asking the page."""
+        where = spec.get("where") if spec is not None else None
+        if where is None:
+            where = self.page.evaluate("(path) => __s1.prepare(path)", path)
+            if spec is not None and "error" not in where and not where["scrolled"]:
+                spec["where"] = where
+        return where
+
+    def _press(self, path: list[int], spec: dict[str, Any] | None = None) -> str:
         """A left click on the element at ``path`` (scrolled into view, at a point nobody covers).
 
         On a page where :hover changes the layout, the press waits until what is under the pointer
         settled, and the pointer then rests in a blank corner (no hover state carries over to the next
         move); elsewhere it is one click and the pointer stays where it clicked, as a person's does."""
         if self._hover_layout:
-            error = self._grab(path)
+            error = self._grab(path, spec)
             if not error:
                 self.page.mouse.up()
-            self.page.mouse.move(*REST_POINTER)
+            self._point(*REST_POINTER)
             return error
-        where = self.page.evaluate("(path) => __s1.prepare(path)", path)
+        where = self._where(path, spec)
         if "error" in where:
             return where["error"]
         self.page.mouse.click(where["x"], where["y"])
+        self._pointer = (where["x"], where["y"])
         return ""
 
-    def _grab(self, path: list[int]) -> str:
+    def _grab(self, path: list[int], spec: dict[str, Any] | None = None) -> str:
         """Pointer onto the element at ``path`` and the button down; the error text when that cannot be done."""
         page = self.page
-        where = page.evaluate("(path) => __s1.prepare(path)", path)
+        where = self._where(path, spec)
         if "error" in where:
             return where["error"]
         x, y = where["x"], where["y"]
-        page.mouse.move(x, y)
+        self._point(x, y)
         if self._hover_layout:
             error = page.evaluate(
                 "([path, x, y, box, ms]) => __s1.hovered(path, x, y, box, ms)", [path, x, y, where["box"], HOVER_TIMEOUT_MS]
@@ -362,7 +377,7 @@ class WebEngine(Engine):
     def _pick_date(self, spec: dict[str, Any]) -> str:
         """Pick a date in a jQuery UI date picker as a person does: open it, page month by month to the
         date's month, click the day (each click followed by page time passing, as between moves)."""
-        error = self._press(spec["path"])
+        error = self._press(spec["path"], spec)
         for _ in range(MAX_PICKER_PAGES):
             if error:
                 return error
@@ -378,16 +393,16 @@ class WebEngine(Engine):
     def _drag(self, spec: dict[str, Any]) -> str:
         """Press on the element, move in steps onto the target element (or by dx, dy), release."""
         page = self.page
-        error = self._grab(spec["path"])
+        error = self._grab(spec["path"], spec)
         if error:
-            page.mouse.move(*REST_POINTER)
+            self._point(*REST_POINTER)
             return error
-        start = page.evaluate("() => __s1.pointer")
+        start = {"x": self._pointer[0], "y": self._pointer[1]}  # where the grab put the pointer
         if spec.get("to"):
             where = page.evaluate("(path) => __s1.rectOf(path)", spec["to"])
             if "error" in where:
                 page.mouse.up()
-                page.mouse.move(*REST_POINTER)
+                self._point(*REST_POINTER)
                 return where["error"]
             # past the target's middle in the direction of travel (a sortable list moves an item before or
             # after another once the pointer crossed that item's middle the way it travels)
@@ -398,18 +413,21 @@ class WebEngine(Engine):
         else:
             x, y = start["x"] + spec["dx"], start["y"] + spec["dy"]
         page.mouse.move(x, y, steps=DRAG_STEPS)
+        self._pointer = (x, y)
         page.mouse.up()
-        page.mouse.move(*REST_POINTER)
+        self._point(*REST_POINTER)
         return ""
 
     def _read(self, snapshot: bool = True, settle: int | None = None) -> WebAnswer:
         settle = self._settle if settle is None else settle
-        state = self.page.evaluate(SETTLE_AND_READ, {"values": self._values, "settle": settle, "opts": self._opts})
+        state = json.loads(self.page.evaluate(SETTLE_AND_READ, {"values": self._values, "settle": settle, "opts": self._opts}))
         done = bool(state["done"])
         self._targets = {} if done else {m["text"]: m for m in state["moves"]}
-        if self._game is not None:
-            SPECS.put((self._game, self._moves), self._targets)
+        if self._game is not None:  # (the dict already remembered for this state, where one is: see _where)
+            self._targets = SPECS.put((self._game, self._moves), self._targets)
         page = "" if done or not snapshot else page_text(self.page.locator("body").aria_snapshot())
+        moves = tuple(clean(m) for m in self._targets)
+        moves = MOVE_LISTS.put(moves, moves)
         if page and state["picture"]:
             page += "\nPicture (shapes, size, centre in pixels from its top-left corner):\n" + "\n".join(
                 f"- {clean(line)}" for line in state["picture"]
@@ -418,12 +436,13 @@ class WebEngine(Engine):
             utterance=clean(str(state["utterance"]["text"])),
             fields=extract_fields(self._task, state["utterance"]),
             page=page,
-            moves=tuple(clean(m) for m in self._targets),
+            moves=moves,
             done=done,
             raw_reward=float(state["reward"] or 0.0) if done else 0.0,
             reason=clean(state["reason"]),
             form=tuple((clean(k), clean(v)) for k, v in state.get("form", [])),
             hidden="" if done else hashlib.blake2b(str(state["hidden"]).encode(), digest_size=12).hexdigest(),
+            memo=() if done or not state["memo"] else tuple(f"{key}@{self._pointer}" for key in state["memo"]),
         )
 
     def screenshot(self) -> bytes:

@@ -59,7 +59,8 @@ env whose state it shares (which restores its own when it steps again) or
 restores the state on another page: an in-document restart of the episode and
 the moves replayed with the same input, without reading the page in between.
 A (state, move) some page already played is answered from memory, with no page
-(:data:`ANSWER_CACHE`). Engines of all web tasks share a pool
+(:data:`ANSWER_CACHE`); on a memoryless task's page (the catalogue says which) so is a move some page in
+the same state played, whatever moves led there (:data:`~s1gym.tasks.web.engine.MEMO`). Engines of all web tasks share a pool
 (:data:`ENGINE_CAPACITY` pages per thread); the browser starts with the first
 engine and closes when the last web env that ``gym.make`` built (not a fork)
 closes, and at exit.
@@ -81,10 +82,10 @@ from typing import Any, ClassVar
 
 from s1gym.core import Progress
 from s1gym.engines import browser as _browser
-from s1gym.engines.base import EngineEnv, EnginePool, close_pools, pool_for
+from s1gym.engines.base import EngineEnv, EnginePool, GameState, close_pools, pool_for
 from s1gym.tasks.web import expert as web_expert
 from s1gym.tasks.web.catalogue import CATALOGUE, FLIGHTWOB, WebTask, offered
-from s1gym.tasks.web.engine import WEB_CHARSET, WebAnswer, WebEngine, WebGame, clean
+from s1gym.tasks.web.engine import MEMO, WEB_CHARSET, WebAnswer, WebEngine, WebGame, clean
 
 __all__ = ["ANSWER_CACHE", "ENGINE_CAPACITY", "WEB_TASKS", "FlightsEnv", "MiniWoBEnv", "WebTask"]
 
@@ -180,6 +181,24 @@ class MiniWoBEnv(EngineEnv):
         if seed is None:
             seed = int(self.np_random.integers(2**31))
         return WebGame(self.task, str(seed))
+
+    def _play(self, move: str) -> str:
+        """A move: on a page, from the answer cache, or (a memoryless task's page) from :data:`MEMO`, the answer
+        a page that showed the same gave to the same move, when this env holds no page at its state."""
+        if not self.web_task.memoryless:
+            return super()._play(move)
+        state, pool, answer = self.game_state, self._pool(), self._answer
+        key = (state.game, answer.memo[answer.moves.index(move)], move) if answer.memo and move in answer.moves else None
+        if key is None:
+            return super()._play(move)
+        if not (state.owned_by(self) and pool.holds(state.engine, state)):
+            raw = MEMO.get(key)
+            if raw is not None:
+                self._game_state = GameState(state.game, (*state.moves, move), self)
+                return self._on_step(move, raw)
+        feedback = super()._play(move)
+        MEMO.put(key, self._answer)
+        return feedback
 
     def _on_start(self, raw: WebAnswer) -> str:
         self._answer = raw

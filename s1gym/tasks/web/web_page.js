@@ -418,8 +418,45 @@
       hidden.push(`${steady(el)}|${el.getAttribute("style") || ""}|${el.getAttribute("transform") || ""}${scroll}`);
     }
   }
+  // A memoryless page (opts.memo; s1gym.tasks.web.catalogue) is remembered by its state: the digest of its
+  // document (every element of the body but MiniWoB's own display, attributes, text, form values, scroll), the
+  // focus, the selection and the page's clipboard, under which each move's answer is remembered; a move that
+  // types into a field is remembered under the digest with that field's value and selection left out (the
+  // move clears the field first, so what it held does not change the answer).
+  let memo = null;
+  if (opts.memo) {
+    const state = (masked) => {
+      const out = [];
+      const walk = (el) => {
+        if (SKIP.has(el.id)) return;
+        const attrs = [...el.attributes].map((a) => `${a.name}=${a.value}`).sort().join("\u0001");
+        const own = el === masked ? "\u0002" : "value" in el && el.tagName !== "BUTTON" && el.tagName !== "LI"
+          ? `${el.value}|${el.checked}|${el.selectedIndex}|${el.indeterminate}` : "";
+        const scrolled = el === masked ? "" : el.scrollTop || el.scrollLeft ? `${el.scrollTop},${el.scrollLeft}` : "";
+        out.push(`<${el.tagName} ${attrs}|${own}|${scrolled}`);
+        for (const child of el.childNodes) {
+          if (child.nodeType === Node.ELEMENT_NODE) walk(child);
+          else if (child.nodeType === Node.TEXT_NODE) out.push(child.data);
+        }
+        out.push(">");
+      };
+      walk(document.body);
+      const sel = active === masked ? "\u0002" : `${fieldSelection}|${window.getSelection()}`;
+      out.push(sel, __s1.clipboard || "", active ? String(__s1.pathOf(active)) : "",
+        `${window.scrollX},${window.scrollY}`);
+      return __s1.digest(out.join("\u0000"));
+    };
+    const whole = state(null);
+    const byField = new Map();
+    memo = moves.map((m) => {
+      if (m.kind !== "type" || m.focused) return whole;
+      if (!byField.has(m.el)) byField.set(m.el, state(m.el));
+      return byField.get(m.el);
+    });
+  }
   return {
     hidden: hidden.join("\n"),
+    memo,
     utterance: __s1.utterance(),
     done: !!WOB_DONE_GLOBAL,
     reward: WOB_RAW_REWARD_GLOBAL,

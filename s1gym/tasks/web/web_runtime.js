@@ -219,13 +219,14 @@
     if (!el) return { error: "the element is gone from the page" };
     const find = () => pointOf(el);
     let point = find();
-    if (!point) {
+    const scrolled = !point;
+    if (scrolled) {
       el.scrollIntoView({ block: "center", inline: "center" });
       point = find();
     }
     if (!point) return { error: "no point of the element can be clicked (it is covered or outside the window)" };
     api.pointer = point;
-    return { ...point, box: boxOf(el) };
+    return { ...point, box: boxOf(el), scrolled };
   };
 
   // Where an element is (the end of a drag: a box drawn only as an outline is hit nowhere inside).
@@ -389,7 +390,21 @@
     return hoverLayout;
   };
 
+  // A 106-bit digest of a string (two 53-bit cyrb53 hashes with different seeds), as 27 hex digits.
+  const cyrb53 = (str, seed) => {
+    let h1 = 0xdeadbeef ^ seed, h2 = 0x41c6ce57 ^ seed;
+    for (let i = 0; i < str.length; i++) {
+      const ch = str.charCodeAt(i);
+      h1 = Math.imul(h1 ^ ch, 2654435761);
+      h2 = Math.imul(h2 ^ ch, 1597334677);
+    }
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, "0");
+  };
+  const digest = (str) => cyrb53(str, 1) + cyrb53(str, 2).slice(1);
+
   const api = { clock, start, utterance, pathOf, locate, pointOf, prepare, rectOf, select, toggle, scroll, fill, clear,
-    pickerStep, prepareDocument, hovered, highlight, NativeDate, pointer: null, clipboard: "" };
+    pickerStep, prepareDocument, hovered, highlight, digest, NativeDate, pointer: null, clipboard: "" };
   window.__s1 = api;
 })();
