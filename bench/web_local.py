@@ -137,7 +137,7 @@ def collect_game(job: tuple[str, int, str, bool, int, str | None]) -> tuple[str,
     while env.candidates and not env.done:
         try:
             label = env.rule_action()
-        except (LookupError, RuntimeError, ValueError, KeyError, IndexError) as exc:  # a state the rule cannot read
+        except (LookupError, RuntimeError, ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:  # a state the rule cannot read
             error = f"{type(exc).__name__}: {exc}"
             break
         shown = annotate if annotate is not None and len(env.candidates) <= cap else None
@@ -358,6 +358,9 @@ def cmd_report(args) -> None:
     rows = [json.loads(line) for line in Path(args.json).read_text().splitlines()]
     if args.model:
         rows = [r for r in rows if r.get("model") == args.model]
+    if args.seeds:
+        keep = set(seeds_of(args.seeds))
+        rows = [r for r in rows if r["seed"] in keep]
     with_rule = set(rule_tasks())
     print("| arm | tasks | games (seeds) | won | median calls (all games) | errored |\n|---|---|---|---|---|---|")
     for group, keep in (("108 tasks with a rule", lambda t: t in with_rule),
@@ -427,6 +430,7 @@ def main(argv: list[str] | None = None) -> None:
     r = sub.add_parser("report")
     r.add_argument("--json", default=str(HELD_OUT_FILE))
     r.add_argument("--model")
+    r.add_argument("--seeds", help="only these seeds (e.g. the new test seeds apart from the old ones)")
     r.add_argument("--per-task", action="store_true")
     args = ap.parse_args(argv)
     {"collect": cmd_collect, "fit": cmd_fit, "play": cmd_play, "report": cmd_report}[args.cmd](args)
