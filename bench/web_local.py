@@ -273,6 +273,8 @@ def cmd_fit(args) -> None:
         "script": f"python bench/web_local.py fit{' --kinds ' + args.kinds if args.kinds else ''}"
                   f"{' --seeds ' + args.seeds if args.seeds else ''}{' --drop-task' if args.drop_task else ''}"
                   " --out FILE"})
+    if args.note:
+        model.provenance["dev"] = args.note
     for item in args.set or []:  # weights chosen on dev, not fitted
         key, _, value = item.partition("=")
         model.weights[key] = float(value)
@@ -420,6 +422,7 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--name")
     f.add_argument("--drop-task", action="store_true", help="only the generic names (no t:<task>|... names)")
     f.add_argument("--set", action="append", metavar="NAME=WEIGHT", help="a weight chosen on dev, not fitted")
+    f.add_argument("--note", help="what the dev seeds chose, kept in the provenance")
     p = sub.add_parser("play")
     p.add_argument("--tasks", default="rule", help="rule (the 108), norule (the 9), search-sample, or a list")
     p.add_argument("--seeds", required=True)
