@@ -137,7 +137,7 @@ def collect_game(job: tuple[str, int, str, bool, int, str | None]) -> tuple[str,
     while env.candidates and not env.done:
         try:
             label = env.rule_action()
-        except (LookupError, RuntimeError, ValueError, KeyError, IndexError) as exc:  # a state the rule cannot read
+        except (LookupError, RuntimeError, ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:  # a state the rule cannot read
             error = f"{type(exc).__name__}: {exc}"
             break
         shown = annotate if annotate is not None and len(env.candidates) <= cap else None
@@ -273,6 +273,8 @@ def cmd_fit(args) -> None:
         "script": f"python bench/web_local.py fit{' --kinds ' + args.kinds if args.kinds else ''}"
                   f"{' --seeds ' + args.seeds if args.seeds else ''}{' --drop-task' if args.drop_task else ''}"
                   " --out FILE"})
+    if args.note:
+        model.provenance["dev"] = args.note
     for item in args.set or []:  # weights chosen on dev, not fitted
         key, _, value = item.partition("=")
         model.weights[key] = float(value)
@@ -358,6 +360,9 @@ def cmd_report(args) -> None:
     rows = [json.loads(line) for line in Path(args.json).read_text().splitlines()]
     if args.model:
         rows = [r for r in rows if r.get("model") == args.model]
+    if args.seeds:
+        keep = set(seeds_of(args.seeds))
+        rows = [r for r in rows if r["seed"] in keep]
     with_rule = set(rule_tasks())
     print("| arm | tasks | games (seeds) | won | median calls (all games) | errored |\n|---|---|---|---|---|---|")
     for group, keep in (("108 tasks with a rule", lambda t: t in with_rule),
@@ -417,6 +422,7 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--name")
     f.add_argument("--drop-task", action="store_true", help="only the generic names (no t:<task>|... names)")
     f.add_argument("--set", action="append", metavar="NAME=WEIGHT", help="a weight chosen on dev, not fitted")
+    f.add_argument("--note", help="what the dev seeds chose, kept in the provenance")
     p = sub.add_parser("play")
     p.add_argument("--tasks", default="rule", help="rule (the 108), norule (the 9), search-sample, or a list")
     p.add_argument("--seeds", required=True)
@@ -427,6 +433,7 @@ def main(argv: list[str] | None = None) -> None:
     r = sub.add_parser("report")
     r.add_argument("--json", default=str(HELD_OUT_FILE))
     r.add_argument("--model")
+    r.add_argument("--seeds", help="only these seeds (e.g. the new test seeds apart from the old ones)")
     r.add_argument("--per-task", action="store_true")
     args = ap.parse_args(argv)
     {"collect": cmd_collect, "fit": cmd_fit, "play": cmd_play, "report": cmd_report}[args.cmd](args)

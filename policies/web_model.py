@@ -23,7 +23,7 @@ from s1gym.tasks.web.tokens import candidate_tokens
 __all__ = ["WebModel"]
 
 #: Bumped when the feature names change, so a model file fitted on other names is refused.
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 #: What a model file says it is (Local tells the families' model files apart by it).
 KIND = "web"
 

@@ -1,6 +1,7 @@
 """Local's fitted web model: the names s1gym.tasks.web.tokens reads off a page, and the shipped model
 (s1gym/data/local_web.json, found through MiniWoBEnv.local_model) on a page state recorded from Chromium
-(login-user, seed 40000: its first state, and what Lookahead showed there), no browser needed."""
+(login-user, seed 40000: its first state, and what Lookahead showed there; use-slider, seed 40000: the
+number shown against the number asked), no browser needed."""
 
 from __future__ import annotations
 
@@ -66,12 +67,45 @@ def test_the_shipped_model_is_found_through_the_task_and_ranks_the_recorded_page
     model = task_model("MiniWoB login-user")
     assert isinstance(model, WebModel) and model.progress == {} and model.dense == {}
     assert model.provenance["protocol"] == "bench/web_protocol.md"
-    assert model.provenance["train_seeds"] == [40000, 40001, 40002] and model.provenance["tasks"] == 108
+    assert model.provenance["train_seeds"] == list(range(40000, 40010)) and model.provenance["tasks"] == 108
     local = Local(preload=False)
     # Chromium's Local gave these on the recorded state: the username first, then the password
     assert local.decide(login()).probabilities == pytest.approx(
-        [0.0005, 0.6786, 0.0266, 0.0006, 0.0266, 0.2664, 0.0006], abs=1e-4)
+        [0.0001, 0.9191, 0.0014, 0.0001, 0.0091, 0.0701, 0.0001], abs=1e-4)
     assert local.decide(login(TYPED, "keli", "7KTD")).probabilities == pytest.approx(
-        [0.003, 0.0189, 0.0036, 0.0036, 0.0036, 0.0062, 0.961], abs=1e-4)
+        [0.0014, 0.0075, 0.0001, 0.0009, 0.0007, 0.0001, 0.9893], abs=1e-4)
     assert local.decide(ahead(login())).probabilities == pytest.approx(
-        [0.0004, 0.6792, 0.0266, 0.0005, 0.0266, 0.2666], abs=1e-4)
+        [0.0001, 0.9192, 0.0014, 0.0001, 0.0091, 0.0701], abs=1e-4)
+
+
+#: use-slider seed 40000 as the env printed it after the slider was clicked (it shows 25; 31 is asked), and
+#: after six ArrowRight presses (it shows 31)
+SLIDER = ('A new use-slider page.\n\nInstruction: Select 31 with the slider and hit Submit.\n\nPage:\n'
+          '- text: "{shown}"\n- button "Submit"')
+KEYS = ['click box "slider"', 'click button "Submit"', 'press ArrowLeft', 'press ArrowRight', 'press PageUp',
+        'press PageDown', 'press Home', 'press End']
+
+
+def slider(shown: int, presses: int) -> Situation:
+    text = SLIDER.format(shown=shown)
+    history = (('click box "slider"', "."),) + (("press ArrowRight", "."),) * presses
+    return Situation(task="MiniWoB use-slider", observation=text, state_text=text,
+                     candidates=tuple(Candidate(m) for m in KEYS), history=history)
+
+
+def test_the_shown_number_against_the_asked_one_moves_the_slider_then_submits():
+    from s1gym.policies import Local
+    from s1gym.tasks.web.tokens import candidate_tokens
+
+    rows = candidate_tokens(slider(25, 0))
+    gaps = [sorted(t for t in r if t.startswith("gap:")) for r in rows]
+    assert gaps == [[], [], ["gap:away|step", "gap:away|step|5-19"], ["gap:toward|step", "gap:toward|step|5-19"],
+                    ["gap:toward|page", "gap:toward|page|5-19"], ["gap:away|page", "gap:away|page|5-19"],
+                    ["gap:away|end", "gap:away|end|5-19"], ["gap:toward|end", "gap:toward|end|5-19"]]
+    assert "nums:open|click:button:submit" in rows[1]
+    assert "nums:met|click:button:submit" in candidate_tokens(slider(31, 6))[1]
+    local = Local(preload=False)
+    assert local.decide(slider(25, 0)).probabilities == pytest.approx(
+        [0.002, 0.0028, 0.0026, 0.977, 0.0023, 0.0108, 0.0015, 0.0011], abs=1e-4)
+    assert local.decide(slider(31, 6)).probabilities == pytest.approx(  # the asked number is shown: submit
+        [0.0017, 0.9822, 0.0006, 0.0072, 0.0018, 0.0029, 0.0021, 0.0015], abs=1e-4)
