@@ -60,7 +60,8 @@ restores the state on another page: an in-document restart of the episode and
 the moves replayed with the same input, without reading the page in between.
 A (state, move) some page already played is answered from memory, with no page
 (:data:`ANSWER_CACHE`); on a memoryless task's page (the catalogue says which) so is a move some page in
-the same state played, whatever moves led there (:data:`~s1gym.tasks.web.engine.MEMO`). Engines of all web tasks share a pool
+the same state played, whatever moves led there (:data:`~s1gym.tasks.web.memory.MEMO`). Engines of all
+web tasks share a pool
 (:data:`ENGINE_CAPACITY` pages per thread); the browser starts with the first
 engine and closes when the last web env that ``gym.make`` built (not a fork)
 closes, and at exit.
