@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
 from s1gym.core import BasePolicy, Decision, Policy, S1Env, Situation
 from s1gym.errors import S1GymError
-
-StepResult = tuple[str, float, bool, bool, dict[str, Any]]
-
 
 class WrapperOrderError(S1GymError, ValueError):
     """A wrapper stack that cannot work, e.g. Search around Rethink."""
@@ -130,17 +126,6 @@ def fork_of(situation: Situation, who: str, allow_oracle: bool = False) -> S1Env
             f"without Search/Lookahead here, or pass allow_oracle=True to measure that oracle on purpose."
         )
     return env
-
-
-def children(env: S1Env, moves: Sequence[str], keep: bool = False) -> Iterator[tuple[S1Env, StepResult]]:
-    """For each of ``moves``, in order, a fork of ``env`` after it and the step's result, ``env`` untouched:
-    the engine seam's ``fork_steps`` where the env stands on it (one engine call for all the children where
-    the engine allows it: :meth:`s1gym.engines.base.EngineEnv.fork_steps`), else ``fork_step`` per move as
-    the caller asks. ``keep``: the engine seam keeps the children in its transition cache."""
-    batched = getattr(env, "fork_steps", None)
-    if callable(batched):
-        return batched(moves, keep)
-    return (env.fork_step(move, keep) for move in moves)
 
 
 def normalised(p: np.ndarray) -> np.ndarray:

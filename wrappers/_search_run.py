@@ -17,7 +17,7 @@ import numpy as np
 
 from s1gym.core import Decision, S1Env, Situation, Usage
 
-from ._base import children, normalised
+from ._base import normalised
 
 if TYPE_CHECKING:
     from .search import Search
@@ -251,7 +251,7 @@ class SearchRun:
     # -------------------------------------------------------------- expand
     def expand(self, node: _Node) -> list[_Node]:
         """Step every move of ``node`` on its own fork (all in one engine call where the engine allows it:
-        :func:`~s1gym.wrappers._base.children`); the surviving children (sets ``goal`` on a win,
+        ``S1Env.fork_steps``); the surviving children (sets ``goal`` on a win,
         or with ``until_gain`` on a new state that beats the root's score)."""
         self.stats.expansions += 1
         if self.config.trace:
@@ -262,7 +262,7 @@ class SearchRun:
         texts = self.situation.texts if node is self.root else node.env.candidates
         kids: list[_Node] = []
         g = node.g + 1
-        for text, (env, (_obs, _r, _term, truncated, info)) in zip(texts, children(node.env, texts, keep=True)):
+        for text, (env, (_obs, _r, _term, truncated, info)) in zip(texts, node.env.fork_steps(texts, keep=True)):
             self.stats.generated += 1
             score = float(info["score"])
             if info["won"]:
@@ -312,7 +312,7 @@ class SearchRun:
         """The node's env, replayed from its parent's (which is kept while the search runs): a child of one
         move (on TWX a snapshot stepped in the JVM, as its siblings were, which its own children start from)."""
         assert node.parent is not None and node.parent.env is not None and node.move is not None
-        env, _ = next(iter(children(node.parent.env, [node.move])))
+        env, _ = next(node.parent.env.fork_steps([node.move]))
         return env
 
     # ----------------------------------------------------------------- ask

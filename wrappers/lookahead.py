@@ -9,7 +9,7 @@ import numpy as np
 
 from s1gym.core import Candidate, Decision, Policy, Situation
 
-from ._base import Wrapper, children
+from ._base import Wrapper
 
 
 class Lookahead(Wrapper):
@@ -28,7 +28,7 @@ class Lookahead(Wrapper):
     env is never stepped: only forks are.
 
     Costs one fork and one env step per candidate (on engines that allow it, all the candidates' steps in one
-    call into the engine: :func:`~s1gym.wrappers._base.children`) and no extra policy calls.
+    call into the engine: ``S1Env.fork_steps``) and no extra policy calls.
     """
 
     kind = "lookahead"
@@ -50,7 +50,7 @@ class Lookahead(Wrapper):
         before = frozenset(parent.candidates)
         been = Counter((*situation.visited, situation.state_key))
         # Search keeps the children it steps: asked about a node it expanded, this steps nothing.
-        stepped = children(parent, situation.texts)
+        stepped = parent.fork_steps(situation.texts)
         for i, (cand, (env, (_obs, reward, _terminated, _truncated, info))) in enumerate(
             zip(situation.candidates, stepped, strict=True)
         ):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -15,7 +15,9 @@ from s1gym.core.progress import Progress, TooManyCandidatesError
 from s1gym.core.situation import Candidate, Privileged, Situation
 from s1gym.core.estimates import ProgressTokensError, TokenReader, load_progress
 
-__all__ = ["S1Env"]
+__all__ = ["S1Env", "StepResult"]
+
+StepResult = tuple[str, float, bool, bool, dict[str, Any]]  #: what ``step`` returns (Gymnasium's five)
 
 
 class S1Env(gym.Env[str, np.int64]):
@@ -275,7 +277,7 @@ class S1Env(gym.Env[str, np.int64]):
         self._refresh()
         return self._observation(), self._info(invalid=False)
 
-    def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> StepResult:
         """Play index ``action``; ``(observation, reward, terminated, truncated, info)`` (see the class doc)."""
         self._require_started()
         move = self._move_at(action_index(action))
@@ -306,7 +308,7 @@ class S1Env(gym.Env[str, np.int64]):
     def _truncated(self) -> bool:
         return (not self._over) and self._steps >= self.max_steps
 
-    def _invalid_step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def _invalid_step(self, action: Any) -> StepResult:
         if self._over:
             reason = "the game is over"
         elif len(self._candidates) == 0:
@@ -398,7 +400,7 @@ class S1Env(gym.Env[str, np.int64]):
             f"{self.task_name}: {move!r} is not a candidate move now; candidates are [{shown}{more}]"
         )
 
-    def step_move(self, move: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def step_move(self, move: str) -> StepResult:
         """``step(index_of(move))``: play a legal move by its text."""
         return self.step(self.index_of(move))
 
@@ -412,7 +414,7 @@ class S1Env(gym.Env[str, np.int64]):
         self._fork_into(clone)
         return clone
 
-    def fork_step(self, move: str, keep: bool = False) -> tuple[S1Env, tuple[str, float, bool, bool, dict[str, Any]]]:
+    def fork_step(self, move: str, keep: bool = False) -> tuple[S1Env, StepResult]:
         """A fork of this env after ``move`` and the step's result (``step_move``'s), this env untouched.
 
         Tasks on the engine seam serve it from their pool's transition cache when the same state and move
@@ -422,6 +424,11 @@ class S1Env(gym.Env[str, np.int64]):
         """
         child = self.fork()
         return child, child.step_move(move)
+
+    def fork_steps(self, moves: Iterable[str], keep: bool = False) -> Iterator[tuple[S1Env, StepResult]]:
+        """``fork_step(move, keep)`` for each of ``moves``, as the caller asks (Search's expand, Lookahead); the
+        engine seam steps them in one engine call where it can (:meth:`s1gym.engines.base.EngineEnv.fork_steps`)."""
+        return (self.fork_step(move, keep) for move in moves)
 
     def situation(self, notes: Sequence[str] = ()) -> Situation:
         """What a policy may know now."""

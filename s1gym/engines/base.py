@@ -70,8 +70,9 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from s1gym.core import S1Env
+from s1gym.core.env import StepResult
 from s1gym.engines.pool import EnginePool, GameState, add_user, close_pools, pool_for, pool_stats, remove_user
-from s1gym.engines.transitions import CachedTransitions, StepResult, Stepped
+from s1gym.engines.transitions import CachedTransitions, Stepped
 from s1gym.errors import EngineCrashed
 
 __all__ = ["Engine", "EngineEnv", "EnginePool", "GameState", "close_pools", "pool_for", "pool_stats"]

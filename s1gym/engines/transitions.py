@@ -34,14 +34,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from s1gym.core.env import StepResult
+
 if TYPE_CHECKING:
     from s1gym.core import S1Env
     from s1gym.engines.base import EngineEnv
 
-__all__ = ["CachedTransitions", "StepResult", "Stepped", "TransitionCache", "copy_result"]
-
-StepResult = tuple[str, float, bool, bool, dict[str, Any]]
-
+__all__ = ["CachedTransitions", "Stepped", "TransitionCache", "copy_result"]
 
 class Stepped(NamedTuple):
     """A stored child the engine stepped with its siblings: ``move`` played from the keyed state gave the engine
