@@ -18,11 +18,11 @@ from s1gym.tasks.games.game2048 import (
     MOVES,
     PCG32,
     Game2048Env,
-    _all_moves,
-    _exponents,
-    _pack,
     _tables,
+    exponents,
+    pack_board,
     slide_row,
+    slides,
 )
 
 PROPERTY = settings(max_examples=25, deadline=None)
@@ -72,12 +72,12 @@ def test_env_moves_follow_the_merge_table_in_every_direction(row, expected, poin
     }
     for move, (place, read) in cases.items():
         start = place(row)
-        moves = _all_moves(_pack(start), _tables())
+        moves = slides(pack_board(start))
         if expected == row:
             assert move not in moves
             continue
         after, got_points = moves[move]
-        tiles = np.array([(1 << e) if e else 0 for e in _exponents(after)]).reshape(4, 4)
+        tiles = np.array([(1 << e) if e else 0 for e in exponents(after)]).reshape(4, 4)
         assert read(tiles).tolist() == expected, move
         assert got_points == points
 
@@ -99,16 +99,16 @@ def test_row_tables_match_the_reference_rule_on_all_rows():
 
 @PROPERTY
 @given(st.lists(st.integers(0, 11), min_size=16, max_size=16))
-def test_packed_moves_match_a_numpy_reference(exponents):
-    grid = np.array([(1 << e) if e else 0 for e in exponents]).reshape(4, 4)
-    moves = _all_moves(_pack(grid), _tables())
+def test_packed_moves_match_a_numpy_reference(cells):
+    grid = np.array([(1 << e) if e else 0 for e in cells]).reshape(4, 4)
+    moves = slides(pack_board(grid))
     for move in MOVES:
         expected, points = _numpy_move(grid, move)
         if np.array_equal(expected, grid):
             assert move not in moves
         else:
             after, got = moves[move]
-            tiles = np.array([(1 << e) if e else 0 for e in _exponents(after)]).reshape(4, 4)
+            tiles = np.array([(1 << e) if e else 0 for e in exponents(after)]).reshape(4, 4)
             assert np.array_equal(tiles, expected) and got == points, move
     assert list(moves) == [m for m in MOVES if m in moves]  # fixed order
 

@@ -62,7 +62,8 @@ import numpy as np
 
 from s1gym.core import Progress, S1Env, copy_generator
 
-__all__ = ["PCG32", "Game2048Env", "pcg32_below", "pcg32_next", "pcg32_seed", "slide_row"]
+__all__ = ["PCG32", "Game2048Env", "exponents", "pack_board", "pcg32_below", "pcg32_next", "pcg32_seed",
+           "slide_row", "slides"]
 
 MOVES = ("up", "down", "left", "right")
 #: The Rule baseline's preference order.
@@ -175,11 +176,17 @@ def _row_text(row: int) -> str:
     return " ".join(f"{(1 << e) if e else '.':>5}" for e in ((row >> (4 * c)) & 0xF for c in range(4)))
 
 
-def _exponents(board: int) -> list[int]:
+def slides(board: int) -> dict[str, tuple[int, int]]:
+    """``move -> (board after the slide, points)`` for the moves that change the packed ``board`` (no spawn)."""
+    return _all_moves(board, _tables())
+
+
+def exponents(board: int) -> list[int]:
+    """The 16 cells' exponents of a packed board (0 = empty), row by row."""
     return [(board >> (4 * p)) & 0xF for p in range(16)]
 
 
-def _pack(values: Sequence[Sequence[int]]) -> int:
+def pack_board(values: Sequence[Sequence[int]]) -> int:
     """Tile values (4x4, 0 = empty) -> packed board; clear errors for anything else."""
     grid = np.asarray(values)
     if grid.shape != (4, 4) or not np.issubdtype(grid.dtype, np.integer):
@@ -325,7 +332,7 @@ class Game2048Env(S1Env):
         self._game_score = 0
         self._points = 0
         if "board" in options:
-            self._board = _pack(options["board"])
+            self._board = pack_board(options["board"])
         else:
             board, _, _ = self._spawn(0)
             self._board, _, _ = self._spawn(board)
@@ -427,7 +434,7 @@ class Game2048Env(S1Env):
     @property
     def board(self) -> np.ndarray:
         """The tiles as a 4x4 int array (0 = empty); a copy."""
-        return np.array([(1 << e) if e else 0 for e in _exponents(self._board)], dtype=np.int64).reshape(4, 4)
+        return np.array([(1 << e) if e else 0 for e in exponents(self._board)], dtype=np.int64).reshape(4, 4)
 
     @classmethod
     def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from s1gym.core import Situation
-from s1gym.tasks.games.game2048 import _all_moves, _pack, _tables
+from s1gym.tasks.games.game2048 import exponents, pack_board, slides
 
 __all__ = ["blackjack_tokens", "board_tokens", "read_board", "read_hand"]
 
@@ -46,11 +46,7 @@ _CELL = re.compile(r"^\s*(\.|\d+)\s+(\.|\d+)\s+(\.|\d+)\s+(\.|\d+)\s*$")
 def read_board(text: str) -> int | None:
     """The packed 2048 board (:mod:`s1gym.tasks.games.game2048`) of the four grid rows in ``text``."""
     rows = [[0 if v == "." else int(v) for v in m.groups()] for line in text.splitlines() if (m := _CELL.match(line))]
-    return _pack(rows[:4]) if len(rows) >= 4 else None
-
-
-def _cells(board: int) -> list[int]:
-    return [(board >> (4 * p)) & 0xF for p in range(16)]
+    return pack_board(rows[:4]) if len(rows) >= 4 else None
 
 
 def _monotone_lines(cells: list[int]) -> int:
@@ -69,8 +65,8 @@ def board_tokens(situation: Situation) -> list[list[str]]:
     board = read_board(situation.state_text or "")
     if board is None:
         return [[c.text] for c in situation.candidates]
-    after = _all_moves(board, _tables())
-    before = _cells(board)
+    after = slides(board)
+    before = exponents(board)
     top = max(before)
     corner_now = next((name for p, name in _CORNERS.items() if before[p] == top), "none")
     occupied = sum(v > 0 for v in before)
@@ -79,7 +75,7 @@ def board_tokens(situation: Situation) -> list[list[str]]:
         m = c.text
         names = [m, f"{m}|corner:{corner_now}"]
         if m in after:
-            cells = _cells(after[m][0])
+            cells = exponents(after[m][0])
             empty = cells.count(0)
             at = [p for p, v in enumerate(cells) if v == max(cells)]
             in_corner = any(p in _CORNERS for p in at)
