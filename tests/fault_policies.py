@@ -72,10 +72,18 @@ class Killer(BasePolicy):
         self.decisions += 1
         n = self.decisions
         due = n == self.at or (self.every and n > self.at and (n - self.at) % self.every == 0)
-        done = self.once and os.path.exists(self.log) and os.path.getsize(self.log)
-        if due and not done:
+        if due and (not self.once or self._claim()):
             self._kill()
         return self.inner.decide(situation)
+
+    def _claim(self) -> bool:
+        """True for the first process to ask, once over the job: an exclusive create, since two workers can
+        reach their due decision at the same moment (a check of the log before writing it let both kill)."""
+        try:
+            os.close(os.open(f"{self.log}.claimed", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False
+        return True
 
     def _kill(self) -> None:
         pids = [os.getpid()] if self.target == "self" else descendants(os.getpid(), NAMES[self.target])
