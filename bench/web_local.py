@@ -44,7 +44,10 @@ NOISY_MOVES = 5
 DAGGER_LEARNER = 0.7
 DAGGER_MOVES = 10
 HELD_OUT_FILE = Path(__file__).resolve().parents[1] / "docs" / "data" / "web_local_heldout.jsonl"
-ARMS = ("random", "local", "rule", "lookahead", "search-uniform", "search-local")
+ARMS = ("random", "local", "rule", "lookahead", "search-uniform", "search-local", "search-uniform-20",
+        "search-local-20")
+#: Amendment 2's guard: a game still going after this many seconds of wall time gives up at its next decision.
+WALL_GUARD_S = 30 * 60
 #: The protocol's search sample: the issue's five tasks and every 10th task of the sorted rule list.
 ISSUE_TASKS = ("click-button", "enter-text", "choose-list", "use-autocomplete", "social-media")
 
@@ -297,7 +300,34 @@ def build_policy(arm: str, model_path: str | None):
 
     return {"random": Random, "rule": Rule, "local": local, "lookahead": lambda: Lookahead(local()),
             "search-uniform": lambda: Search(Uniform(), budget=20, episode_budget=20),
-            "search-local": lambda: Search(local(), budget=20, episode_budget=20)}[arm]()
+            "search-local": lambda: Search(local(), budget=20, episode_budget=20),
+            # amendment 2: the issue's literal arm, 20 calls a search and every other option at its default
+            "search-uniform-20": lambda: Search(Uniform(), budget=20),
+            "search-local-20": lambda: Search(local(), budget=20)}[arm]()
+
+
+class WallGuard:
+    """Hand a policy's decisions through until a game's wall time passes ``seconds``, then give up (the
+    runner ends the episode unsolved). A guard on a run's time, not part of an arm: ``capped`` says it hit."""
+
+    def __init__(self, policy, seconds: float) -> None:
+        self.policy, self.seconds = policy, seconds
+        self.name = policy.name
+        self.capped = False
+        self._start = time.perf_counter()
+
+    def reset(self) -> None:
+        self.policy.reset()
+        self._start = time.perf_counter()
+
+    def decide(self, situation):
+        from s1gym.core import Decision, Usage
+
+        if time.perf_counter() - self._start <= self.seconds:
+            return self.policy.decide(situation)
+        self.capped = True
+        n = len(situation.candidates)
+        return Decision(np.full(n, 1.0 / n), 0, Usage(), {"note": f"wall guard: {self.seconds:.0f} s"}, give_up=True)
 
 
 def play_game(job: tuple[str, int, str, str | None]) -> dict:
@@ -307,7 +337,7 @@ def play_game(job: tuple[str, int, str, str | None]) -> dict:
     wall = time.perf_counter()
     env = make_env(task)
     env.expert_move = lambda: None  # no expert agreement here (the rule arm is the rule itself)
-    policy = build_policy(arm, model_path)
+    policy = WallGuard(build_policy(arm, model_path), WALL_GUARD_S)
     policy.reset()
     try:
         out = play_episode(env, policy, seed)
@@ -318,7 +348,8 @@ def play_game(job: tuple[str, int, str, str | None]) -> dict:
     env.close()
     return {"task": task, "seed": seed, "arm": arm, "won": bool(out.get("won")), "score": float(out.get("score", 0.0)),
             "steps": out.get("steps"), "calls": out["usage"].calls, "wall_s": round(time.perf_counter() - wall, 2),
-            "moves": [t["move"] for t in out["ticks"] if "move" in t]}
+            "moves": [t["move"] for t in out["ticks"] if "move" in t and not t.get("gave_up")],
+            "capped": policy.capped}
 
 
 def cmd_play(args) -> None:
@@ -354,6 +385,31 @@ def _median(values: list[float]) -> float | None:
     return float(np.median(values)) if values else None
 
 
+def compare_search(rows: list[dict], uniform_arm: str, local_arm: str) -> None:
+    """The two search arms on the games both played: wins, median calls (the issue's measure), and the
+    measures amendment 2 declared beside it: the median on the games where search(uniform) called its policy
+    more than once, each arm's total calls, and the games the wall guard stopped."""
+    su = {(r["task"], r["seed"]): r for r in rows if r["arm"] == uniform_arm}
+    sl = {(r["task"], r["seed"]): r for r in rows if r["arm"] == local_arm}
+    both = sorted(set(su) & set(sl))
+    if not both:
+        return
+
+    def calls(arm: dict, keys) -> list[int]:
+        return [arm[k]["calls"] for k in keys if arm[k]["calls"] is not None]
+
+    print(f"\n{uniform_arm} vs {local_arm} on the same {len(both)} games: "
+          f"{sum(su[k]['won'] for k in both)}/{len(both)} vs {sum(sl[k]['won'] for k in both)}/{len(both)} won, "
+          f"median calls {_median(calls(su, both))} vs {_median(calls(sl, both))}, "
+          f"total calls {sum(calls(su, both))} vs {sum(calls(sl, both))}")
+    busy = [k for k in both if (su[k]["calls"] or 0) > 1]
+    if busy:
+        print(f"  on the {len(busy)} games where {uniform_arm} called its policy more than once: median calls "
+              f"{_median(calls(su, busy))} vs {_median(calls(sl, busy))}")
+    capped = [(k, a) for k in both for a, arm in ((uniform_arm, su), (local_arm, sl)) if arm[k].get("capped")]
+    print(f"  stopped by the wall guard: {len(capped)} {capped if capped else ''}")
+
+
 def cmd_report(args) -> None:
     """Per arm: games won over the games it played (rule tasks and the tasks without a rule apart), median
     calls; the two search arms' calls on the games both played; with ``--per-task`` a row per task."""
@@ -378,15 +434,8 @@ def cmd_report(args) -> None:
             print(f"| {arm} | {group}: {len({r['task'] for r in games})} | {len(games)} ({seeds[0]}-{seeds[-1]}) | "
                   f"**{won}/{len(games)}** ({won / len(games):.0%}) | {calls if calls is not None else '–'} | "
                   f"{errors} |")
-    su = {(r["task"], r["seed"]): r for r in rows if r["arm"] == "search-uniform"}
-    sl = {(r["task"], r["seed"]): r for r in rows if r["arm"] == "search-local"}
-    both = sorted(set(su) & set(sl))
-    if both:
-        mu = _median([su[k]["calls"] for k in both if su[k]["calls"] is not None])
-        ml = _median([sl[k]["calls"] for k in both if sl[k]["calls"] is not None])
-        print(f"\nsearch on the same {len(both)} games: search(uniform) {sum(su[k]['won'] for k in both)}/{len(both)} "
-              f"won, median {mu} calls; search(local) {sum(sl[k]['won'] for k in both)}/{len(both)} won, "
-              f"median {ml} calls")
+    for uniform_arm, local_arm in (("search-uniform", "search-local"), ("search-uniform-20", "search-local-20")):
+        compare_search(rows, uniform_arm, local_arm)
     fl = [r for r in rows if r["arm"] == "lookahead" and r["task"] == "book-flight"]
     if fl:
         print(f"\nbook-flight lookahead(local): {sum(r['won'] for r in fl)}/{len(fl)} "
