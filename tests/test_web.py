@@ -607,10 +607,10 @@ def test_a_move_a_page_already_played_costs_no_page():
         move = env.candidates[1]
         first = env.fork()
         first.step_move(move)
-        hits, restores = pool.cache_hits, pool.restores
+        hits, restores = pool.answers.hits, pool.restores
         second = env.fork()
         second.step_move(move)  # the same (state, move): the answer without a page
-        assert pool.cache_hits == hits + 1 and pool.restores == restores
+        assert pool.answers.hits == hits + 1 and pool.restores == restores
         assert second.state_text == first.state_text and second.game_state.engine is None
         first.close()
         second.close()

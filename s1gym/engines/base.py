@@ -234,7 +234,8 @@ class EngineEnv(CachedTransitions, S1Env):
         key = self._pool_key()
         if self.close_engines_with_last_env:
             add_user(key, self)
-        self._last_pool = pool_for(key, self._open_engine, self.engine_capacity, self.transition_capacity)
+        self._last_pool = pool_for(key, self._open_engine, self.engine_capacity, self.transition_capacity,
+                                   self.answer_cache)
         return self._last_pool
 
     @property
@@ -378,11 +379,7 @@ class EngineEnv(CachedTransitions, S1Env):
         pool = self._pool()
         key = (state.game, state.moves, move)
         if self.answer_cache and not (state.owned_by(self) and pool.holds(state.engine, state)):
-            with pool.lock:
-                raw = pool.answers.get(key)
-                if raw is not None:
-                    pool.answers.move_to_end(key)
-                    pool.cache_hits += 1
+            raw = pool.answers.get(key)
             if raw is not None:  # a page played this move from this state before: the same answer
                 self._game_state = GameState(state.game, (*state.moves, move), self)
                 return self._on_step(move, raw)
@@ -394,10 +391,7 @@ class EngineEnv(CachedTransitions, S1Env):
         pool.bind(engine, new)
         self._game_state = new
         if self.answer_cache:
-            with pool.lock:
-                pool.answers[key] = raw
-                while len(pool.answers) > self.answer_cache:
-                    pool.answers.popitem(last=False)
+            pool.answers.put(key, raw)
         return self._on_step(move, raw)
 
     @_engine_guard

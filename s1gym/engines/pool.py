@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from s1gym.core.lru import LRU
 from s1gym.engines import lifecycle
 from s1gym.engines.transitions import TransitionCache
 
@@ -52,7 +53,7 @@ class EnginePool:
     """The engines of one kind in this process: at most ``capacity``, least recently used first."""
 
     def __init__(self, key: Hashable, open_engine: Callable[[], Engine], capacity: int,
-                 transition_capacity: int = 0) -> None:
+                 transition_capacity: int = 0, answer_capacity: int = 0) -> None:
         if capacity < 1:
             raise ValueError(f"engine pool {key!r}: capacity must be >= 1, got {capacity}")
         self.key = key
@@ -63,9 +64,9 @@ class EnginePool:
         self._engines: OrderedDict[Engine, weakref.ref[GameState] | None] = OrderedDict()
         self.closed = False
         #: counters for benchmarks and tests
-        self.opened = self.takeovers = self.restores = self.replayed_moves = self.cache_hits = 0
+        self.opened = self.takeovers = self.restores = self.replayed_moves = 0
         #: (game, moves, move) -> answer, least recently used first (EngineEnv.answer_cache bounds it)
-        self.answers: OrderedDict[tuple[Any, tuple[str, ...], str], Any] = OrderedDict()
+        self.answers: LRU[tuple[Any, tuple[str, ...], str], Any] = LRU(answer_capacity)
         #: engine steps of envs' moves (forks' included; restores and replays are counted above)
         self.steps = 0
         #: (state, move) -> the env after it (:mod:`s1gym.engines.transitions`)
@@ -218,7 +219,7 @@ lifecycle.at_fork_in_child(_forget_inherited_pools)
 
 
 def pool_for(key: Hashable, open_engine: Callable[[], Engine], capacity: int,
-             transition_capacity: int = 0) -> EnginePool:
+             transition_capacity: int = 0, answer_capacity: int = 0) -> EnginePool:
     """The process's pool for ``key`` (made on first use, again after :func:`close_pools`)."""
     pool = _POOLS.get(key)
     if pool is not None and not pool.closed:
@@ -226,7 +227,7 @@ def pool_for(key: Hashable, open_engine: Callable[[], Engine], capacity: int,
     with _POOLS_LOCK:
         pool = _POOLS.get(key)
         if pool is None or pool.closed:
-            pool = _POOLS[key] = EnginePool(key, open_engine, capacity, transition_capacity)
+            pool = _POOLS[key] = EnginePool(key, open_engine, capacity, transition_capacity, answer_capacity)
         return pool
 
 
@@ -272,7 +273,7 @@ def pool_stats() -> dict[Hashable, dict[str, int]]:
             "takeovers": p.takeovers,
             "restores": p.restores,
             "replayed_moves": p.replayed_moves,
-            "cache_hits": p.cache_hits,
+            "cache_hits": p.answers.hits,
             "steps": p.steps,
             "transition_hits": p.transitions.hits,
         }

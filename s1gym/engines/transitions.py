@@ -27,14 +27,13 @@ takes on ALFWorld and the A/B).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from s1gym.core.env import StepResult
+from s1gym.core.lru import LRU
 
 if TYPE_CHECKING:
     from s1gym.core import S1Env
@@ -64,11 +63,21 @@ class TransitionCache:
     """(state, move) -> (the env after the move, the step's result), least recently used first out."""
 
     def __init__(self, capacity: int) -> None:
-        self.capacity = max(0, int(capacity))
-        self._entries: OrderedDict[Hashable, tuple[EngineEnv | Stepped, StepResult | None]] = OrderedDict()
-        self._lock = threading.Lock()
-        #: counters for benchmarks and tests
-        self.hits = self.misses = self.stored = 0
+        self._entries: LRU[Hashable, tuple[EngineEnv | Stepped, StepResult | None]] = LRU(max(0, int(capacity)))
+        #: children stored (``hits`` and ``misses`` count lookups): counters for benchmarks and tests
+        self.stored = 0
+
+    @property
+    def capacity(self) -> int:
+        return self._entries.capacity
+
+    @property
+    def hits(self) -> int:
+        return self._entries.hits
+
+    @property
+    def misses(self) -> int:
+        return self._entries.misses
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -76,30 +85,18 @@ class TransitionCache:
     def get(self, key: Hashable) -> tuple[EngineEnv | Stepped, StepResult | None] | None:
         """The stored child and result for ``key`` (a :class:`Stepped` and ``None``: rebuilt by the caller),
         counted as a hit or a miss."""
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                self.misses += 1
-                return None
-            self._entries.move_to_end(key)
-            self.hits += 1
-            return entry
+        return self._entries.get(key)
 
     def put(self, key: Hashable, child: EngineEnv | Stepped, result: StepResult | None = None) -> None:
         """Store ``child`` (an env nobody else steps) and its step's ``result`` under ``key``, or a
         :class:`Stepped` child (no result: a hit steps it again)."""
         if self.capacity == 0:
             return
-        with self._lock:
-            self._entries[key] = (child, None if isinstance(child, Stepped) else copy_result(result))
-            self._entries.move_to_end(key)
-            self.stored += 1
-            while len(self._entries) > self.capacity:
-                self._entries.popitem(last=False)
+        self._entries.put(key, (child, None if isinstance(child, Stepped) else copy_result(result)))
+        self.stored += 1
 
     def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
+        self._entries.clear()
 
 
 class CachedTransitions:

@@ -9,10 +9,11 @@ import copy
 import hashlib
 import re
 import sys
-import threading
 from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
+
+from s1gym.core.lru import LRU
 
 __all__ = ["CachedQueries", "CachedTranslation", "CommandTexts", "copy_context", "install_caches",
            "memo_parse", "query_predicates"]
@@ -28,8 +29,7 @@ class CachedTranslation:
 
     def __init__(self, module: Any) -> None:
         self._module = module
-        self._cache: OrderedDict[tuple, Any] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache: LRU[tuple, Any] = LRU(64)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._module, name)
@@ -40,19 +40,15 @@ class CachedTranslation:
             hashlib.sha1(problem.encode()).hexdigest(),
             optimize,
         )
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
+        found = self._cache.get(key)
+        if found is not None:
+            return found
         argv = list(sys.argv)  # fast_downward's translator overwrites sys.argv; keep the host's
         try:
             out = self._module.pddl2sas(domain, problem, verbose=verbose, optimize=optimize)
         finally:
             sys.argv[:] = argv
-        with self._lock:
-            self._cache[key] = out
-            while len(self._cache) > 64:
-                self._cache.popitem(last=False)
+        self._cache.put(key, out)
         return out
 
 

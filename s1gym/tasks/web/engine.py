@@ -424,10 +424,10 @@ class WebEngine(Engine):
         done = bool(state["done"])
         self._targets = {} if done else {m["text"]: m for m in state["moves"]}
         if self._game is not None:  # (the dict already remembered for this state, where one is: see _where)
-            self._targets = SPECS.put((self._game, self._moves), self._targets)
+            self._targets = SPECS.setdefault((self._game, self._moves), self._targets)
         page = "" if done or not snapshot else page_text(self.page.locator("body").aria_snapshot())
         moves = tuple(clean(m) for m in self._targets)
-        moves = MOVE_LISTS.put(moves, moves)
+        moves = MOVE_LISTS.setdefault(moves, moves)
         if page and state["picture"]:
             page += "\nPicture (shapes, size, centre in pixels from its top-left corner):\n" + "\n".join(
                 f"- {clean(line)}" for line in state["picture"]

@@ -198,7 +198,7 @@ class MiniWoBEnv(EngineEnv):
                 self._game_state = GameState(state.game, (*state.moves, move), self)
                 return self._on_step(move, raw)
         feedback = super()._play(move)
-        MEMO.put(key, self._answer)
+        MEMO.setdefault(key, self._answer)
         return feedback
 
     def _on_start(self, raw: WebAnswer) -> str:
