@@ -8,6 +8,7 @@
     python bench/twx_local.py fit --task TWC --kinds oracle,dart --out s1gym/data/local_twc.json       # ship
     python bench/twx_local.py heldout --workers 2     # the protocol's test games, shipped models (resumable)
     python bench/twx_local.py report                  # their tables (docs/benchmarks.md)
+    python bench/twx_local.py ranks --fold dev        # TWC: where the embedder ranks the places the expert uses
 
 The protocol (which folds fit, select and report) is bench/twx_protocol.md, committed before any fit.
 
@@ -433,6 +434,43 @@ def _row_order(task: str, setting: str) -> tuple[int, int]:
     return (order.index(task) if task in order else 99, settings.index(setting) if setting in settings else 99)
 
 
+def cmd_ranks(args) -> None:
+    """TWC: along the expert's games, the rank the packaged embedder gives each place the expert puts a thing
+    in, among the room's places (what the ``cs:put`` names read; a plain player without outcomes knows no
+    more of where things go), and the games in which every such place is ranked first."""
+    from collections import Counter
+
+    from s1gym.policies import Rule
+    from s1gym.policies.commonsense import ranks, room_places
+    from s1gym.tasks.twx.view import parse_move, read_view
+
+    counts: Counter[str] = Counter()
+    all_first = 0
+    for seed in range(args.first, args.first + args.games):
+        env = make_env("TWC", "default", seed, args.fold)
+        env.reset(seed=seed)
+        rule, first, info = Rule(), True, {"won": False}
+        rule.reset()
+        while not (info.get("won") or env.steps >= env.max_steps):
+            situation = env.situation()
+            move = situation.texts[rule.decide(situation).action]
+            m = parse_move(move)
+            if m.verb == "put" and m.target:
+                places = room_places(read_view(situation).look, situation.texts)
+                rank = ranks(m.obj.lower(), places)[m.target.lower()]
+                counts[f"r{rank}" if rank < 4 else "r4+"] += 1
+                first = first and rank == 0
+            *_, terminated, truncated, info = env.step_move(move)
+            if terminated or truncated:
+                break
+        all_first += first and bool(info.get("won"))
+        env.close()
+    n = sum(counts.values())
+    print(f"TWC {args.fold} seeds {args.first}-{args.first + args.games - 1}: the expert's {n} puts, by the rank "
+          "of their place among the room's places: " + ", ".join(f"{r} {c} ({c / n:.0%})" for r, c in sorted(counts.items())))
+    print(f"games won with every place ranked first: {all_first}/{args.games}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -470,8 +508,13 @@ def main(argv: list[str] | None = None) -> None:
     h.add_argument("--json", default=str(HELD_OUT_FILE))
     r = sub.add_parser("report")
     r.add_argument("--json", default=str(HELD_OUT_FILE))
+    k = sub.add_parser("ranks")
+    k.add_argument("--fold", default="dev", choices=("train", "dev", "test"))
+    k.add_argument("--games", type=int, default=30)
+    k.add_argument("--first", type=int, default=0)
     args = ap.parse_args(argv)
-    {"collect": cmd_collect, "fit": cmd_fit, "play": cmd_play, "heldout": cmd_heldout, "report": cmd_report}[args.cmd](args)
+    {"collect": cmd_collect, "fit": cmd_fit, "play": cmd_play, "heldout": cmd_heldout, "report": cmd_report,
+     "ranks": cmd_ranks}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -23,13 +23,14 @@ sentences it has not met), so after the first decisions of a game a move costs a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from s1gym.core import Situation
 from s1gym.policies.minilm import embed
 from s1gym.tasks.twx.view import parse_move, read_view
 
-__all__ = ["PLACE", "THING", "commonsense_tokens", "fit", "places_in", "ranks"]
+__all__ = ["PLACE", "THING", "commonsense_tokens", "fit", "places_in", "ranks", "room_places"]
 
 THING = "Put the {} away."
 PLACE = "It is kept in the {}."
@@ -79,14 +80,21 @@ def _bucket(rank: int, last: int) -> str:
     return f"r{rank}" if rank < last else f"r{last}+"
 
 
-def commonsense_tokens(situation: Situation) -> list[list[str]]:
-    """Per candidate, its ``cs:*`` feature names (see the module docstring); ``[]`` for other moves."""
-    view = read_view(situation)
-    places = places_in(view.look)
-    for text in situation.texts:  # the targets the moves name count too (a place the regex missed)
+def room_places(look: str, moves: Iterable[str]) -> list[str]:
+    """The places of a room: those its description ``look`` names, then the targets ``moves`` name (a place
+    the description's pattern missed)."""
+    places = places_in(look)
+    for text in moves:
         move = parse_move(text)
         if move.verb == "put" and move.target and move.target.lower() not in places:
             places.append(move.target.lower())
+    return places
+
+
+def commonsense_tokens(situation: Situation) -> list[list[str]]:
+    """Per candidate, its ``cs:*`` feature names (see the module docstring); ``[]`` for other moves."""
+    view = read_view(situation)
+    places = room_places(view.look, situation.texts)
     held = [_ARTICLE.sub("", e).lower() for e in view.inventory]
     contents = _contents(view.look)
     rows: list[list[str]] = []
