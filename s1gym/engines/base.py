@@ -45,7 +45,8 @@ smallest complete example):
 
 ``engine_capacity`` (class attribute) bounds the pool. ``answer_cache`` (class attribute, default 0:
 off) lets a task whose engine is a function of its game and moves (the web pages) remember that many
-``(game, moves, move) -> answer`` triples per pool: an env with no engine at its state (a fork) that
+``(game, moves, move) -> answer`` triples per pool (like ``transition_capacity``, the value of the env
+that opens the pool sizes it): an env with no engine at its state (a fork) that
 steps a remembered move takes the answer without an engine, and restores an engine only when a move
 nobody played yet needs one (Search steps each child once to judge it and again when it expands it). ``env.fork_steps(moves)``
 gives the children of a state (a fork after each move), in one call into the

@@ -176,7 +176,7 @@ class MiniWoBEnv(EngineEnv):
 
     def _pool(self) -> EnginePool:
         factory = functools.partial(WebEngine, self.headless, self.step_timeout)
-        return pool_for(self._pool_key(), factory, self.engine_capacity)
+        return pool_for(self._pool_key(), factory, self.engine_capacity, answer_capacity=self.answer_cache)
 
     def _choose_game(self, seed: int | None, options: dict[str, Any]) -> WebGame:
         if seed is None:
