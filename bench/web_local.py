@@ -7,6 +7,8 @@
     python bench/web_local.py play --seeds 41000-41001 --arms local --json /tmp/dev.jsonl --model FILE  # dev
     python bench/web_local.py play --seeds 42000-42004 --arms random,local,rule --json docs/data/web_local_heldout.jsonl
     python bench/web_local.py report --json docs/data/web_local_heldout.jsonl
+    python bench/web_local.py play --tasks search-sample --seeds 44000-44004 --arms search-local-20,search-uniform-20 --json FILE
+                                  # amendment 2: Search(policy, budget=20) as the issue names it
 
 The protocol (tasks, train/dev/test seeds, arms, targets) is bench/web_protocol.md, committed before any fit.
 
