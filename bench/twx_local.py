@@ -449,9 +449,9 @@ def cmd_ranks(args) -> None:
     for seed in range(args.first, args.first + args.games):
         env = make_env("TWC", "default", seed, args.fold)
         env.reset(seed=seed)
-        rule, first, info = Rule(), True, {"won": False}
+        rule, first, over, won = Rule(), True, False, False
         rule.reset()
-        while not (info.get("won") or env.steps >= env.max_steps):
+        while not over:
             situation = env.situation()
             move = situation.texts[rule.decide(situation).action]
             m = parse_move(move)
@@ -461,9 +461,8 @@ def cmd_ranks(args) -> None:
                 counts[f"r{rank}" if rank < 4 else "r4+"] += 1
                 first = first and rank == 0
             *_, terminated, truncated, info = env.step_move(move)
-            if terminated or truncated:
-                break
-        all_first += first and bool(info.get("won"))
+            over, won = terminated or truncated, bool(info["won"])
+        all_first += first and won
         env.close()
     n = sum(counts.values())
     print(f"TWC {args.fold} seeds {args.first}-{args.first + args.games - 1}: the expert's {n} puts, by the rank "
