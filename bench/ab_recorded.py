@@ -16,8 +16,9 @@ is compared with the newer record that replaced it (e.g. TWC's ``local`` and ``l
 ``twx_heldout.jsonl`` with ``twc_commonsense_heldout.jsonl``); a line with no newer record is replayed,
 reported, and counted apart from the lines that must reproduce.
 
-TWX lines are played as ``bench/twx_local.py heldout`` played them (its ``make_env`` and ``build_policy``,
-the shipped models, the expert never asked); ALFWorld lines as ``bench/alfworld_local.py cv`` did (its
+TWX lines are played as ``bench/twx_heldout.py heldout`` plays them (``make_env`` of
+:mod:`s1gym.tasks.twx.fit`, ``build_policy`` of :mod:`s1gym.tasks.twx.fit_play`, the shipped models, the expert
+never asked); ALFWorld lines as ``python -m s1gym.tasks.alfworld.fit cv`` did (its
 ``play_game``, the fold models in ``--models``, the record's ``revisits_weight``).
 
 Declared before the first replay of issue 38's A/B (which lines are replayed, chosen on cost alone):
@@ -46,8 +47,8 @@ DATA = ROOT / "docs" / "data"
 
 
 def bench_last() -> None:
-    """bench/ last on the path: its alfworld.py must not shadow the alfworld package (twx_local puts it first
-    at import, alfworld_local takes it off, and spawned workers start from this process's path)."""
+    """bench/ last on the path: its alfworld.py must not shadow the alfworld package (a script run from bench/
+    has it first, ALFWorld's fitting module takes it off, and spawned workers start from this process's path)."""
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH] + [str(BENCH)]
 
 
@@ -80,15 +81,6 @@ UNSTABLE = {
     "three processes), and the rule plays the gold path; no decision model reads it"
     for task in ("CoinCollector", "TWC")
 }
-
-
-def bench_module(name: str):
-    """A module of bench/, imported with bench/ kept last on the path (:func:`bench_last`)."""
-    import importlib
-
-    module = importlib.import_module(name)
-    bench_last()
-    return module
 
 
 def load_jsonl(path: Path) -> list[dict]:
@@ -134,15 +126,15 @@ def twx_references() -> list[tuple[dict, str, dict | None]]:
 
 
 def play_twx(job: tuple[str, str, int, str, str]) -> dict:
-    """One TWX game as ``bench/twx_local.py heldout`` plays it; also a digest of the moves played."""
+    """One TWX game as ``bench/twx_heldout.py heldout`` plays it; also a digest of the moves played."""
     from s1gym.runner.episode import play_episode
-
-    twx_local = bench_module("twx_local")
+    from s1gym.tasks.twx.fit import make_env
+    from s1gym.tasks.twx.fit_play import build_policy
 
     task, setting, seed, fold, arm = job
     cpu = time.process_time()
-    env = twx_local.make_env(task, setting, seed, fold)
-    policy = twx_local.build_policy(arm, None)
+    env = make_env(task, setting, seed, fold)
+    policy = build_policy(arm, None)
     policy.reset()
     out = play_episode(env, policy, seed, agreement=False)
     env.close()
@@ -193,14 +185,16 @@ def alfworld_key(r: dict) -> tuple:
 
 
 def play_alfworld(job: tuple[int, str, str, float | None]) -> dict:
-    out = bench_module("alfworld_local").play_game(job)
+    from s1gym.tasks.alfworld.fit import play_game
+
+    out = play_game(job)
     return {k: v for k, v in out.items() if k in ALFWORLD_FIELDS} | {"cpu_s": round(out["cpu_s"], 2)}
 
 
 def cmd_alfworld(args) -> None:
     from s1gym.tasks.alfworld.env import find_games
 
-    alfworld_local = bench_module("alfworld_local")
+    import s1gym.tasks.alfworld.fit as alfworld_local
 
     fold_of = {g: k for k, f in enumerate(alfworld_local.folds(find_games(str(alfworld_local.SHARED), "valid_seen")))
                for g in f}
@@ -221,7 +215,8 @@ def cmd_alfworld(args) -> None:
 
 def write(out: str, chosen: list, jobs: list, play, workers: int, fields: tuple[str, ...], family: str, key) -> None:
     """Play ``jobs`` (one per chosen line), compare each with its line, append the result to ``out``."""
-    pool_map = bench_module("twx_local").pool_map
+    from s1gym.models.collect import pool_map
+
     commit = head_commit()
     # pool_map answers in completion order: tag each job with its index so the answer finds its line
     results = pool_map(_indexed, [(i, play, job) for i, job in enumerate(jobs)], workers)

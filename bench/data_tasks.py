@@ -64,21 +64,14 @@ DATA_OPTIONS = ("questions", "tickets", "texts")
 
 
 def make_policy(name: str) -> BasePolicy:
-    from s1gym.policies import Local, Random, Rule, Uniform
+    """A policy by its registry name (``rule``, ``uniform``, ``random`` with seed 0, ``local``), behind the
+    wrappers the name puts before it (``lookahead-local`` is ``Lookahead(Local())``)."""
+    from s1gym.policies import make_policy as named
+    from s1gym.wrappers import wrap
 
-    if name == "rule":
-        return Rule()
-    if name == "uniform":
-        return Uniform()
-    if name == "random":
-        return Random(seed=0)
-    if name == "local":
-        return Local()
-    if name == "lookahead-local":
-        from s1gym.wrappers import Lookahead
-
-        return Lookahead(Local())
-    raise SystemExit(f"unknown policy {name!r}; choose from rule, uniform, random, local, lookahead-local")
+    *wrappers, base = name.split("-")
+    policy = named(base, **({"seed": 0} if base == "random" else {}))
+    return wrap(policy, wrappers) if wrappers else policy
 
 
 def make_env(task: str) -> S1Env:

@@ -28,7 +28,7 @@ import gymnasium as gym
 import s1gym  # noqa: F401  (registers the tasks)
 from s1gym.core import BasePolicy
 from s1gym.tasks.desktop.calculator import CalculatorEngine, CalculatorEnv
-from s1gym.engines.desktop import group_members
+from s1gym.tasks.desktop.session import group_members
 from s1gym.engines.base import close_pools
 
 DEPTH5 = ("4", "2", "multiply", "1", "3")  # the state the fork measures start from: "42×13"

@@ -1,6 +1,6 @@
 """The tables of docs/benchmarks.md's "Fitted Local beside the rule" from docs/data/others_heldout.jsonl.
 
-    python bench/others_report.py            # (or: python bench/others_local.py report)
+    python bench/others_report.py            # (or: python -m s1gym.tasks.games.fit report)
 
 Intervals: 95 %; Blackjack's mean payoff a normal interval, the rest percentile bootstraps (s1gym.stats, fixed
 seed) or Wilson's for win counts; ``− rule`` columns are paired differences over the same seeds or rows.

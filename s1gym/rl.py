@@ -14,8 +14,9 @@ spaces that Stable-Baselines3 and sb3-contrib accept):
 - :class:`TaskFeatures`: a task's structured state where it has one (the 2048
   board, the Blackjack hand): small ``Box`` features that learn far faster
   than text.
-- :class:`MergeReward`: a training reward for 2048 that PPO can learn from (the
-  env's own reward moves only when the largest tile doubles), and
+- :class:`MergeReward`: a training reward from the points a task reports each
+  move, which PPO can learn 2048 from (the env's own reward moves only when the
+  largest tile doubles), and
   :class:`TrainingSeeds`: training games from a known seed sequence, so the
   games an agent is scored on are known to be new to it
   (``examples/maskable_ppo_2048.py`` uses both).
@@ -52,8 +53,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from s1gym import registration
 from s1gym.checks import positive_int
 from s1gym.core import S1Env
+from s1gym.family import StateFeatures
 
 __all__ = [
     "EncodeText",
@@ -261,66 +264,51 @@ class TaskFeatures(_MaskedObservationWrapper, gym.utils.RecordConstructorArgs):
         return self._features.read(self.env.unwrapped)
 
 
-class _Features:
-    def __init__(self, size: int, read: Callable[[Any], np.ndarray]) -> None:
-        self.size, self.read = size, read
-
-
-def _board_features(env: Any) -> np.ndarray:
-    board = env.board.ravel()
-    exponents = np.zeros(16, dtype=np.int64)
-    nonzero = board > 0
-    exponents[nonzero] = np.log2(board[nonzero]).astype(np.int64)
-    out = np.zeros((16, 16), dtype=np.float32)
-    out[np.arange(16), exponents] = 1.0
-    return out.ravel()
-
-
-def _hand_features(env: Any) -> np.ndarray:
-    total, soft, dealer_up = env.hand_values
-    out = np.zeros(43, dtype=np.float32)
-    out[min(total, 31)] = 1.0
-    out[32] = float(soft)
-    out[32 + dealer_up] = 1.0  # 33..42: ace, 2..10
-    return out
-
-
-_TASK_FEATURES: dict[str, _Features] = {"2048": _Features(256, _board_features), "Blackjack": _Features(43, _hand_features)}
-
-
-def task_features(task: str) -> _Features:
-    """The structured features of ``task`` (its ``task_name``); a clear error for tasks without them."""
-    if task not in _TASK_FEATURES:
+def task_features(task: str) -> StateFeatures:
+    """The structured features of ``task`` (its ``task_name``), as its family declares them; a clear error
+    for tasks without them."""
+    features = registration.state_features(task)
+    if features is None:
+        covered = sorted(t.task_name for f in registration.families() for t in f.tasks if t.features)
         raise ValueError(
-            f"{task} has no structured features; TaskFeatures covers {sorted(_TASK_FEATURES)}. "
+            f"{task} has no structured features; TaskFeatures covers {covered}. "
             f"Encode its text instead: EncodeText(env, 'hash')"
         )
-    return _TASK_FEATURES[task]
+    return features
 
 
 class MergeReward(_KeepsMask, gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """2048's training reward for RL: each merge's log2 value, and a penalty when the game is lost.
+    """A training reward for RL from the points a task reports each move: their log2 value, and a penalty
+    when the game is lost.
 
-    The env's reward (the contract's change of score, ``log2(largest tile) / 11``) moves only when the
-    largest tile doubles, a handful of times a game, and says nothing about the moves between: PPO
-    trained on it for 100k steps plays worse than random (docs/benchmarks.md). This wrapper gives
-    instead, per move, ``log2(1 + points) / 11`` (``info["points"]``: the values of the tiles the move
-    made by merging; 0 when it merged nothing), about ``k / 11`` for a merge into ``2**k``, and
-    ``-loss_penalty`` on the move that loses the game. Merges keep the board open, so a policy that
-    earns them survives longer and builds larger tiles. The env is untouched: its own reward is in
-    ``info["task_reward"]``, and ``info["score"]``, ``info["max_tile"]`` are what to report.
+    Written for 2048, whose own reward (the contract's change of score, ``log2(largest tile) / 11``) moves
+    only when the largest tile doubles, a handful of times a game, and says nothing about the moves
+    between: PPO trained on it for 100k steps plays worse than random (docs/benchmarks.md). This wrapper
+    gives instead, per move, ``log2(1 + points) / 11`` (``info[key]``, default ``info["points"]``: in 2048
+    the values of the tiles the move made by merging; 0 when it merged nothing), about ``k / 11`` for a
+    merge into ``2**k``, and ``-loss_penalty`` on the move that loses the game. Merges keep the board open,
+    so a policy that earns them survives longer and builds larger tiles. Any task whose info carries such
+    a count per move can be trained on it; on the first reset of a task whose info has no ``key`` it
+    raises ``ValueError``. The env is untouched: its own reward is in ``info["task_reward"]``, and
+    ``info["score"]`` and the task's own keys are what to report.
     """
 
-    def __init__(self, env: gym.Env, loss_penalty: float = 1.0) -> None:
-        gym.utils.RecordConstructorArgs.__init__(self, loss_penalty=loss_penalty)
+    def __init__(self, env: gym.Env, loss_penalty: float = 1.0, key: str = "points") -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, loss_penalty=loss_penalty, key=key)
         super().__init__(env)
-        if env.unwrapped.task_name != "2048":
-            raise ValueError(f"MergeReward shapes 2048's reward (its info['points']); got {env.unwrapped.task_name}")
         self.loss_penalty = float(loss_penalty)
+        self.key = str(key)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        observation, info = self.env.reset(seed=seed, options=options)
+        if self.key not in info:
+            raise ValueError(f"MergeReward shapes the reward from info[{self.key!r}] each move, and "
+                             f"{self.env.unwrapped.task_name}'s info has no such key (it has {sorted(info)})")
+        return observation, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
-        points = 0 if info["invalid_action"] else int(info["points"])
+        points = 0 if info["invalid_action"] else int(info[self.key])
         shaped = np.log2(1 + points) / 11 - (self.loss_penalty if info["lost"] else 0.0)
         return observation, float(shaped), terminated, truncated, {**info, "task_reward": reward}
 

@@ -3,7 +3,7 @@
 # 30 hard CookingWorld games nobody tuned on (11 rooms with doors, 5 ingredients, 10 distractors), five
 # arms on the same games:
 #   random               a uniformly random legal move (the floor)
-#   local                Local with the game's shipped model (s1gym/data/local_cookingworld.json), one call a move
+#   local                Local with the game's shipped model (s1gym/tasks/twx/data/local_cookingworld.json), one call a move
 #   lookahead(local)     the same model shown each move's outcome and the moves it opens (one call a move)
 #   search(uniform)      best-first search over forks with flat odds (at most 1000 calls a game)
 #   search(local)        the same search guided by the model (and its progress estimate, Search's default)

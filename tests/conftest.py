@@ -37,3 +37,10 @@ def pytest_runtest_makereport(item, call):
             f"skipped in CI, where every optional part is installed: {message}\n"
             "(install what it names in scripts/setup.sh, or add the reason to tests/conftest.py's ALLOWED_IN_CI)"
         )
+
+
+@pytest.fixture
+def no_linger(monkeypatch):
+    """The browser closes as soon as its last env does (no reuse between tests). The web test files ask for
+    it on every test (their ``pytestmark``); nothing else does."""
+    monkeypatch.setenv("S1GYM_BROWSER_LINGER", "0")

@@ -163,6 +163,31 @@ def test_rule_plays_under_hygiene():
         e.close()
 
 
+
+def test_expert_action_is_a_candidate_under_the_default_hygiene():
+    """``expert_action()`` names a candidate under the env's own options: played by index with hygiene on (the
+    default), it wins every shipped scene and never raises, though the engine's expert asks for moves
+    hygiene hides on the way (``engine_expert_action()``); Rule plays the same moves."""
+    from s1gym.tasks.alfworld.expert import ExpertLost
+
+    e = gym.make("s1/ALFWorld-v0").unwrapped
+    try:
+        hidden = 0
+        for seed in range(6):
+            e.reset(seed=seed)
+            while not e.done:
+                hidden += e.engine_expert_action() not in e.candidates
+                move = e.expert_action()
+                assert e.rule_action() == e.expert_move() == move  # one expert move, asked thrice
+                e.step(e.index_of(move))
+            assert e.won, f"the expert lost shipped scene {seed} under hygiene"
+        assert hidden, "no scene had the engine's expert ask for a hidden move: the test proves nothing"
+        with pytest.raises(ExpertLost, match="the game is over"):
+            e.expert_action()
+        assert e.expert_move() is None
+    finally:
+        e.close()
+
 def test_seed_stride_and_game_pick_games_deterministically():
     e = gym.make("s1/ALFWorld-v0", stride=5)
     try:
@@ -328,7 +353,9 @@ def test_fork_matches_replay_from_scratch(seed, prefix, rest):
             ra, rb = fork.step(i), b.step(i)
             assert ra[0] == rb[0] and ra[1:4] == rb[1:4] and ra[4]["candidates"] == rb[4]["candidates"]
             assert fork.state_key() == b.state_key()
-            assert fork.expert_action() == b.expert_action()
+            # the expert's state forks too: the engine's expert and the candidate it leads to agree
+            assert fork.engine_expert_action() == b.engine_expert_action()
+            assert fork.expert_move() == b.expert_move()
     finally:
         a.close()
         b.close()

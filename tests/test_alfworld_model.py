@@ -1,9 +1,8 @@
-"""Local's ALFWorld pair model (s1gym.policies.alfworld_model, its tokens in s1gym.tasks.alfworld.tokens) on the
+"""Local's ALFWorld pair model (s1gym.tasks.alfworld.model, its tokens in s1gym.tasks.alfworld.tokens) on the
 real ALFWorld engine and its shipped fit."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 
@@ -15,14 +14,13 @@ pytest.importorskip("alfworld", reason="the optional extra alfworld==0.4.2 is no
 
 import s1gym  # noqa: F401
 from s1gym.policies import Local, Uniform
-from s1gym.policies.alfworld_model import ALFWorldModel
+from s1gym.tasks.alfworld.model import ALFWorldModel
 from s1gym.tasks.alfworld.goals import Target, context_tokens, goal_target, goal_words, memory
 from s1gym.tasks.alfworld.tokens import situation_pairs
 from s1gym.policies.local import progress_heuristic, task_model
 from s1gym.wrappers import Lookahead
 
 SHARED = Path(os.environ.get("S1GYM_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "alfworld_local.py"
 
 
 @pytest.fixture
@@ -118,7 +116,7 @@ def test_local_adds_the_pair_scores_and_names_its_model(soap, tmp_path):
     from_path = Local(pairs=tmp_path / "m.json", preload=False, embedder=Refuses())
     assert np.allclose(from_path.decide(s).probabilities, local.decide(s).probabilities)
     assert Local(pairs=False, preload=False).options()["pairs"] is False
-    with pytest.raises(ValueError, match=r"a fitted model \(ALFWorldModel, TWXModel, WebModel, RobotModel\), the path of its JSON file"):
+    with pytest.raises(ValueError, match=r"a fitted model \(an s1gym.models.fitted.FittedModel\), the path of its JSON file"):
         Local(pairs=3, preload=False)
 
 
@@ -139,21 +137,24 @@ def test_shipped_alfworld_model_embeds_nothing_and_estimates_progress(soap):
 
 @pytest.mark.skipif(not (SHARED / "alfworld" / "json_2.1.1" / "valid_seen").is_dir(),
                     reason=f"shared ALFWorld data not found at {SHARED / 'alfworld'} (set S1GYM_SHARED_DATA)")
-def test_cross_validation_folds_keep_a_task_folder_together_and_cover_every_game():
-    spec = importlib.util.spec_from_file_location("alfworld_local", BENCH)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+def test_cross_validation_folds_keep_a_task_folder_together_and_cover_every_game(capsys, monkeypatch):
+    from s1gym.tasks.alfworld import fit_states
     from s1gym.tasks.alfworld.env import TASK_TYPES, find_games, task_type_of
+    from s1gym.tasks.alfworld.fit import main
+    from s1gym.tasks.alfworld.fit_states import folds, task_folder
 
     games = find_games(str(SHARED / "alfworld"), "valid_seen")
-    parts = bench.folds(games)
+    parts = folds(games)
     assert sorted(i for f in parts for i in f) == list(range(len(games)))
     fold_of_folder = {}
     for k, f in enumerate(parts):
         for i in f:
-            assert fold_of_folder.setdefault(bench.task_folder(games[i]), k) == k
+            assert fold_of_folder.setdefault(task_folder(games[i]), k) == k
         assert {task_type_of(games[i]) for i in f} == set(TASK_TYPES)  # stratified: every type in every fold
     assert max(map(len, parts)) - min(map(len, parts)) <= 2
+    monkeypatch.setattr(fit_states, "SHARED", SHARED / "alfworld")
+    main(["folds"])  # the fitting CLI (python -m s1gym.tasks.alfworld.fit folds) prints each fold's games
+    assert [int(line.split()[1]) for line in capsys.readouterr().out.splitlines()] == list(map(len, parts))
 
 
 def test_search_names_the_learned_progress_estimate():

@@ -23,7 +23,7 @@ from s1gym.core import BasePolicy, Decision
 from s1gym.tasks.desktop import goals
 from s1gym.tasks.desktop.calculator import SLOTS, CalculatorCrashed, CalculatorEngine, CalculatorEnv, unavailable
 from s1gym.tasks.desktop.goals import GoalError
-from s1gym.engines.desktop import DesktopSession, DesktopUnavailable, group_members
+from s1gym.tasks.desktop.session import DesktopSession, DesktopUnavailable, group_members
 from s1gym.engines.base import close_pools
 
 desktop = pytest.mark.skipif(bool(unavailable()), reason=unavailable() or "")
@@ -147,8 +147,7 @@ def test_options_are_checked():
 
 @desktop
 def test_rule_computes_12_times_7_on_the_real_window():
-    env = make(goal="compute 12 times 7", expect="84")
-    try:
+    with make(goal="compute 12 times 7", expect="84") as env:
         obs, info = env.reset(seed=0)
         assert "Goal: compute 12 times 7" in obs and 'edit bar (the display): ""' in obs
         assert info["candidates"] == list(SLOTS) and info["action_mask"].all()
@@ -162,14 +161,11 @@ def test_rule_computes_12_times_7_on_the_real_window():
         assert pressed == ["1", "2", "multiply", "7", "result"]
         assert terminated and info["won"] and total == 1.0 and info["display"] == "84"
         assert 'edit bar (the display): "84" (bold: a result)' in obs
-    finally:
-        env.close()
 
 
 @desktop
 def test_typing_the_answer_and_equals_is_not_a_win():
-    env = make(goal="divide 240 by 8")
-    try:
+    with make(goal="divide 240 by 8") as env:
         env.reset(seed=9301)
         for move in ("3", "0", "result"):
             _, reward, terminated, _, info = env.step_move(move)
@@ -178,14 +174,11 @@ def test_typing_the_answer_and_equals_is_not_a_win():
         while not env.done:  # the rule types 240÷8 and wins
             _, reward, terminated, _, info = env.step_move(env.rule_action())
         assert info["won"] and terminated and reward == 1.0 and env.view.expression == "240÷8"
-    finally:
-        env.close()
 
 
 @desktop
 def test_errors_repeat_and_equals_on_a_result_goes_back():
-    env = make(goal="compute 5 plus 0", expect="6")  # never won: the moves below explore the app
-    try:
+    with make(goal="compute 5 plus 0", expect="6") as env:  # never won: the moves below explore the app
         env.reset(seed=0)
         env.step_move("divide")
         env.step_move("result")
@@ -202,8 +195,6 @@ def test_errors_repeat_and_equals_on_a_result_goes_back():
         env.step_move("add")
         env.step_move("x_squared")
         assert env.view.display == "5+0+²"
-    finally:
-        env.close()
 
 
 def _random_moves(rng: np.random.Generator, n: int) -> list[str]:
@@ -248,8 +239,7 @@ def test_reused_and_fresh_windows_agree_on_many_sequences():
 def test_screenshots_show_the_state_of_each_fork():
     from PIL import Image
 
-    env = make(goal="compute 12 times 7")
-    try:
+    with make(goal="compute 12 times 7") as env:
         env.reset(seed=0)
         for move in ("1", "2", "multiply"):
             env.step_move(move)
@@ -260,8 +250,6 @@ def test_screenshots_show_the_state_of_each_fork():
         assert fork.screenshot() == png  # another window brought to the same state looks the same
         fork.step_move("7")
         assert fork.screenshot() != png and env.screenshot() == png
-    finally:
-        env.close()
 
 
 @desktop
@@ -343,8 +331,7 @@ def _win(env: CalculatorEnv) -> None:
 @desktop
 @pytest.mark.parametrize("victim", ["app", pytest.param("xvfb", marks=pytest.mark.slow)])
 def test_a_desktop_that_died_between_moves_is_replaced_and_the_game_goes_on(own_pool, victim):
-    env = make(goal="compute 12 times 7")
-    try:
+    with make(goal="compute 12 times 7") as env:
         env.reset(seed=0)
         env.step_move("1")
         engine = env.engine()
@@ -357,15 +344,12 @@ def test_a_desktop_that_died_between_moves_is_replaced_and_the_game_goes_on(own_
         assert env.engine() is not engine and env.view.display == "12"
         assert group_members(pgid) == []  # the pool closed the dead one
         _win(env)
-    finally:
-        env.close()
 
 
 @desktop
 @pytest.mark.slow
 def test_a_hung_app_errors_the_move_and_the_next_game_starts_fresh(own_pool):
-    env = make(goal="compute 12 times 7")
-    try:
+    with make(goal="compute 12 times 7") as env:
         env.reset(seed=0)
         engine = env.engine()
         pgid = engine.session.pgid
@@ -377,8 +361,6 @@ def test_a_hung_app_errors_the_move_and_the_next_game_starts_fresh(own_pool):
         env.reset(seed=0)
         assert env.engine() is not engine and group_members(pgid) == []
         _win(env)
-    finally:
-        env.close()
 
 
 class HangsTheAppOnce(BasePolicy):
@@ -415,7 +397,7 @@ def test_the_runner_marks_a_hung_app_errored_and_plays_the_next_trial_fresh(tmp_
 @pytest.mark.slow
 def test_the_guard_ends_a_desktop_whose_python_process_was_killed(tmp_path):
     code = (
-        "from s1gym.engines.desktop import DesktopSession\n"
+        "from s1gym.tasks.desktop.session import DesktopSession\n"
         "s = DesktopSession(); print(s.pgid, s.root, flush=True)\n"
         "import time; time.sleep(60)\n"
     )

@@ -165,8 +165,8 @@ def test_rethink_plans_with_the_real_model(server):
     """Rethink on a toy loop: each stall asks the real model for a plan, which goes into the notes."""
     planner = chat(server, plan_max_tokens=12)
     inner = TablePolicy({"go b": 5.0, "go a": 5.0, "wait": 1.0, "push button": 0.0})
-    policy = Rethink(inner, planner=planner)
-    env = make(LOOP_GRAPH, start="a", stall_patience=2)
+    policy = Rethink(inner, planner=planner, patience=2)
+    env = make(LOOP_GRAPH, start="a")
     plans, decisions = [], []
     while not env.done and len(decisions) < 60:
         decisions.append(policy.decide(env.situation()))
@@ -206,8 +206,8 @@ def test_the_server_stopped_mid_episode_is_a_typed_error_and_the_job_goes_on(tmp
         (message,) = summary["errors_by_message"]
         assert message.startswith("PolicyConnectionError: Chat (") and "after 1 retries" in message
         planner = chat(own, plan_max_tokens=8)
-        env = make(LOOP_GRAPH, start="a", stall_patience=2)
-        rethink = Rethink(TablePolicy({"go b": 5.0, "go a": 5.0, "push button": 0.0}), planner=planner)
+        env = make(LOOP_GRAPH, start="a")
+        rethink = Rethink(TablePolicy({"go b": 5.0, "go a": 5.0, "push button": 0.0}), planner=planner, patience=2)
         events = []
         while not env.done and len(events) < 60:
             d = rethink.decide(env.situation())

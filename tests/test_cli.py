@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from job_schema import validate_job
 
 from s1gym.ui.cli import main, parse_value, table_rows
@@ -24,23 +23,14 @@ def run_cli(*argv: str) -> int:
     return main(list(argv))
 
 
+def run_argv(out: Path, job: str, *extra: str, policy="test_runner:First", episodes=3) -> list[str]:
+    """The arguments of a quiet ``s1 run`` of TASK writing job ``job`` under ``out``."""
+    played = ["--policy", policy, "--episodes", str(episodes), *extra]
+    return ["run", TASK, *played, "--out", str(out), "--job", job, "-q"]
+
+
 def test_run_prints_summary_table(tmp_path, capsys):
-    assert (
-        run_cli(
-            "run",
-            TASK,
-            "--policy",
-            "test_runner:First",
-            "-n",
-            "3",
-            "--out",
-            str(tmp_path),
-            "--job",
-            "a",
-            "-q",
-        )
-        == 0
-    )
+    assert run_cli(*run_argv(tmp_path, "a")) == 0
     out = capsys.readouterr().out
     assert "Counter" in out and "1.000 [1.000, 1.000]" in out and "first" in out
     assert validate_job(tmp_path / "a") == 3
@@ -49,24 +39,8 @@ def test_run_prints_summary_table(tmp_path, capsys):
 def test_run_killed_then_resumed_has_no_duplicates(tmp_path):
     """SIGKILL a real `s1 run` mid-job; every JSON left is whole; --resume finishes each seed once."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
-    argv = [
-        sys.executable,
-        "-m",
-        "s1gym.ui.cli",
-        "run",
-        TASK,
-        "--policy",
-        "test_runner:First",
-        "--episodes",
-        "12",
-        "--option",
-        "delay=0.04",
-        "--out",
-        str(tmp_path),
-        "--job",
-        "k",
-        "-q",
-    ]
+    slow = ("--option", "delay=0.04")
+    argv = [sys.executable, "-m", "s1gym.ui.cli", *run_argv(tmp_path, "k", *slow, episodes=12)]
     job = tmp_path / "k"
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -86,25 +60,7 @@ def test_run_killed_then_resumed_has_no_duplicates(tmp_path):
         json.loads(path.read_text())  # never half-written
     assert json.loads((job / "result.json").read_text())["finished_at"] is None
 
-    assert (
-        run_cli(
-            "run",
-            TASK,
-            "--policy",
-            "test_runner:First",
-            "--episodes",
-            "12",
-            "--option",
-            "delay=0.04",
-            "--out",
-            str(tmp_path),
-            "--job",
-            "k",
-            "--resume",
-            "-q",
-        )
-        == 0
-    )
+    assert run_cli(*run_argv(tmp_path, "k", *slow, "--resume", episodes=12)) == 0
     trials = sorted(p.parent.name for p in job.glob("*/result.json"))
     assert trials == sorted(f"Counter__{s}" for s in range(12))
     for name, trial_id in finished_before.items():  # finished trials were not replayed
@@ -119,30 +75,9 @@ def test_run_killed_then_resumed_has_no_duplicates(tmp_path):
 
 
 def test_table_over_two_jobs(tmp_path, capsys):
-    assert (
-        run_cli(
-            "run", TASK, "-p", "test_runner:First", "-n", "4", "--out", str(tmp_path), "--job", "one", "-q"
-        )
-        == 0
-    )
-    assert (
-        run_cli(
-            "run",
-            TASK,
-            "-p",
-            "test_runner:Greedy",
-            "-n",
-            "4",
-            "-o",
-            "fail_seed=2",
-            "--out",
-            str(tmp_path),
-            "--job",
-            "two",
-            "-q",
-        )
-        == 0
-    )
+    assert run_cli(*run_argv(tmp_path, "one", episodes=4)) == 0
+    greedy = run_argv(tmp_path, "two", "--option", "fail_seed=2", policy="test_runner:Greedy", episodes=4)
+    assert run_cli(*greedy) == 0
     capsys.readouterr()
     assert run_cli("table", str(tmp_path), "--format", "json") == 0
     rows = {r["policy"].split(":")[-1].lower(): r for r in json.loads(capsys.readouterr().out)}

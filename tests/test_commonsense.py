@@ -1,4 +1,4 @@
-"""Where a thing belongs, from the packaged embedder (policies/commonsense.py), on a synthetic TWC room whose
+"""Where a thing belongs, from the packaged embedder (s1gym/tasks/twx/commonsense.py), on a synthetic TWC room whose
 things no TWC train-fold game shows."""
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ def situation(inventory: str, moves: list[str]) -> Situation:
 
 
 def test_places_are_read_from_the_room():
-    from s1gym.policies.commonsense import _contents, places_in
+    from s1gym.tasks.twx.commonsense import _contents, places_in
 
     assert places_in(ROOM) == ["shoe cabinet", "fridge", "bookcase", "wardrobe", "dishwasher"]
     assert _contents(ROOM) == {"paperback novel": "bookcase", "pair of hiking boots": "dishwasher"}
 
 
 def test_the_embedder_ranks_the_right_place_first_for_unseen_things():
-    from s1gym.policies.commonsense import ranks
+    from s1gym.tasks.twx.commonsense import ranks
 
     places = ["bed", "shoe cabinet", "fridge", "bookcase", "dishwasher", "bathroom cabinet", "wardrobe"]
     best = {thing: min(ranks(thing, places).items(), key=lambda kv: kv[1])[0]
@@ -40,7 +40,7 @@ def test_the_embedder_ranks_the_right_place_first_for_unseen_things():
 
 
 def test_tokens_say_which_put_open_and_take_fit():
-    from s1gym.policies.commonsense import commonsense_tokens
+    from s1gym.tasks.twx.commonsense import commonsense_tokens
 
     moves = ["move north", "open shoe cabinet", "put frozen pizza in fridge", "put frozen pizza in wardrobe",
              "take paperback novel", "take pair of hiking boots"]

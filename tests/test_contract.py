@@ -94,40 +94,30 @@ def snapshot(env: S1Env) -> tuple:
 
 
 def test_make_returns_the_task_env_itself(env_id):
-    env = make(env_id)
-    try:
+    with make(env_id) as env:
         assert isinstance(env, S1Env)
         assert env.unwrapped is env
         env.reset(seed=1)
         twin = env.fork()  # a direct call: no Gymnasium wrapper in between
         assert type(twin) is type(env) and twin is not env and twin.situation() == env.situation()
         twin.close()
-    finally:
-        env.close()
 
 
 def test_make_with_module_prefix(env_id):
-    env = make("s1gym:" + env_id)  # the same checks and options as every other id, prefixed
-    try:
+    with make("s1gym:" + env_id) as env:  # the same checks and options as every other id, prefixed
         assert isinstance(env, S1Env) and env.unwrapped is env
         assert env.spec is not None and env.spec.id == env_id
-    finally:
-        env.close()
 
 
 def test_check_env(env_id):
-    env = make(env_id)
-    try:
+    with make(env_id) as env:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # a warning of Gymnasium's checker is a contract failure here
             check_env(env.unwrapped, skip_render_check=True)
-    finally:
-        env.close()
 
 
 def test_reset_info_and_spaces(env_id):
-    env = make(env_id)
-    try:
+    with make(env_id) as env:
         obs, info = env.reset(seed=3)
         assert env.observation_space.contains(obs), "observation has characters outside the Text charset"
         for key in ("candidates", "action_mask", "score", "won", "lost", "invalid_action"):
@@ -139,13 +129,10 @@ def test_reset_info_and_spaces(env_id):
         assert np.array_equal(env.action_masks(), info["action_mask"])
         assert 0.0 <= info["score"] <= 1.0
         assert len(info["candidates"]) > 0
-    finally:
-        env.close()
 
 
 def test_invalid_and_out_of_range_moves_are_no_ops(env_id):
-    env = make(env_id)
-    try:
+    with make(env_id) as env:
         env.reset(seed=5)
         before = snapshot(env)
         n = env.action_space.n
@@ -166,13 +153,10 @@ def test_invalid_and_out_of_range_moves_are_no_ops(env_id):
             env.index_of("this move does not exist 123")
         first = env.index_of(env.candidates[0])
         assert env.action_masks()[first] == 1 and np.flatnonzero(env.action_masks())[0] == first
-    finally:
-        env.close()
 
 
 def test_reward_is_score_change_and_situation_matches(env_id):
-    env = make(env_id)
-    try:
+    with make(env_id) as env:
         _, info = env.reset(seed=11)
         rng = np.random.default_rng(0)
         score = info["score"]
@@ -188,8 +172,6 @@ def test_reward_is_score_change_and_situation_matches(env_id):
             assert sit.texts == env.candidates
             assert sit.score == info["score"]
             assert_index_meanings(env, info)
-    finally:
-        env.close()
 
 
 @PROPERTY
@@ -213,8 +195,7 @@ def test_same_seed_same_indices_same_game(env_id, seed, choices):
     common=st.lists(st.integers(0, 1_000), min_size=1, max_size=6),
 )
 def test_fork_is_independent_and_identical(env_id, seed, prefix, fork_moves, common):
-    env = make(env_id)
-    try:
+    with make(env_id) as env:
         env.reset(seed=seed)
         play(env, prefix)
         before = snapshot(env)
@@ -227,8 +208,6 @@ def test_fork_is_independent_and_identical(env_id, seed, prefix, fork_moves, com
         trace = play(env, common)
         assert play(twin, common) == trace
         assert play(grandchild, common) == trace
-    finally:
-        env.close()
 
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> int:
@@ -246,8 +225,7 @@ def test_the_expert_move_is_a_candidate_and_reading_it_changes_nothing_a_player_
     solvers, the robot's privileged replanner...), and reading it leaves the observation, candidates,
     history and RNG as they were; on the :data:`EXPERTLESS` tasks it is None in every state and Rule is
     refused with the reason."""
-    env = make(env_id).unwrapped
-    try:
+    with make(env_id).unwrapped as env:
         env.reset(seed=0)
         named = 0
         for _ in range(4):
@@ -265,16 +243,13 @@ def test_the_expert_move_is_a_candidate_and_reading_it_changes_nothing_a_player_
                 env.expert_action()
         else:
             assert named, f"{env_id}: no expert move in its first states"
-    finally:
-        env.close()
 
 
 def test_info_keys_keep_one_type_for_the_whole_episode(env_id):
     """Gymnasium's vector envs stack each info key into one array per step: a key whose type changes
     (None mid-game, a number at the end) or that comes and goes breaks them."""
-    env = make(env_id)
     rng = np.random.default_rng(0)
-    try:
+    with make(env_id) as env:
         types: dict[str, set[type]] = {}
         for seed in (1, 2):
             _, info = env.reset(seed=seed)
@@ -290,8 +265,6 @@ def test_info_keys_keep_one_type_for_the_whole_episode(env_id):
                     types.setdefault(key, set()).add(type(value))
         mixed = {k: sorted(t.__name__ for t in ts) for k, ts in types.items() if len(ts) > 1}
         assert not mixed, f"info keys with more than one type: {mixed}"
-    finally:
-        env.close()
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])

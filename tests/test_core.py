@@ -18,12 +18,12 @@ from s1gym.core import (
     Candidate,
     Decision,
     Policy,
+    Privileged,
+    Progress,
     S1Env,
     Situation,
     TooManyCandidatesError,
     Usage,
-    Privileged,
-    Progress,
     charset_for,
 )
 from s1gym.registration import resolve_id

@@ -31,7 +31,7 @@ def exit_code(*argv: str) -> int:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["run", TASK, "-p", "uniform", "--wrap", "serch"], r"argument --wrap/-w: 'serch': unknown wrapper; choose from search"),
+        (["run", TASK, "-p", "uniform", "--wrap", "serch"], r"argument --wrap/-w: unknown wrapper 'serch'; choose one of: search"),
         (["run", TASK, "-p", "uniform", "-o", "size"], r"argument --option/-o: 'size': expected KEY=VALUE"),
         (["run", TASK, "-p", "uniform", "--wrap-option", "epsilon"], r"argument --wrap-option: 'epsilon': expected KEY=VALUE"),
         (["run", TASK, "-p", "gpt"], r"argument --policy/-p: unknown policy 'gpt'"),

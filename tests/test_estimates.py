@@ -1,5 +1,6 @@
-"""A task's learned progress estimate is found through the task (S1Env.progress_estimate), not through a
-decision model: any task can ship one, and Search(heuristic="progress") asks the env it searches."""
+"""A task's learned progress estimate and Local's model are found through the task's family declaration
+(s1gym.registration), not through the env or a decision model: any family can ship them, and
+Search(heuristic="progress") asks the registry for the task it searches."""
 
 from __future__ import annotations
 
@@ -12,24 +13,33 @@ import pytest
 from toy_tasks import PRIORITY_GRAPH, PRIORITY_SCORES, PRIORITY_TABLE, GraphTask, TablePolicy
 
 import s1gym
+from s1gym import registration
 from s1gym.core import Situation
-from s1gym.core.estimates import ProgressTokensError, TokenProgress, load_progress
+from s1gym.core.estimates import TokenProgress, load_progress
+from s1gym.family import Family, Task
 from s1gym.tasks.alfworld.goals import context_tokens
 from s1gym.wrappers import Search
 
+CALLS: list[str] = []
+
+
+def moves_left(situation: Situation) -> float:
+    CALLS.append(situation.observation)
+    return 1.0 - situation.score
+
 
 class Estimated(GraphTask):
-    """The priority toy world with an estimate that records what it was asked about."""
+    task_name = "ToyEstimated"
 
-    calls: list[str] = []
 
-    @classmethod
-    def progress_estimate(cls):
-        def moves_left(situation: Situation) -> float:
-            cls.calls.append(situation.observation)
-            return 1.0 - situation.score
-
-        return moves_left
+@pytest.fixture(scope="module", autouse=True)
+def toy_family():
+    registration.add_family(Family(name="toy-estimates", package="toy_tasks", tasks=(
+        Task(id="toy/ToyEstimated-v0", entry_point="toy_tasks:GraphTask", progress=moves_left),)))
+    yield
+    registration._added.clear()
+    for cached in (registration.families, registration._tasks, registration._by_name, registration.progress_estimate):
+        cached.cache_clear()
 
 
 def toy(cls: type[GraphTask]) -> GraphTask:
@@ -38,27 +48,27 @@ def toy(cls: type[GraphTask]) -> GraphTask:
     return env
 
 
-def test_search_asks_the_task_for_its_estimate():
-    Estimated.calls = []
+def test_search_asks_the_family_for_its_estimate():
+    CALLS.clear()
     env = toy(Estimated)
     search = Search(TablePolicy(PRIORITY_TABLE), heuristic="progress", budget=10)
     decision = search.decide(env.situation())
-    assert len(Estimated.calls) >= 4  # the root and its three children were scored by the task's estimate
+    assert len(CALLS) >= 4  # the root and its three children were scored by the declared estimate
     assert decision.info["solved"]
 
 
 def test_a_task_without_an_estimate_is_a_clear_error():
     env = toy(GraphTask)
-    assert GraphTask.progress_estimate() is None
+    assert registration.progress_estimate("Toy") is None
     with pytest.raises(ValueError, match="Toy ships no learned progress estimate"):
         Search(TablePolicy(PRIORITY_TABLE), heuristic="progress").decide(env.situation())
 
 
-def test_a_task_names_its_packaged_estimate():
-    from s1gym.tasks.alfworld.env import ALFWorldEnv
-
-    estimate = ALFWorldEnv.progress_estimate()
-    assert isinstance(estimate, TokenProgress) and estimate is load_progress("local_alfworld.json", context_tokens)
+def test_a_family_declares_its_packaged_estimate():
+    estimate = registration.progress_estimate("ALFWorld")
+    model = registration.model_file("ALFWorld")
+    assert model == Path(s1gym.__file__).parent / "tasks" / "alfworld" / "data" / "local_alfworld.json"
+    assert isinstance(estimate, TokenProgress) and estimate is load_progress(model, context_tokens)
     start = Situation(task="ALFWorld", observation="Your task is to: put a clean soapbar in cabinet.",
                       candidates=(), state_text="Your task is to: put a clean soapbar in cabinet.\nYou are carrying nothing.")
     holding = Situation(task="ALFWorld", observation="", candidates=(),
@@ -78,14 +88,14 @@ def test_token_progress_is_linear_in_the_tokens_and_never_negative(tmp_path):
 
 
 def test_the_core_imports_no_task_family():
-    """``s1gym.core`` and what it imports load no module of a task family (the contract knows no task). The
-    package root is stood in by a bare package, because ``import s1gym`` itself registers every family's ids
-    (s1gym.registration imports each family's ``TASKS``)."""
+    """``s1gym.core`` and what it imports load no module of a task family and not the registry (the contract
+    knows no task). The package root is stood in by a bare package, because ``import s1gym`` itself
+    registers every family's ids."""
     code = (
         "import sys, types; "
         "root = types.ModuleType('s1gym'); root.__path__ = [sys.argv[1]]; sys.modules['s1gym'] = root; "
         "import s1gym.core; "
-        "families = ('s1gym.tasks', 's1gym.reading', 's1gym.registration'); "
+        "families = ('s1gym.tasks', 's1gym.registration', 's1gym.family'); "
         "print(sorted(m for m in sys.modules if m.startswith(families)), "
         "'s1gym.core.env' in sys.modules)")
     package = str(Path(s1gym.__file__).parent)
@@ -93,35 +103,32 @@ def test_the_core_imports_no_task_family():
     assert out.stdout.strip() == "[] True"
 
 
-def test_importing_the_core_through_the_package_loads_only_the_families_id_tables():
-    """``python -c "import s1gym.core"`` runs ``s1gym/__init__`` first, which registers every id: that reads each
-    family's ``TASKS`` (and the two tables they are built from, the TWX games' rows and the web catalogue),
-    and nothing else of a family: no env, engine, expert or reader module loads until an env is made."""
-    code = ("import sys, s1gym.core; "
-            "print(sorted(m for m in sys.modules if m.startswith(('s1gym.tasks', 's1gym.reading'))))")
+def test_importing_the_package_loads_only_the_families_declarations():
+    """``import s1gym`` registers every id: that loads each family's declaration (``family.py``, and the two
+    tables declarations are built from, the TWX games' rows and the web catalogue) and nothing else of a
+    family: no env, engine, expert, model or reader module loads until something needs it."""
+    code = "import sys, s1gym.core; print(sorted(m for m in sys.modules if m.startswith('s1gym.tasks')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == str([
-        "s1gym.tasks", "s1gym.tasks.alfworld", "s1gym.tasks.desktop", "s1gym.tasks.games", "s1gym.tasks.robot",
-        "s1gym.tasks.text", "s1gym.tasks.twx", "s1gym.tasks.twx.games", "s1gym.tasks.web",
-        "s1gym.tasks.web.catalogue",
-    ]), "import s1gym loads more of a family than its id table; import the rest where an env needs it"
+    loaded = eval(out.stdout.strip())  # noqa: S307 - a list of module names printed by our own child
+    families = ["alfworld", "desktop", "games", "robot", "text", "twx", "web"]
+    assert loaded == sorted(["s1gym.tasks", *(f"s1gym.tasks.{f}" for f in families),
+                             *(f"s1gym.tasks.{f}.family" for f in families),
+                             "s1gym.tasks.twx.games", "s1gym.tasks.web.catalogue"]), \
+        "import s1gym loads more of a family than its declaration; import the rest where it is needed"
 
 
-def test_a_task_naming_an_estimate_without_its_token_reader_is_a_clear_error():
-    class NoReader(GraphTask):
-        progress_model = "local_alfworld.json"
-
-    with pytest.raises(ProgressTokensError, match="NoReader names progress_model 'local_alfworld.json'"):
-        NoReader.progress_estimate()
-
-
-def test_local_finds_its_shipped_model_through_the_task_class():
+def test_local_finds_its_shipped_model_through_the_family():
     from s1gym.policies.local import task_model
-    from s1gym.tasks.alfworld.env import ALFWorldEnv
-    from s1gym.tasks.twx.env import CookingWorldEnv
 
-    assert ALFWorldEnv.local_model == "local_alfworld.json"
-    assert task_model("ALFWorld").provenance == task_model("s1/ALFWorld-v0").provenance
-    assert task_model("CookingWorld").provenance["task"] == CookingWorldEnv.task_name
+    assert task_model("ALFWorld").provenance == registration.local_model("ALFWorld").provenance
+    assert registration.model_file("s1/ALFWorld-v0") == registration.model_file("ALFWorld")
+    assert task_model("CookingWorld").provenance["task"] == "CookingWorld"
     assert task_model("Blackjack").provenance["protocol"] == "bench/others_protocol.md"
     assert task_model("Millionaire") is None and task_model("NoSuchTask") is None  # no fitted model, no task
+
+
+def test_a_model_file_of_an_undeclared_kind_is_a_clear_error(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"kind": "nosuchkind", "weights": {}}))
+    with pytest.raises(ValueError, match="model kind 'nosuchkind' is not one a family declares"):
+        registration.load_model(path)

@@ -1,7 +1,8 @@
 """Local's fitted models of Blackjack, 2048, the calculator, tickets and injection
-(:class:`s1gym.policies.family_model.FamilyModel`): what each family's reader reads off a situation, and each
-shipped model (s1gym/data/local_<kind>.json) found through its task and deciding a fixed situation as it did
-when it was fitted (bench/others_local.py, bench/others_protocol.md). No engine, desktop or data set needed."""
+(:class:`s1gym.models.token_model.TokenModel`, one subclass in each family's model.py): what each family's reader
+reads off a situation, and each shipped model (s1gym/tasks/<family>/data/local_<kind>.json) found through its
+task and deciding a fixed situation as it did when it was fitted (``python -m s1gym.tasks.<family>.fit``,
+bench/others_protocol.md). No engine, desktop or data set needed."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 import s1gym  # noqa: F401  (registers the envs)
 from s1gym.core import Candidate, Situation
 from s1gym.policies import Local
-from s1gym.policies.family_model import FamilyModel
+from s1gym.models.token_model import TokenModel
 from s1gym.policies.local import task_model
 
 QUEUES = ("ACCOUNT", "CANCELLATION_FEE", "CONTACT", "DELIVERY", "FEEDBACK", "INVOICE", "NEWSLETTER", "ORDER",
@@ -107,8 +108,33 @@ CASES = {
 @pytest.mark.parametrize("task", list(CASES))
 def test_the_shipped_model_is_found_through_its_task_and_decides_as_fitted(task):
     make, want = CASES[task]
+    from s1gym.tasks.desktop.model import CalculatorModel
+    from s1gym.tasks.games.model import BlackjackModel, BoardModel
+    from s1gym.tasks.text.model import InjectionModel, TicketsModel
+
+    classes = {"2048": BoardModel, "Calculator": CalculatorModel, "Blackjack": BlackjackModel,
+               "TicketRouter": TicketsModel, "InjectionGuard": InjectionModel}
     model = task_model(task.split("-")[0])
-    assert isinstance(model, FamilyModel) and model.dense == {} and model.progress == {}
+    assert isinstance(model, TokenModel) and type(model) is classes[task.split("-")[0]]
+    assert model.dense == {} and model.progress == {}
     assert model.provenance["protocol"] == "bench/others_protocol.md"
     p = Local(preload=False).decide(make()).probabilities
     assert p == pytest.approx(want, abs=1e-6)
+
+
+def test_the_fitting_protocol_collects_expert_labels_and_fits_them(tmp_path):
+    """``python -m s1gym.tasks.games.fit fit blackjack`` on a few hands: the expert's move is the good one at
+    every state the roll-ins visit, and the shared recipe fits weights that pick it."""
+    import dataclasses
+
+    from s1gym.models.fitting import fit_groups
+    from s1gym.tools.token_fit import collect
+    from s1gym.tasks.games.fit import BLACKJACK, PROTOCOLS
+
+    protocol = dataclasses.replace(PROTOCOLS["blackjack"], spec={**BLACKJACK, "train": range(1_000_000, 1_000_200),
+                                                                  "dev": range(2_000_000, 2_000_100)})
+    train, dev = collect(protocol, "train"), collect(protocol, "dev")
+    assert len(train) > 200 and all(len(rows) == 2 and len(good) == 1 for rows, good in train)
+    assert train == collect(protocol, "train")  # the roll-ins' noise is seeded by the task and fold
+    fit = fit_groups(train, dev, (0.1, 1.0), min_count=2)
+    assert fit.dev.top1(fit.selection.w) > 0.8 and set(fit.weights) <= set(fit.train.vocab)

@@ -1,4 +1,4 @@
-"""The shared fitting recipe (s1gym.policies.fitting) on decisions whose best weights are known in closed
+"""The shared fitting recipe (s1gym.models.fitting) on decisions whose best weights are known in closed
 form."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from s1gym.policies.fitting import Design, fit_ridge, select_l2
+from s1gym.models.fitting import Design, fit_ridge, select_l2
 
 
 def coin(good_first: int, total: int) -> list:

@@ -61,7 +61,8 @@ def test_picks_the_obvious_move(local, observation, texts, best):
 
 
 def test_other_tasks_use_the_general_weights(local):
-    from s1gym.policies.local import COOKING_WEIGHTS, GENERAL_WEIGHTS
+    from s1gym.policies.local import GENERAL_WEIGHTS
+    from s1gym.tasks.twx.cooking_weights import COOKING_WEIGHTS
 
     assert local.weights_for("Quiz") == GENERAL_WEIGHTS
     # CookingWorld ships a fitted model that embeds nothing; without it, the hand-set CookingWorld weights
@@ -179,7 +180,7 @@ def test_features_follow_the_feature_names_and_history(local):
         assert np.allclose(local.logits(sit), full)
 
 
-# ------------------------------------------------------------ the embedding path (policies/minilm.py)
+# ------------------------------------------------------------ the embedding path (s1gym/models/minilm.py)
 GOLDEN = Path(__file__).parent / "data" / "local_decisions.json"
 #: Largest |difference| allowed between a recorded probability and today's (observed: under 4e-6).
 PROBABILITY_TOLERANCE = 1e-4
@@ -216,14 +217,14 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def backends():
-    from s1gym.policies import minilm
+    from s1gym.models import minilm
 
     return {name: minilm.load(name) for name in ("onnx", "torch")}
 
 
 def test_backends_match_sentence_transformers_encode(backends):
     """Both backends, length-bucketed, give what SentenceTransformer.encode (batch 64) gives, within TOLERANCE."""
-    from s1gym.policies import minilm_runtime as minilm
+    from s1gym.models import minilm_runtime as minilm
 
     reference = minilm.sentence_transformer().encode(TEXTS, batch_size=64, normalize_embeddings=True)
     for name, embedder in backends.items():
@@ -235,7 +236,7 @@ def test_backends_match_sentence_transformers_encode(backends):
 
 
 def test_token_ids_are_the_sentence_transformer_tokenizers(backends):
-    from s1gym.policies import minilm_runtime as minilm
+    from s1gym.models import minilm_runtime as minilm
 
     features = minilm.sentence_transformer().tokenize(TEXTS)
     expected = [ids[mask.bool()].tolist() for ids, mask in zip(features["input_ids"], features["attention_mask"])]
@@ -244,7 +245,7 @@ def test_token_ids_are_the_sentence_transformer_tokenizers(backends):
 
 
 def test_head_keeps_exactly_what_the_model_reads(backends):
-    from s1gym.policies.minilm import HEAD_CHARS, head
+    from s1gym.models.minilm import HEAD_CHARS, head
 
     embedder = backends["onnx"]
     rng = np.random.default_rng(0)
@@ -262,7 +263,7 @@ def test_head_keeps_exactly_what_the_model_reads(backends):
 
 
 def test_plan_batches_groups_by_length():
-    from s1gym.policies.minilm import plan_batches
+    from s1gym.models.minilm import plan_batches
 
     lengths = [300, 5, 6, 7, 5, 40, 42, 6, 256, 9]
     batches = plan_batches(lengths)
@@ -277,7 +278,7 @@ def test_plan_batches_groups_by_length():
 
 
 def test_embedding_cache_is_bounded_by_bytes():
-    from s1gym.policies.minilm import EmbeddingCache
+    from s1gym.models.minilm import EmbeddingCache
 
     vector = np.ones(384, dtype=np.float32)
     per_entry = EmbeddingCache.entry_bytes("k0000", vector)
@@ -312,7 +313,7 @@ def test_embed_reuses_the_cache_and_dedupes(backends):
 
 
 def test_backend_choice_and_clean_fallback(monkeypatch, tmp_path):
-    from s1gym.policies import minilm, minilm_runtime
+    from s1gym.models import minilm, minilm_runtime
     from s1gym.policies.errors import PolicyConfigError
 
     monkeypatch.setenv("S1GYM_CACHE", str(tmp_path))

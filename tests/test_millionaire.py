@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import s1gym  # noqa: F401  (registers the tasks)
-from s1gym.datasets import DataError, fetch_opentdb, load_trivia
+from s1gym.datasets import DataError
+from s1gym.tasks.games.trivia import fetch_opentdb, load_trivia
 from s1gym.tasks.games.millionaire import FIFTY_FIFTY, LADDER, WALK_AWAY, MillionaireEnv, guaranteed, prize
 
 SHARED = Path(os.environ.get("S1GYM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -349,7 +350,7 @@ def opentdb():
 
 def test_opentdb_fetcher_against_a_loopback_server(opentdb, tmp_path, monkeypatch):
     monkeypatch.setenv("S1GYM_CACHE", str(tmp_path / "cache"))
-    with pytest.raises(DataError, match="fetch-trivia"):
+    with pytest.raises(DataError, match="trivia fetch"):
         make(questions="opentdb")
     path = fetch_opentdb(10, base_url=opentdb, batch_size=4, min_interval_s=0)
     assert path == tmp_path / "cache" / "opentdb_multiple.jsonl"

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from s1gym.reporting import plots
-from s1gym.ui.cli import main, table_rows
+from s1gym.reporting import drawing, plots
 from s1gym.runner.spec import evaluate
 from s1gym.stats import bootstrap_ci
+from s1gym.ui.cli import main, table_rows
 
 TASK = "test_runner:tinytest/Counter-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,7 +146,7 @@ def test_errored_episodes_are_left_out_and_counted(tmp_path):
     (figure,) = plots.plot_jobs([tmp_path], tmp_path / "crash.png")
     (arm,) = figure.arms
     assert (arm.errors, len(arm.scores), figure.curves[0].games) == (1, 3, 3)
-    assert "1 errored, left out" in plots._with_errors(arm)
+    assert "1 errored, left out" in drawing._with_errors(arm)
     assert_png(figure.path, 1)
 
 

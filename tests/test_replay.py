@@ -451,3 +451,17 @@ def test_every_task_replays_in_chromium(tmp_path, browser):
             assert f"kind-{kinds.get(env_id, 'transcript')}" in kind, (env_id, step, kind)
         assert page.errors == [], env_id
 
+
+
+def test_a_family_view_names_its_drawers_and_the_page_inlines_them_once(made):
+    from s1gym.reporting.replay.views import view_assets, view_kind
+
+    script, style = view_assets("s1/2048-v0")
+    assert 'VIEWS["2048"]' in script and ".g2048" in style
+    assert view_assets("s1/Blackjack-v0") == (script, style) and view_kind("s1/Blackjack-v0") == "blackjack"
+    assert view_assets("s1/CookingWorld-v0") == ("", "") and view_kind("s1/CookingWorld-v0") == "transcript"
+    page = page_html([load_trial(made / "2048-rule" / "2048__7"), load_trial(made / "2048-uniform" / "2048__7")])
+    assert page.count("window.S1Views = window.S1Views || {}") == 1 and page.count(".g2048 {") == 1
+    assert page.index(".g2048 {") < page.index(":root {")  # the page's own rules come after, as they did
+    cw = page_html([load_trial(made / "cw-rule" / "CookingWorld__2")])
+    assert 'VIEWS["2048"]' not in cw and ".g2048" not in cw

@@ -217,12 +217,14 @@ def test_the_shipped_model_lifts_fast_blind_and_slowly_once_it_sees_the_outcomes
 
 
 def test_the_progress_estimate_counts_down_the_skills_left_along_the_experts_plan():
-    """The task's shipped estimate (Search's h; bench/robot_local.py fits it on train scenes): on train seed 1,
-    whose expert wins in 13 skills, it reads 13.26 at the start, 6.59 once the blocker is set down on the free
-    spot (6 left), 2.40 with the red block held over the target (1 left). The raw twin's moves are no skills:
-    it has none."""
+    """The task's shipped estimate (Search's h, as the family declares it; ``python -m s1gym.tasks.robot.fit``
+    fits it on train scenes): on train seed 1, whose expert wins in 13 skills, it reads 13.26 at the start,
+    6.59 once the blocker is set down on the free spot (6 left), 2.40 with the red block held over the target
+    (1 left). The raw twin's moves are no skills: it has none."""
+    from s1gym import registration
+
     env = make()
-    estimate = env.progress_estimate()
+    estimate = registration.progress_estimate(env.task_name)
     env.reset(seed=1)
     values = []
     while not env.done:
@@ -230,4 +232,4 @@ def test_the_progress_estimate_counts_down_the_skills_left_along_the_experts_pla
         env.step_move(env.expert_action())
     assert env.steps == 13
     assert [round(values[i], 4) for i in (0, 7, 12)] == [13.2563, 6.5922, 2.3993]
-    assert make("s1/PickPlaceRaw-v0").progress_estimate() is None
+    assert registration.progress_estimate(make("s1/PickPlaceRaw-v0").task_name) is None

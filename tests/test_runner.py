@@ -338,33 +338,12 @@ def test_resume_skips_finished_and_reruns_missing(tmp_path):
 
 
 def test_retry_errors_replays_only_errored(tmp_path):
-    evaluate(TASK, "test_runner:First", episodes=3, options={"fail_seed": 2}, out=tmp_path, job="e")
+    failing_job = {"episodes": 3, "options": {"fail_seed": 2}, "out": tmp_path, "job": "e"}
+    evaluate(TASK, "test_runner:First", **failing_job)
     # same config: a resume keeps the errored trial unless asked to retry it
-    assert (
-        evaluate(
-            TASK,
-            "test_runner:First",
-            episodes=3,
-            options={"fail_seed": 2},
-            out=tmp_path,
-            job="e",
-            resume=True,
-        )["errors"]
-        == 1
-    )
-    again = evaluate(
-        TASK,
-        "test_runner:First",
-        episodes=3,
-        options={"fail_seed": 2},
-        out=tmp_path,
-        job="e",
-        resume=True,
-        retry_errors=True,
-    )
-    assert (
-        again["errors"] == 1 and again["episodes"] == 3
-    )  # deterministic crash: still one error, no duplicates
+    assert evaluate(TASK, "test_runner:First", **failing_job, resume=True)["errors"] == 1
+    again = evaluate(TASK, "test_runner:First", **failing_job, resume=True, retry_errors=True)
+    assert again["errors"] == 1 and again["episodes"] == 3  # deterministic crash: still one error, no duplicates
 
 
 def test_workers_give_identical_results(tmp_path):

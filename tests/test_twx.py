@@ -57,26 +57,20 @@ def play_expert(env: twx.TWXEnv, limit: int = 200) -> None:
     ],
 )
 def test_sizes_set_the_twx_parameters(size, expected):
-    env = make(size=size)
-    try:
+    with make(size=size) as env:
         assert {k: env.game_params[k] for k in expected} == expected
         env.reset(seed=1)
         rooms = {c for c in env.candidates if c.startswith("move ")}
         assert (len(rooms) == 0) == (size == "small")
-    finally:
-        env.close()
 
 
 def test_explicit_options_override_the_size():
-    env = make(size="small", num_locations=4, include_doors=True, fold="dev", max_steps=7)
-    try:
+    with make(size="small", num_locations=4, include_doors=True, fold="dev", max_steps=7) as env:
         assert env.game_params["numLocations"] == 4 and env.game_params["includeDoors"] == 1
         assert env.game_params["numIngredients"] == 1
         assert env.max_steps == 7 and env.fold == "dev"
         env.reset(seed=3)
         assert env.step(0)[-1]["game_seed"] == 10003  # dev games are TWX seeds 10000-10999
-    finally:
-        env.close()
 
 
 @pytest.mark.parametrize(
@@ -96,13 +90,10 @@ def test_bad_options_raise_clear_errors(options, message):
 
 
 def test_other_games_take_their_own_options():
-    env = make("SimonSays", game_length=12, num_distractors=5)
-    try:
+    with make("SimonSays", game_length=12, num_distractors=5) as env:
         env.reset(seed=0)
         assert env.action_space.n >= 12 + 5
         assert len(env.candidates) <= env.action_space.n
-    finally:
-        env.close()
     with pytest.raises(ValueError, match=r"num_items must be an integer in 1\.\.4"):
         make("TWC", num_items=9)
     with pytest.raises(ValueError, match="unknown option"):
@@ -117,8 +108,7 @@ def test_other_games_take_their_own_options():
 
 
 def test_seed_207_medium_is_the_orange_bell_pepper_and_carrot_game():
-    env = make(size="medium")
-    try:
+    with make(size="medium") as env:
         env.reset(seed=207)
         for move in ("take cookbook", "read cookbook"):
             _, _, _, _, info = env.step(env.index_of(move))
@@ -131,31 +121,23 @@ def test_seed_207_medium_is_the_orange_bell_pepper_and_carrot_game():
         assert obs.count("You remember:") == 1 and "chop the orange bell pepper" in obs
         env.step(env.index_of("read cookbook"))
         assert env.state_key() == key and env.situation().observation.count("You remember:") == 1
-    finally:
-        env.close()
 
 
 def test_seeds_pick_fold_games_and_candidates_are_sorted():
-    env = make(size="small", fold="test")
-    try:
+    with make(size="small", fold="test") as env:
         _, info = env.reset(seed=1005)  # seed mod 1000 -> test game 20005
         assert info["game_seed"] == 20005
         assert list(env.candidates) == sorted(set(env.candidates))
         obs, _ = env.reset(seed=5)
         assert env.reset(seed=1005)[0] == obs
-    finally:
-        env.close()
 
 
 def test_observation_is_markov():
-    env = make(size="medium")
-    try:
+    with make(size="medium") as env:
         obs, _ = env.reset(seed=207)
         assert obs.startswith("Task: You are hungry!")
         obs, *_ = env.step(env.index_of("take cookbook"))
         assert "You take the cookbook." in obs and "a cookbook" in obs and "You are in the kitchen" in obs
-    finally:
-        env.close()
 
 
 # --------------------------------------------------------------------- caps
@@ -164,10 +146,9 @@ def test_observation_is_markov():
 @pytest.mark.parametrize("size", ["small", "medium", "large"])
 def test_candidate_cap_holds_on_item_hoarding_walks(size):
     """Taking everything inflates the candidates (put X in Y for every pair); the cap has headroom."""
-    env = make(size=size)
     rng = np.random.default_rng(0)
     most = 0
-    try:
+    with make(size=size) as env:
         for seed in range(4):
             env.reset(seed=seed)
             for _ in range(60):
@@ -178,8 +159,6 @@ def test_candidate_cap_holds_on_item_hoarding_walks(size):
                 safe = [i for i, c in enumerate(env.candidates) if c.startswith(("take", "open", "move", "look"))]
                 env.step(int(rng.choice(takes if takes and rng.random() < 0.7 else safe)))
         assert most <= env.action_space.n
-    finally:
-        env.close()
 
 
 # ------------------------------------------------------------------ expert
@@ -187,20 +166,16 @@ def test_candidate_cap_holds_on_item_hoarding_walks(size):
 
 @pytest.mark.parametrize(("size", "seeds"), [("medium", [207, 3]), ("large", [1, 42])])
 def test_expert_wins_from_the_start(size, seeds):
-    env = make(size=size)
-    try:
+    with make(size=size) as env:
         for seed in seeds:
             env.reset(seed=seed)
             play_expert(env)
             assert env.won, f"{size} seed {seed}: expert did not win; history {env.history}"
-    finally:
-        env.close()
 
 
 @pytest.mark.parametrize(("size", "seed", "k"), [("medium", 207, 6), ("medium", 11, 10), ("large", 5, 8), ("large", 77, 12)])
 def test_expert_wins_from_mid_game_states(size, seed, k):
-    env = make(size=size)
-    try:
+    with make(size=size) as env:
         env.reset(seed=seed)
         safe_random_walk(env, k, np.random.default_rng(seed))
         assert not env.done
@@ -210,16 +185,13 @@ def test_expert_wins_from_mid_game_states(size, seed, k):
         assert first in env.candidates
         play_expert(env)
         assert env.won, f"{size} seed {seed}: expert did not win from mid-game; history {env.history}"
-    finally:
-        env.close()
 
 
 @pytest.mark.parametrize("size", ["medium", "large"])
 def test_read_only_moves_leave_the_game_and_the_experts_plan_as_they_were(size):
     from s1gym.tasks.twx import expert as twx_expert
 
-    env = make(size=size, fold="test")
-    try:
+    with make(size=size, fold="test") as env:
         env.reset(seed=4)
         safe_random_walk(env, 6, np.random.default_rng(4))  # off the gold path: the planner's plan
         planned = env.expert_action()
@@ -235,8 +207,6 @@ def test_read_only_moves_leave_the_game_and_the_experts_plan_as_they_were(size):
         env.step_move(planned)  # the read-only moves between do not count: the plan goes on
         env.expert_action()
         assert env._plan[0] == plan[0] and env._plan[1][:len(plan[1])] == plan[1]
-    finally:
-        env.close()
 
 
 _PLANNER_FLAGS = ("isOpen", "isOpenable", "isChopped", "isSliced", "isDiced", "isFried", "isRoasted", "isGrilled")
@@ -252,8 +222,7 @@ def _planners_part(objects: dict) -> list:
 def test_the_planners_tree_is_twxs_tree_with_only_what_the_planner_reads(options, seed):
     import orjson
 
-    env = make(fold="test", **options)
-    try:
+    with make(fold="test", **options) as env:
         env.reset(seed=seed)
         rng, kinds = np.random.default_rng(seed), set()
         for _ in range(60):  # random moves that change the game: things taken, put, opened, cut, cooked
@@ -272,15 +241,12 @@ def test_the_planners_tree_is_twxs_tree_with_only_what_the_planner_reads(options
             kinds.add(move.split()[0])
             env.step_move(move)
         assert kinds >= {"take", "put", "open", "move"}
-    finally:
-        env.close()
 
 
 def test_a_move_off_the_experts_plan_brings_the_next_plans_tree_with_the_step():
     from s1gym.tasks.twx import expert as twx_expert
 
-    env = make(size="medium", fold="test")
-    try:
+    with make(size="medium", fold="test") as env:
         env.reset(seed=4)
         safe_random_walk(env, 6, np.random.default_rng(4))
         planned = env.expert_action()
@@ -292,32 +258,24 @@ def test_a_move_off_the_experts_plan_brings_the_next_plans_tree_with_the_step():
         assert not twx_expert.leaves_state(off)
         env.step_move(env.expert_action())  # on the plan: the next call plans nothing, so no tree comes
         assert env.engine()._tree is None
-    finally:
-        env.close()
 
 
 def test_expert_never_leaks_into_what_policies_see():
-    env = make(size="medium")
-    try:
+    with make(size="medium") as env:
         env.reset(seed=207)
         sit = env.situation()
         gold = env.unwrapped.gold_path()
         assert "cook carrot in barbeque" in gold
         assert "gold" not in sit.observation.lower() and "cook carrot in barbeque" not in sit.observation
         assert not any("gold" in k for k in env.step(0)[-1])
-    finally:
-        env.close()
 
 
 @pytest.mark.parametrize("task", OTHER_GAMES)
 def test_other_games_expert_follows_the_gold_path(task):
-    env = make(task)
-    try:
+    with make(task) as env:
         env.reset(seed=2)
         play_expert(env)
         assert env.won and env.score == 1.0
-    finally:
-        env.close()
 
 
 # -------------------------------------------------------------------- fork
@@ -330,8 +288,7 @@ def test_other_games_expert_follows_the_gold_path(task):
     moves=st.lists(st.integers(0, 500), min_size=1, max_size=6),
 )
 def test_fork_independence_on_medium(seed, prefix, moves):
-    env = make(size="medium")
-    try:
+    with make(size="medium") as env:
         env.reset(seed=seed)
         for m in prefix:
             if env.done:
@@ -357,13 +314,10 @@ def test_fork_independence_on_medium(seed, prefix, moves):
         assert (env.state_key(), env.candidates) == (before[0], before[2])
         for x in (a, b, c):
             x.close()
-    finally:
-        env.close()
 
 
 def test_unstepped_fork_is_lazy_and_stepped_forks_hold_game_objects_of_their_own():
-    env = make(size="medium")
-    try:
+    with make(size="medium") as env:
         env.reset(seed=207)
         for _ in range(10):
             env.step(0)
@@ -382,13 +336,10 @@ def test_unstepped_fork_is_lazy_and_stepped_forks_hold_game_objects_of_their_own
         assert fork.game_state.engine.pi is not env.game_state.engine.pi
         assert env._pool().replayed_moves == replayed
         fork.close()
-    finally:
-        env.close()
 
 
 def test_state_key_ignores_the_path_and_sees_hidden_changes():
-    env = make(size="medium")
-    try:
+    with make(size="medium") as env:
         env.reset(seed=207)
         start = env.state_key()
         for move in ("move east", "move west"):
@@ -400,8 +351,6 @@ def test_state_key_ignores_the_path_and_sees_hidden_changes():
                 x.step(x.index_of(move))
         assert a.situation().observation.split("\n\n", 1)[1] == b.situation().observation.split("\n\n", 1)[1]
         assert a.state_key() != b.state_key()  # the cookbook is in a different closed container
-    finally:
-        env.close()
 
 
 # --------------------------------------------------------------- JVM sharing
@@ -491,12 +440,9 @@ def test_closed_game_objects_are_reused():
     env.step(0)
     pi = env.game_state.engine.pi
     env.close()
-    other = make(size="small")
-    try:
+    with make(size="small") as other:
         other.reset(seed=0)
         assert other.game_state.engine.pi is pi  # taken from the pool, not a new Scala object
-    finally:
-        other.close()
 
 
 def test_missing_java_gets_an_install_hint(monkeypatch):
@@ -510,8 +456,7 @@ def test_a_forked_child_never_frees_the_parents_java_objects():
     """py4j frees a Java object by a command on its gateway's socket when the proxy is collected; a forked
     child collecting inherited proxies wrote on the parent's socket and the parent waited forever for its
     reply (make_vec async hung). In the child the parent's gateway frees nothing; the parent is untouched."""
-    env = gym.make("s1/CoinCollector-v0")
-    try:
+    with gym.make("s1/CoinCollector-v0") as env:
         env.reset(seed=0)
         client = _jvm.current_jvm().gateway._gateway_client
         pid = os.fork()
@@ -521,8 +466,6 @@ def test_a_forked_child_never_frees_the_parents_java_objects():
         assert os.waitstatus_to_exitcode(status) == 0
         assert "garbage_collect_object" not in vars(client)
         env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))  # the parent's socket still answers
-    finally:
-        env.close()
 
 
 def test_a_killed_jvm_is_noticed_and_replaced():

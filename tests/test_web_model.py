@@ -1,7 +1,7 @@
 """Local's fitted web model: the names s1gym.tasks.web.tokens reads off a page, and the shipped model
-(s1gym/data/local_web.json, found through MiniWoBEnv.local_model) on a page state recorded from Chromium
-(login-user, seed 40000: its first state, and what Lookahead showed there; use-slider, seed 40000: the
-number shown against the number asked), no browser needed."""
+(s1gym/tasks/web/data/local_web.json, found through the web family's declaration) on a page state recorded
+from Chromium (login-user, seed 40000: its first state, and what Lookahead showed there; use-slider, seed
+40000: the number shown against the number asked), no browser needed."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def test_tokens_read_the_instruction_values_and_pair_each_with_its_box():
 def test_the_shipped_model_is_found_through_the_task_and_ranks_the_recorded_page():
     from s1gym.policies import Local
     from s1gym.policies.local import task_model
-    from s1gym.policies.web_model import WebModel
+    from s1gym.tasks.web.model import WebModel
 
     model = task_model("MiniWoB login-user")
     assert isinstance(model, WebModel) and model.progress == {} and model.dense == {}

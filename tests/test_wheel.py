@@ -107,8 +107,14 @@ def test_the_wheel_holds_every_source_folder(installed):
     assert wheel_folders_missing(wheel, source) == []
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    assert {"s1gym/py.typed", "s1gym/data/local_cookingworld.json", "s1gym/tasks/web/web_page.js",
-            "s1gym/reporting/replay/assets/replay.js"} <= names
+    assert {"s1gym/py.typed", "s1gym/tasks/twx/data/local_cookingworld.json", "s1gym/tasks/web/web_page.js",
+            "s1gym/tasks/alfworld/data/json_2.1.1/scenes/pick_and_place_simple-SoapBar-None-Cabinet-901/"
+            "trial_s1gym_0/initial_state.pddl", "s1gym/reporting/replay/assets/replay.js"} <= names
+    # the families are declared in the wheel's metadata, where s1gym.registration finds them
+    points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    with zipfile.ZipFile(wheel) as archive:
+        declared = archive.read(points).decode()
+    assert "[s1gym.families]" in declared and "twx = s1gym.tasks.twx.family:FAMILY" in declared
     assert not any(name.startswith(("policies/", "wrappers/", "tests/")) for name in names)  # nothing generic
 
 

@@ -7,11 +7,13 @@ list), so a test can prove a wrapper never stepped the real env.
 
 Also here: small policies with known probabilities (:class:`TablePolicy`) that
 record what they were asked, used where the real ``s1gym.policies`` would hide
-the numbers a test needs to check.
+the numbers a test needs to check, and the runner's loop (:func:`play`, and
+:func:`play_checked`, which also proves every decision left the real env alone).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +41,6 @@ class GraphTask(S1Env):
         scores: Mapping[str, float] | Callable[[str], float] | None = None,
         wins: Sequence[str] | Callable[[str], bool] = ("win",),
         losses: Sequence[str] = ("lose",),
-        stall_patience: int | None = None,
         max_steps: int | None = None,
         max_candidates: int | None = None,
     ) -> None:
@@ -49,7 +50,6 @@ class GraphTask(S1Env):
         self.scores = scores or {}
         self.wins = wins
         self.losses = frozenset(losses)
-        self.stall_patience = stall_patience  # instance attribute shadows the ClassVar
         self.state = start
         self.played: list[str] = []
 
@@ -233,4 +233,22 @@ def play(env: S1Env, policy: BasePolicy, max_moves: int = 50) -> list[Decision]:
         if d.give_up:
             break
         env.step_move(situation.texts[d.action])
+    return decisions
+
+
+def play_checked(env, policy, max_moves: int = 40) -> list[Decision]:
+    """Play like the runner does, asserting after every decision that the wrapper stepped nothing real."""
+    decisions = []
+    for _ in range(max_moves):
+        if env.done or not env.candidates:
+            break
+        before = (list(getattr(env, "played", [])), env.history, env.steps, env.situation().state_key)
+        d = policy.decide(env.situation())
+        after = (list(getattr(env, "played", [])), env.history, env.steps, env.situation().state_key)
+        assert after == before, "the real env moved"
+        assert math.isclose(float(d.probabilities.sum()), 1.0)
+        decisions.append(d)
+        if d.give_up:
+            break
+        env.step(d.action)
     return decisions

@@ -9,7 +9,16 @@ from ._base import OracleForkError, Wrapper, WrapperOrderError
 from .compose import WRAPPERS, wrap
 from .lookahead import Lookahead
 from .rethink import Rethink
-from .search import DEFAULT_PRIORITY, PRIORITIES, Search, SearchConfig, log_priority
+from .search import (
+    DEFAULT_PRIORITY,
+    PRIORITIES,
+    Search,
+    SearchConfig,
+    SearchGuidance,
+    SearchLimits,
+    SearchTies,
+    log_priority,
+)
 
 __all__ = [
     "DEFAULT_PRIORITY",
@@ -20,6 +29,9 @@ __all__ = [
     "Rethink",
     "Search",
     "SearchConfig",
+    "SearchGuidance",
+    "SearchLimits",
+    "SearchTies",
     "Wrapper",
     "WrapperOrderError",
     "log_priority",

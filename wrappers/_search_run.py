@@ -1,6 +1,9 @@
-"""The machinery of one search (:class:`SearchRun`: pop, expand, ask, result) and the plan Search follows
-afterwards (:class:`Plan`); :mod:`s1gym.wrappers.search` holds the public Search, its options and the
-algorithm's description."""
+"""The machinery of one search (:class:`SearchRun`: pop, expand, ask, result).
+
+A run is made from what it needs and nothing else: the options (:class:`SearchConfig`), a function that
+forks a situation's env and a function that asks the inner policy about situations. It knows nothing of
+the :class:`~s1gym.wrappers.Search` that made it, which keeps the plan to follow and the episode's calls
+between runs. :mod:`s1gym.wrappers.search` holds the algorithm's description."""
 
 from __future__ import annotations
 
@@ -9,108 +12,25 @@ import heapq
 import itertools
 import math
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from s1gym import registration
 from s1gym.core import Decision, S1Env, Situation, Usage
 
 from ._base import normalised
+from ._search_config import AUTO, PROGRESS, SearchConfig
+from ._search_nodes import Node, Plan, log_priority, one_hot
 
-if TYPE_CHECKING:
-    from .search import Search
+__all__ = ["Ask", "Fork", "SearchRun"]
 
-#: ``SearchConfig(heuristic=PROGRESS)``: the task's learned progress estimate.
-PROGRESS = "progress"
-#: ``SearchConfig(heuristic=AUTO)`` (the default): the task's learned progress estimate where it ships one,
-#: else ``h_scale * (1 - score)``.
-AUTO = "auto"
-
-
-def log_priority(priority: str, g: int, log_pi: float, h: float) -> float:
-    """log of the node's priority (smaller is expanded first); ``g`` >= 1."""
-    if log_pi == -math.inf:
-        return math.inf
-    if priority == "levin":
-        return math.log(g) - log_pi
-    if priority == "phs_h":
-        return math.log(g + h) - log_pi
-    return math.log(g + h) - (1.0 + h / g) * log_pi
-
-
-def _one_hot(situation: Situation, move: str, usage: Usage, info: dict[str, Any], give_up: bool = False) -> Decision:
-    action = situation.texts.index(move)
-    p = np.zeros(len(situation.candidates))
-    p[action] = 1.0
-    return Decision(p, action, usage, info, give_up)
-
-
-@dataclass
-class Plan:
-    """A plan being followed: ``(state key before, move)`` steps, the next one at ``pos``."""
-
-    steps: list[tuple[str, str]]
-    pos: int
-    solves: bool
-
-    @property
-    def finished(self) -> bool:
-        return self.pos >= len(self.steps)
-
-    def follow(self, situation: Situation, key: str) -> Decision | None:
-        """The plan's next move, one-hot and free, while the real state matches it; else ``None``."""
-        if self.finished:
-            return None
-        want_key, move = self.steps[self.pos]
-        if want_key != key or move not in situation.texts:
-            return None
-        remaining = [m for _, m in self.steps[self.pos :]]
-        info = {
-            "stop_reason": "following_plan",
-            "plan": remaining,
-            "plan_length": len(remaining),
-            "plan_step": self.pos,
-            "expansions": 0,
-            "policy_calls": 0,
-            "solved": self.solves,
-            "partial": not self.solves,
-        }
-        self.pos += 1
-        return _one_hot(situation, move, Usage(), info)
-
-
-@dataclass(eq=False)
-class _Node:
-    #: the env in this node's state: kept for expanded nodes (their children are made from it),
-    #: ``None`` for frontier nodes until they are expanded
-    env: S1Env | None
-    g: int
-    log_pi: float
-    h: float
-    score: float
-    key: str
-    parent: _Node | None = None
-    move: str | None = None
-    #: moves from this node that lead straight back to it (only while it is expanded)
-    noops: set[str] = field(default_factory=set)
-    won: bool = False
-    #: made no fact true that no earlier node of the search made true (novelty's width 2)
-    stale: bool = False
-    #: the inner policy gave this move at least twice its flat share (novelty never overrules that)
-    endorsed: bool = True
-
-    def plan(self) -> list[tuple[str, str]]:
-        """``(state key before, move)`` pairs from the root to this node."""
-        steps = []
-        node = self
-        while node.parent is not None:
-            steps.append((node.parent.key, node.move))
-            node = node.parent
-        return steps[::-1]
-
-
+#: Forks the env behind a situation (an independent env in its state).
+Fork = Callable[[Situation], S1Env]
+#: Asks the inner policy about situations: one decision each, in order.
+Ask = Callable[[Sequence[Situation]], list[Decision]]
 @dataclass
 class _Stats:
     expansions: int = 0
@@ -123,14 +43,14 @@ class _Stats:
     doublings: int = 0
 
 
-def _task_estimate(env: S1Env, task: str) -> Callable[[Situation], float]:
-    """The task's learned progress estimate (``heuristic="progress"``); a clear error when it ships none."""
-    estimate = env.progress_estimate()
-    if estimate is None:
-        env.close()
+def _task_estimate(task: str, required: bool) -> Callable[[Situation], float] | None:
+    """The task's learned progress estimate, as its family declares it; a clear error when ``required``
+    (``heuristic="progress"``) and the task ships none."""
+    estimate = registration.progress_estimate(task)
+    if estimate is None and required:
         raise ValueError(
-            f"Search(heuristic='progress'): {task} ships no learned progress estimate (S1Env.progress_estimate; "
-            "s1gym.core.estimates says how a task ships one); use the default heuristic or pass a callable"
+            f"Search(heuristic='progress'): {task} ships no learned progress estimate (its family declares "
+            "none; s1gym.core.estimates says how a family ships one); use the default heuristic or pass a callable"
         )
     return estimate
 
@@ -138,41 +58,54 @@ def _task_estimate(env: S1Env, task: str) -> Callable[[Situation], float]:
 class SearchRun:
     """One search from one situation: the frontier, what was seen, the best node, the statistics."""
 
-    def __init__(self, search: Search, situation: Situation, key: str, budget: int, cap: int | None = None) -> None:
-        self.search = search
-        self.config = search.config
+    def __init__(
+        self,
+        config: SearchConfig,
+        fork: Fork,
+        ask: Ask,
+        situation: Situation,
+        key: str,
+        budget: int,
+        cap: int | None = None,
+    ) -> None:
+        """A search from ``situation`` (whose state key is ``key``) with ``budget`` inner calls, which may
+        double up to ``cap`` (``config.doubling``); ``fork`` and ``ask`` are the only ways it reaches the
+        env and the inner policy."""
+        self.config = config
+        self.fork = fork
+        self.ask_inner = ask
         self.situation = situation
         self.notes = situation.notes
         self.budget = budget
         #: the budget may double up to this while nothing better than the root was found
         self.cap = budget if cap is None else max(budget, cap)
         #: nodes expanded but not yet asked about when the budget ran out (asked first if it grows)
-        self.unasked: list[tuple[_Node, list[_Node]]] = []
-        self._stale_log_factor = math.log1p(self.config.novelty)
+        self.unasked: list[tuple[Node, list[Node]]] = []
+        self._stale_log_factor = math.log1p(config.ties.novelty)
         self.t0 = time.monotonic()
         self.stats = _Stats()
         self.usages: list[Usage] = []
         self.trace: list[str] = []
-        root_env = search.fork(situation)
         #: ``config.heuristic`` as a function (``"progress"``/``"auto"``: the task's own estimate, looked up once;
         #: ``None``: ``h_scale * (1 - score)``)
-        self.heuristic = self.config.heuristic
-        if self.heuristic == PROGRESS:
-            self.heuristic = _task_estimate(root_env, situation.task)
-        elif self.heuristic == AUTO:
-            self.heuristic = root_env.progress_estimate()
-        self.root = _Node(root_env, 0, 0.0, self.h(root_env, situation.score), situation.score, key)
+        self.heuristic = config.guidance.heuristic
+        if self.heuristic in (PROGRESS, AUTO):
+            self.heuristic = _task_estimate(situation.task, required=self.heuristic == PROGRESS)
+        root_env = fork(situation)
+        self.root = Node(root_env, 0, 0.0, self.h(root_env, situation.score), situation.score, key)
         self.seen: dict[str, int] = {key: 0}
         #: facts made true so far in this search, per score (BFWS's novelty partitioned by the heuristic:
         #: coming back to a room is new again once the score rose, e.g. with an ingredient in hand)
-        self.atoms: dict[float, set[str]] = {situation.score: set(root_env.state_atoms())} if self.config.novelty else {}
+        self.atoms: dict[float, set[str]] = {}
+        if config.ties.novelty:
+            self.atoms[situation.score] = set(root_env.state_atoms())
         self._tie = itertools.count()
-        self.heap: list[tuple[float, int, _Node]] = [(-math.inf, next(self._tie), self.root)]
-        self.best: _Node | None = None
-        self.goal: _Node | None = None
+        self.heap: list[tuple[float, int, Node]] = [(-math.inf, next(self._tie), self.root)]
+        self.best: Node | None = None
+        self.goal: Node | None = None
         self.inner_gave_up = False
         #: nodes whose env is live (closed when the search ends, returning engines to their pools)
-        self.live: list[_Node] = [self.root]
+        self.live: list[Node] = [self.root]
         #: calls spent when a state scoring above the root was first found (``gain_patience``)
         self.gain_at: int | None = None
 
@@ -210,23 +143,24 @@ class SearchRun:
         return True
 
     def _limit_reached(self) -> str | None:
-        patience = self.config.gain_patience
+        limits = self.config.limits
+        patience = limits.gain_patience
         if patience is not None and self.gain_at is not None:
             if self.stats.policy_calls >= self.gain_at + max(1, math.ceil(patience * self.gain_at)):
                 return "gain_patience"
-        if self.config.max_expansions is not None and self.stats.expansions >= self.config.max_expansions:
+        if limits.max_expansions is not None and self.stats.expansions >= limits.max_expansions:
             return "max_expansions"
-        if self.config.max_seconds is not None and time.monotonic() - self.t0 >= self.config.max_seconds:
+        if limits.max_seconds is not None and time.monotonic() - self.t0 >= limits.max_seconds:
             return "time"
         return None
 
     def h(self, env: S1Env, score: float) -> float:
         if self.heuristic is None:
-            return self.config.h_scale * (1.0 - score)
+            return self.config.guidance.h_scale * (1.0 - score)
         return max(0.0, float(self.heuristic(env.situation(self.notes))))
 
-    def push(self, node: _Node) -> None:
-        p = log_priority(self.config.priority, node.g, node.log_pi, node.h)
+    def push(self, node: Node) -> None:
+        p = log_priority(self.config.guidance.priority, node.g, node.log_pi, node.h)
         if node.stale and not node.endorsed:
             p += self._stale_log_factor
         heapq.heappush(self.heap, (p, next(self._tie), node))
@@ -238,9 +172,9 @@ class SearchRun:
             if node.score > self.situation.score and self.gain_at is None:
                 self.gain_at = self.stats.policy_calls
 
-    def pop_batch(self) -> list[_Node]:
+    def pop_batch(self) -> list[Node]:
         """Up to ``batch_size`` nodes in priority order (skipping entries reached more cheaply since)."""
-        batch: list[_Node] = []
+        batch: list[Node] = []
         while self.heap and len(batch) < self.config.batch_size:
             _, _, node = heapq.heappop(self.heap)
             if self.seen.get(node.key, node.g) < node.g:
@@ -249,7 +183,7 @@ class SearchRun:
         return batch
 
     # -------------------------------------------------------------- expand
-    def expand(self, node: _Node) -> list[_Node]:
+    def expand(self, node: Node) -> list[Node]:
         """Step every move of ``node`` on its own fork (all in one engine call where the engine allows it:
         ``S1Env.fork_steps``); the surviving children (sets ``goal`` on a win,
         or with ``until_gain`` on a new state that beats the root's score)."""
@@ -260,13 +194,13 @@ class SearchRun:
             node.env = self._materialise(node)
             self.live.append(node)
         texts = self.situation.texts if node is self.root else node.env.candidates
-        kids: list[_Node] = []
+        kids: list[Node] = []
         g = node.g + 1
         for text, (env, (_obs, _r, _term, truncated, info)) in zip(texts, node.env.fork_steps(texts, keep=True)):
             self.stats.generated += 1
             score = float(info["score"])
             if info["won"]:
-                self.goal = _Node(None, g, node.log_pi, 0.0, score, env.state_key(), node, text, won=True)
+                self.goal = Node(None, g, node.log_pi, 0.0, score, env.state_key(), node, text, won=True)
                 env.close()
                 return kids
             key = env.state_key() if not (info["lost"] or truncated or not env.candidates) else ""
@@ -281,8 +215,8 @@ class SearchRun:
         return kids
 
     def _keep(
-        self, node: _Node, text: str, env: S1Env, g: int, score: float, key: str, lost: bool, truncated: bool
-    ) -> _Node | None:
+        self, node: Node, text: str, env: S1Env, g: int, score: float, key: str, lost: bool, truncated: bool
+    ) -> Node | None:
         """The child worth keeping, or ``None`` when it is pruned (counted in the statistics)."""
         if lost:
             self.stats.losing_pruned += 1
@@ -290,8 +224,8 @@ class SearchRun:
         if truncated or not env.candidates:
             self.stats.dead_ends += 1
             return None
-        if self.config.until_gain and score > self.situation.score and key not in self.seen:
-            self.goal = _Node(None, g, node.log_pi, 0.0, score, key, node, text)
+        if self.config.ties.until_gain and score > self.situation.score and key not in self.seen:
+            self.goal = Node(None, g, node.log_pi, 0.0, score, key, node, text)
             return None
         if self.seen.get(key, g + 1) <= g:
             self.stats.duplicates += 1
@@ -299,8 +233,8 @@ class SearchRun:
                 node.noops.add(text)
             return None
         self.seen[key] = g
-        child = _Node(None, g, node.log_pi, self.h(env, score), score, key, node, text)
-        if self.config.novelty:
+        child = Node(None, g, node.log_pi, self.h(env, score), score, key, node, text)
+        if self.config.ties.novelty:
             atoms = env.state_atoms()
             seen = self.atoms.setdefault(score, set())
             child.stale = atoms <= seen
@@ -308,7 +242,7 @@ class SearchRun:
         return child
 
     @staticmethod
-    def _materialise(node: _Node) -> S1Env:
+    def _materialise(node: Node) -> S1Env:
         """The node's env, replayed from its parent's (which is kept while the search runs): a child of one
         move (on TWX a snapshot stepped in the JVM, as its siblings were, which its own children start from)."""
         assert node.parent is not None and node.parent.env is not None and node.move is not None
@@ -316,7 +250,7 @@ class SearchRun:
         return env
 
     # ----------------------------------------------------------------- ask
-    def ask(self, pending: list[tuple[_Node, list[_Node]]]) -> bool:
+    def ask(self, pending: list[tuple[Node, list[Node]]]) -> bool:
         """Ask the inner policy about the expanded nodes and push their children with their π.
 
         False when the budget did not cover every node (or the inner policy gave up at the root).
@@ -326,7 +260,7 @@ class SearchRun:
         self.unasked = pending[len(asked):]
         if asked:
             situations = [node.env.situation(self.notes) for node, _ in asked]
-            decisions = self.search.inner_many(situations)
+            decisions = self.ask_inner(situations)
             self.stats.policy_calls += len(asked)
             for (node, kids), sit, d in zip(asked, situations, decisions, strict=True):
                 self.usages.append(d.usage)
@@ -337,7 +271,8 @@ class SearchRun:
                 if p.sum() == 0 and sit.texts[d.action] in node.noops and self.stats.policy_calls < self.budget:
                     p = self._reask_after_noop(node, sit.texts[d.action], kids)
                 node.noops = set()
-                p = (1.0 - self.config.epsilon) * normalised(p) + self.config.epsilon / len(kids)
+                epsilon = self.config.guidance.epsilon
+                p = (1.0 - epsilon) * normalised(p) + epsilon / len(kids)
                 with np.errstate(divide="ignore"):
                     logs = np.log(p)
                 endorsed = math.log(2.0 / len(kids))
@@ -347,13 +282,13 @@ class SearchRun:
                     self.push(child)
         return len(asked) == len(pending)
 
-    def _reask_after_noop(self, node: _Node, noop: str, kids: list[_Node]) -> np.ndarray:
+    def _reask_after_noop(self, node: Node, noop: str, kids: list[Node]) -> np.ndarray:
         """The policy only likes a move that changes nothing here ("look around"): ask it once more in
         the state after that move, which has the same moves."""
         after = node.env.fork()
         after.step_move(noop)
         sit = after.situation(self.notes)
-        d = self.search.inner_many([sit])[0]
+        d = self.ask_inner([sit])[0]
         after.close()
         self.stats.policy_calls += 1
         self.stats.noop_reasks += 1
@@ -361,7 +296,7 @@ class SearchRun:
         return self._on_survivors(sit, d, kids)
 
     @staticmethod
-    def _on_survivors(sit: Situation, d: Decision, kids: list[_Node]) -> np.ndarray:
+    def _on_survivors(sit: Situation, d: Decision, kids: list[Node]) -> np.ndarray:
         """The decision's probabilities of the surviving moves, by text (not normalised)."""
         index = {t: i for i, t in enumerate(sit.texts)}
         probs = np.asarray(d.probabilities, dtype=np.float64)
@@ -376,7 +311,7 @@ class SearchRun:
             "stop_reason": stop,
             "solved": solved,
             "partial": not solved,
-            "priority": self.config.priority,
+            "priority": self.config.guidance.priority,
             **dataclasses.asdict(self.stats),
             "elapsed_s": time.monotonic() - self.t0,
             "diverged": diverged,
@@ -400,9 +335,9 @@ class SearchRun:
         if not solved:
             info["note"] = f"search stopped ({stop}) before a win; playing the first move of the best partial plan"
         plan = None
-        if solved or (self.config.commit_partial and end.score > self.situation.score):
+        if solved or (self.config.ties.commit_partial and end.score > self.situation.score):
             plan = Plan(steps, 1, solved)  # followed with no calls from the next decision on
-        return _one_hot(self.situation, steps[0][1], usage, info), plan
+        return one_hot(self.situation, steps[0][1], usage, info), plan
 
     def close(self) -> None:
         for node in self.live:
@@ -413,7 +348,7 @@ class SearchRun:
     def _safe_moves(self) -> list[int]:
         safe = []
         for i, cand in enumerate(self.situation.candidates):
-            env = self.search.fork(self.situation)
+            env = self.fork(self.situation)
             if not env.step_move(cand.text)[4]["lost"]:
                 safe.append(i)
             env.close()

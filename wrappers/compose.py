@@ -6,14 +6,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from s1gym.core import Policy
+from s1gym.policies.registry import Registry
 
 from ._base import Wrapper
 from .lookahead import Lookahead
 from .rethink import Rethink
 from .search import Search
 
-#: name -> wrapper class; the names ``wrap`` and the command line accept.
-WRAPPERS: dict[str, type[Wrapper]] = {"search": Search, "lookahead": Lookahead, "rethink": Rethink}
+#: name -> wrapper class; the names ``wrap``, the command line and the runner accept (checked here only).
+WRAPPERS: Registry[type[Wrapper]] = Registry(
+    "wrapper", {"search": Search, "lookahead": Lookahead, "rethink": Rethink}
+)
 
 
 #: Options every listed wrapper that accepts them receives (not only the outermost).
@@ -30,12 +33,7 @@ def wrap(policy: Policy, names: Sequence[str] | str, **kwargs: Any) -> Policy:
     so is an order that cannot work (:class:`WrapperOrderError`, e.g. Search
     around Rethink).
     """
-    if isinstance(names, str):
-        names = [n for n in names.split(",") if n.strip()]
-    wanted = [n.strip().lower() for n in names]
-    unknown = [n for n in wanted if n not in WRAPPERS]
-    if unknown:
-        raise ValueError(f"unknown wrapper(s) {', '.join(map(repr, unknown))}; known: {', '.join(WRAPPERS)}")
+    wanted = WRAPPERS.keys_of(names)
     if len(set(wanted)) != len(wanted):
         raise ValueError(f"each wrapper may appear once, got {list(wanted)}")
     routed: dict[str, dict[str, Any]] = {n: {} for n in wanted}

@@ -1,7 +1,8 @@
 """Rethink: notice when a policy goes round in circles, and do something about it.
 
 Three mechanisms, all driven only by what the Situation shows (score,
-``state_key``, the task's ``stall_patience``) and by this wrapper's own memory
+``state_key``, the task's stall patience as its family declares it, :func:`s1gym.registration.stall_patience`,
+unless ``patience=`` says otherwise) and by this wrapper's own memory
 of the episode (so call ``reset()`` between episodes):
 
 1. **Repeat block.** A move chosen ``repeat_limit`` (3) times in a row with no
@@ -9,9 +10,9 @@ of the episode (so call ``reset()`` between episodes):
    renormalised, and if the inner policy had chosen it the next most likely
    move is played instead. (Candidate hygiene, e.g. 2048 dropping moves that
    change nothing, is the task's job.)
-2. **Stall.** ``k = situation.stall_patience`` acts without a score change
-   while revisiting a state seen before this episode is a stall (tasks with
-   ``stall_patience=None`` never stall). On a stall the planner is asked for
+2. **Stall.** ``k`` (the patience) acts without a score change
+   while revisiting a state seen before this episode is a stall (tasks
+   whose patience is ``None`` never stall). On a stall the planner is asked for
    a plan of at most ``plan_words`` (60) words, which goes into
    ``Situation.notes`` for the following decisions (the newest plan replaces
    the older one). The act counter restarts after each stall.
@@ -35,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from s1gym import registration
 from s1gym.checks import positive_int
 from s1gym.core import Decision, Policy, Situation
 
@@ -61,7 +63,10 @@ class Rethink(Wrapper):
         repeat_limit: int = 3,
         max_plans: int = 3,
         plan_words: int = 60,
+        patience: int | None = None,
     ) -> None:
+        """``patience``: acts without a score change (while revisiting a state) that make a stall on every
+        task; ``None``: each task's own, as its family declares it."""
         super().__init__(policy)
         if planner is not None and not (callable(planner) or callable(getattr(planner, "plan", None))):
             raise ValueError(
@@ -71,13 +76,14 @@ class Rethink(Wrapper):
         self.repeat_limit = positive_int("repeat_limit", repeat_limit)
         self.max_plans = positive_int("max_plans", max_plans)
         self.plan_words = positive_int("plan_words", plan_words)
+        self.patience = None if patience is None else positive_int("patience", patience)
         self._clear()
 
     def options(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.planner is not None:
             out["planner"] = getattr(self.planner, "name", None) or getattr(self.planner, "__name__", "planner")
-        for name, default in (("repeat_limit", 3), ("max_plans", 3), ("plan_words", 60)):
+        for name, default in (("repeat_limit", 3), ("max_plans", 3), ("plan_words", 60), ("patience", None)):
             if getattr(self, name) != default:
                 out[name] = getattr(self, name)
         return out
@@ -96,6 +102,10 @@ class Rethink(Wrapper):
     def reset(self) -> None:
         self._clear()
         super().reset()
+
+    def stall_patience(self, task: str) -> int | None:
+        """The patience on ``task``: this wrapper's own, else the task's as its family declares it."""
+        return self.patience if self.patience is not None else registration.stall_patience(task)
 
     # ------------------------------------------------------------- decide
     def decide(self, situation: Situation) -> Decision:
@@ -117,7 +127,7 @@ class Rethink(Wrapper):
             blocked.add(self._run_move)
             events["blocked_repeat"] = self._run_move
 
-        k = situation.stall_patience
+        k = self.stall_patience(situation.task)
         if k is not None and self._quiet_acts >= k and revisit:
             self._quiet_acts = 0
             events["stall"] = True
@@ -170,7 +180,7 @@ class Rethink(Wrapper):
         recent = ", ".join(m for m, _ in situation.history[-8:]) or "none"
         prompt = PLAN_PROMPT.format(
             task=situation.task,
-            acts=situation.stall_patience,
+            acts=self.stall_patience(situation.task),
             recent=recent,
             observation=situation.observation,
             words=self.plan_words,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -12,15 +12,15 @@ from gymnasium import spaces
 from s1gym.checks import positive_int
 from s1gym.core.helpers import BASE_CHARSET, action_index, copy_generator, text_atoms
 from s1gym.core.progress import Progress, TooManyCandidatesError
+from s1gym.core.readouts import Readouts, init_defaults
 from s1gym.core.situation import Candidate, Privileged, Situation
-from s1gym.core.estimates import ProgressTokensError, TokenReader, load_progress
 
 __all__ = ["S1Env", "StepResult"]
 
 StepResult = tuple[str, float, bool, bool, dict[str, Any]]  #: what ``step`` returns (Gymnasium's five)
 
 
-class S1Env(gym.Env[str, np.int64]):
+class S1Env(Readouts, gym.Env[str, np.int64]):
     """Base class of every s1gym task: the environment contract.
 
     **Spaces.** ``observation_space`` is ``Text`` over the task's charset;
@@ -70,7 +70,7 @@ class S1Env(gym.Env[str, np.int64]):
       bookkeeping and RNG already copied) its own copy of every mutable part
       of the game state.
     - optional: ``_extra_info()``, ``state_key()``, ``expert_action()``,
-      ``rule_action()``, ``summarize_episodes()``, ``progress_estimate()``.
+      ``rule_action()``, ``summarize_episodes()``.
 
     Engines without a cheap copy (a JVM, a browser) build on
     :class:`s1gym.engines.base.EngineEnv`, which implements ``_new_game``,
@@ -85,8 +85,6 @@ class S1Env(gym.Env[str, np.int64]):
     default_max_candidates: ClassVar[int] = 8
     #: Default step limit (truncation).
     default_max_steps: ClassVar[int] = 100
-    #: Rethink's stall patience for this task (``None``: never stalls).
-    stall_patience: ClassVar[int | None] = None
     #: A fork knows what the player must not (the right answer, the label): stepping a copy reveals
     #: whether a move is right. Lookahead and Search refuse such tasks unless told to measure the oracle.
     fork_reveals_answer: ClassVar[bool] = False
@@ -94,15 +92,6 @@ class S1Env(gym.Env[str, np.int64]):
     option_help: ClassVar[Mapping[str, str]] = {}
     #: Longest observation the Text space accepts.
     max_observation_length: ClassVar[int] = 100_000
-    #: The data file (in s1gym/data) holding this task's learned progress estimate (see
-    #: :meth:`progress_estimate` and :mod:`s1gym.core.estimates`); ``None``: the task ships none.
-    progress_model: ClassVar[str | None] = None
-    #: How the family reads a situation as the tokens :attr:`progress_model`'s weights name (a staticmethod,
-    #: e.g. ALFWorld's ``goals.context_tokens``); required with :attr:`progress_model`.
-    progress_tokens: ClassVar[TokenReader | None] = None
-    #: The data file (in s1gym/data) holding ``Local``'s fitted model of this task (``Local`` finds it through
-    #: the task's class); ``None``: Local has none and uses its general features.
-    local_model: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -201,64 +190,17 @@ class S1Env(gym.Env[str, np.int64]):
         """
         return text_atoms(self._describe())
 
-    def expert_action(self) -> str:
-        """The next move of a winning (or baseline) plan: privileged, for Rule and tests."""
-        raise NotImplementedError(f"{self.task_name} has no expert; use another policy than Rule")
-
-    def expert_move(self) -> str | None:
-        """The expert's move among the candidates now, for measuring a policy's agreement with it (privileged:
-        the runner reads it after each decision; no policy sees it): :meth:`expert_action` when it names a
-        candidate, ``None`` when the task has no expert here (``NotImplementedError``; a ``RuntimeError``
-        such as an expert lost off its plan; a ``LookupError`` such as a web rule that cannot find on this
-        page what its next move needs, once a policy has left its path) or names no candidate. Tasks whose
-        expert names moves the candidates hide, or whose expert is costly, override it (ALFWorld)."""
-        try:
-            move = self.expert_action()
-        except (RuntimeError, LookupError):  # NotImplementedError included: no expert here
-            return None
-        return move if move in self._candidates else None
-
-    def rule_action(self) -> str:
-        """The task's hand-written baseline move (the ``Rule`` policy); defaults to the expert.
-
-        Tasks whose expert is an oracle (e.g. knows the right answer) override
-        this with a baseline that has no such knowledge.
-        """
-        return self.expert_action()
-
     @classmethod
     def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
         """``options`` with every default in force filled in: what the runner records and ``s1 table``
         keys rows by (so ``size=medium`` and the default medium are one setup). The default reads
-        the defaults of the ``__init__`` keywords along the class hierarchy; tasks with options outside
-        their signature override it."""
-        import inspect
-
-        out: dict[str, Any] = {}
-        for klass in reversed(cls.__mro__):
-            init = klass.__dict__.get("__init__")
-            if init is None or not issubclass(klass, S1Env):
-                continue
-            for p in inspect.signature(init).parameters.values():
-                if p.default is not inspect.Parameter.empty and p.name not in ("render_mode", "charset", "action_slots"):
-                    out[p.name] = p.default
+        the defaults of the ``__init__`` keywords along the class hierarchy
+        (:func:`s1gym.core.readouts.init_defaults`); tasks with options outside their signature override it."""
+        out = init_defaults(cls, S1Env)
         if cls.option_help:  # the documented options only (base classes take internal arguments too)
             out = {k: v for k, v in out.items() if k in cls.option_help}
         out.update(options)
         return out
-
-    @classmethod
-    def progress_estimate(cls) -> Callable[[Situation], float] | None:
-        """The task's learned estimate of the moves left to a win from a situation (what
-        ``Search(heuristic="progress")`` uses), or ``None`` when the task ships none. The default loads
-        :attr:`progress_model`; :mod:`s1gym.core.estimates` says how a task ships one."""
-        if cls.progress_model is None:
-            return None
-        if cls.progress_tokens is None:
-            raise ProgressTokensError(
-                f"{cls.__name__} names progress_model {cls.progress_model!r} but no progress_tokens; "
-                "set progress_tokens = staticmethod(<the family's token reader>) on the class")
-        return load_progress(cls.progress_model, cls.progress_tokens)
 
     @classmethod
     def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -444,7 +386,6 @@ class S1Env(gym.Env[str, np.int64]):
             score=self._score,
             fork=self.fork,
             state_key=key,
-            stall_patience=self.stall_patience,
             state_text=state,
             visited=self._visited,
             privileged=Privileged(self),
@@ -456,46 +397,3 @@ class S1Env(gym.Env[str, np.int64]):
             print(text)
             return None
         return text
-
-    # --------------------------------------------------------- properties
-    @property
-    def candidates(self) -> tuple[str, ...]:
-        """The legal moves now (what policies choose among), in index order."""
-        return self._candidates
-
-    @property
-    def state_text(self) -> str:
-        """The observation without its ``Moves:`` paragraph (what Lookahead shows as an outcome)."""
-        return self._state_text()
-
-    @property
-    def score(self) -> float:
-        return self._score
-
-    @property
-    def won(self) -> bool:
-        return self._won
-
-    @property
-    def lost(self) -> bool:
-        return self._lost
-
-    @property
-    def steps(self) -> int:
-        """Steps taken this episode, invalid ones included (they count toward ``max_steps``)."""
-        return self._steps
-
-    @property
-    def history(self) -> tuple[tuple[str, str], ...]:
-        return self._history
-
-    @property
-    def game_over(self) -> bool:
-        """The game has ended (won, lost, or neither, e.g. a push); ``terminated`` in step's terms."""
-        return self._over
-
-    @property
-    def done(self) -> bool:
-        """The game has ended or the step limit is reached."""
-        return self._over or self._steps >= self.max_steps
-

@@ -1,25 +1,19 @@
 """Learned progress estimates: how many moves a task expects are left from a situation.
 
-``Search(heuristic="progress")`` (``--wrap-option heuristic=progress``) uses the task's estimate as its h.
-The estimate belongs to the task, not to a decision model, so any task can ship one and Search finds it
-through the task. How a task ships one (this is the one place it is described):
+``Search(heuristic="progress")`` (``--wrap-option heuristic=progress``; the default ``"auto"`` too, where
+one ships) uses the task's estimate as its h. The estimate belongs to the task's family, not to a decision
+model or to the env, so any family can ship one and Search finds it through :mod:`s1gym.registration`. How a
+family ships one (this is the one place it is described):
 
 1. **Fit it** on what a player sees. :class:`TokenProgress` is the shipped form: a linear model of the moves
-   left on the situation's tokens (read by the task family's own function, e.g. ALFWorld's
-   :func:`s1gym.tasks.alfworld.goals.context_tokens` or the TextWorldExpress games'
-   :func:`s1gym.tasks.twx.tokens.progress_tokens`), ``max(0, w["*"] + sum of the weights of the tokens
-   present)``. ``bench/alfworld_local.py`` and ``bench/twx_local.py`` fit them by ridge regression of the
-   moves left along expert games.
-2. **Store it** as the ``"progress"`` object (token -> weight) of a JSON file in ``s1gym/data`` (the file may
-   hold other things too: Local's model of the task).
-3. **Name it on the env class**: ``progress_model = "local_alfworld.json"`` and the function that reads its
-   tokens, ``progress_tokens = staticmethod(context_tokens)``. The default
-   :meth:`S1Env.progress_estimate <s1gym.core.S1Env.progress_estimate>` loads it once per process and
-   returns it. A task whose estimate is something else overrides ``progress_estimate()`` (a classmethod)
-   and returns any ``callable(situation) -> float`` (moves left, >= 0), or ``None`` when it has none.
-
-Search asks the env at the root of each search (``env.progress_estimate()``); a task without an estimate
-is a clear ``ValueError`` naming the task.
+   left on the situation's tokens (read by the family's own function),
+   ``max(0, w["*"] + sum of the weights of the tokens present)``, e.g. by ridge regression of the moves
+   left along expert games (:func:`s1gym.models.fitting.fit_progress`).
+2. **Store it** as the ``"progress"`` object (token -> weight) of a JSON file in the family's ``data/``
+   folder (the file may hold other things too: Local's model of the task).
+3. **Declare it** on the task's row (:class:`s1gym.family.Task`): ``model="local_x.json"`` and the function
+   that reads its tokens, ``progress_tokens="pkg.tokens:progress_tokens"``.
+   :func:`s1gym.registration.progress_estimate` loads it once per process.
 """
 
 from __future__ import annotations
@@ -28,15 +22,14 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from s1gym.datasets import packaged
-from s1gym.errors import S1GymError
 
 if TYPE_CHECKING:
     from s1gym.core.situation import Situation
 
-__all__ = ["ProgressTokensError", "TokenProgress", "TokenReader", "intercept_only", "load_progress"]
+__all__ = ["TokenProgress", "TokenReader", "intercept_only", "load_progress"]
 
 #: How a task family reads a situation as the tokens its estimate weighs.
 TokenReader = Callable[["Situation"], Sequence[str]]
@@ -46,10 +39,6 @@ def intercept_only(situation: Situation) -> list[str]:
     """Only the intercept ``*``: an estimate that weighs nothing the player sees (CookingWorld's, as
     shipped)."""
     return ["*"]
-
-
-class ProgressTokensError(S1GymError, TypeError):
-    """A task class names a progress model file but not the function that reads its tokens."""
 
 
 @dataclass(frozen=True)
@@ -70,10 +59,10 @@ class TokenProgress:
 
 
 @lru_cache(maxsize=None)
-def load_progress(name: str, tokens: TokenReader) -> TokenProgress:
-    """The estimate in the ``"progress"`` object of the packaged data file ``name``, read with ``tokens``
+def load_progress(path: Path, tokens: TokenReader) -> TokenProgress:
+    """The estimate in the ``"progress"`` object of the model file at ``path``, read with ``tokens``
     (loaded once)."""
-    data = json.loads(packaged(name).read_text())
+    data = json.loads(Path(path).read_text())
     if not data.get("progress"):
-        raise ValueError(f"s1gym/data/{name} holds no progress estimate (no \"progress\" weights)")
+        raise ValueError(f"{path} holds no progress estimate (no \"progress\" weights)")
     return TokenProgress(dict(data["progress"]), tokens)

@@ -81,9 +81,6 @@ class Situation:
     #: A key of the game state that ignores how it was reached (used by
     #: Search's duplicate detection and Rethink's stall detection).
     state_key: str = ""
-    #: Acts without a score change, while revisiting a state, that count as a
-    #: stall for Rethink (``None``: the task never stalls, e.g. one-shot tasks).
-    stall_patience: int | None = None
     #: The observation without the trailing ``Moves:`` paragraph (``None``: same as ``observation``).
     state_text: str | None = None
     #: The state keys of the states this episode passed through before this one, oldest first (each state

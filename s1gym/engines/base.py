@@ -4,7 +4,7 @@ TextWorldExpress keeps its game in a JVM, ALFWorld in a compiled planner
 library, the web tasks in a browser page, the desktop task in an application
 window. None can be copied the way a Python object can, and starting one is
 slow, so ``fork()`` cannot simply copy them. This module owns, once for every
-such task, what that takes:
+such task, what that takes (and re-exports the parts its sibling modules hold):
 
 - an :class:`Engine` is one live game instance (a TWX game object, an ALFWorld
   ``PddlEnv``, a browser page). A task implements four methods:
@@ -12,7 +12,7 @@ such task, what that takes:
   faster way than a new game and a step per move) and, when the engine can save
   and load its state cheaply, ``snapshot()`` / ``restore(game, snapshot)``
   (and ``step_children(game, snapshot, moves)`` when it can step a state's
-  children in one call);
+  children in one call) (:mod:`s1gym.engines.engine`: the interface);
 - an :class:`EnginePool` holds the engines of one kind in this process (at most
   ``capacity``); when it is full the least recently used engine is taken over
   (:mod:`s1gym.engines.pool`: the pools, the states they hold, the process's registry);
@@ -72,72 +72,12 @@ from typing import Any, ClassVar, TypeVar
 
 from s1gym.core import S1Env
 from s1gym.core.env import StepResult
+from s1gym.engines.engine import Engine
 from s1gym.engines.pool import EnginePool, GameState, add_user, close_pools, pool_for, pool_stats, remove_user
 from s1gym.engines.transitions import CachedTransitions, Stepped
 from s1gym.errors import EngineCrashed
 
 __all__ = ["Engine", "EngineEnv", "EnginePool", "GameState", "close_pools", "pool_for", "pool_stats"]
-
-
-class Engine:
-    """One live game instance. Subclasses implement ``new_game``, ``step``, ``close`` and,
-    when ``can_snapshot``, ``snapshot`` and ``restore``."""
-
-    #: ``snapshot()``/``restore()`` are implemented and cheap (about one step).
-    can_snapshot: ClassVar[bool] = False
-    #: ``step_children()`` is implemented: a snapshot's children stepped in one call (see there).
-    can_step_children: ClassVar[bool] = False
-    #: Closed by :func:`close_pools` at interpreter exit. Engines that hold other processes (a browser, a
-    #: desktop) must be; an engine living inside this process (a loaded C library) should not, since
-    #: unloading it while the interpreter tears down its objects can crash the exit.
-    close_at_exit: ClassVar[bool] = True
-    #: What the engine is, as an :class:`~s1gym.errors.EngineCrashed` names it ("TextWorldExpress JVM").
-    label: ClassVar[str] = ""
-
-    def new_game(self, game: Any) -> Any:
-        """Start ``game``; return the engine's first answer (whatever the env's ``_on_start`` reads)."""
-        raise NotImplementedError
-
-    def step(self, move: str) -> Any:
-        """Play ``move``; return the engine's answer (whatever the env's ``_on_step`` reads)."""
-        raise NotImplementedError
-
-    def replay(self, game: Any, moves: tuple[str, ...]) -> None:
-        """Bring this engine to the state after ``moves`` from the start of ``game`` (engines may
-        override it with something cheaper than ``new_game`` plus ``step`` per move)."""
-        self.new_game(game)
-        for move in moves:
-            self.step(move)
-
-    def snapshot(self) -> Any:
-        """The current state as a value ``restore`` accepts (only when ``can_snapshot``)."""
-        raise NotImplementedError(f"{type(self).__name__} cannot snapshot its state")
-
-    def restore(self, game: Any, snapshot: Any) -> None:
-        """Bring this engine to ``snapshot`` of ``game`` (only when ``can_snapshot``)."""
-        raise NotImplementedError(f"{type(self).__name__} cannot restore a snapshot")
-
-    def step_children(self, game: Any, snapshot: Any, moves: Sequence[str]) -> list[tuple[Any, Any]] | None:
-        """For each of ``moves``, the state after it from ``snapshot`` of ``game``: ``(the child's snapshot, the
-        engine's answer to the move)`` (what ``step`` returns), in order, in one call into the engine (only
-        when ``can_step_children``); ``None`` when the engine does not hold ``snapshot`` (the caller then steps
-        the children one by one). Afterwards the engine holds ``snapshot`` (as after ``restore``)."""
-        raise NotImplementedError(f"{type(self).__name__} cannot step children in one call")
-
-    def alive(self) -> bool:
-        """False once the engine cannot be used any more (its process died); the pool drops it."""
-        return True
-
-    def crashed(self, exc: BaseException) -> bool:
-        """Whether ``exc``, raised by a call into this engine, means the engine is gone (default: it is not
-        :meth:`alive` any more). The env then ends the episode with :class:`~s1gym.errors.EngineCrashed`."""
-        return not self.alive()
-
-    def close(self) -> None:
-        """Release the engine's resources."""
-
-
-
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 

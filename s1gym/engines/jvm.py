@@ -60,12 +60,12 @@ def check_java() -> str:
     java = shutil.which("java") or (os.path.join(java_home, "bin", "java") if java_home else None)
     if not java or not os.path.exists(java):
         raise JavaNotFoundError(
-            "TextWorldExpress needs Java but no `java` was found on PATH; " + INSTALL_HINT.format(min=MIN_JAVA)
+            "the tasks that run in a JVM need Java but no `java` was found on PATH; " + INSTALL_HINT.format(min=MIN_JAVA)
         )
     version = java_version(java)
     if version is not None and version < MIN_JAVA:
         raise JavaNotFoundError(
-            f"TextWorldExpress needs Java >= {MIN_JAVA} but {java} is Java {version}; "
+            f"the tasks that run in a JVM need Java >= {MIN_JAVA} but {java} is Java {version}; "
             + INSTALL_HINT.format(min=MIN_JAVA)
         )
     return java
@@ -89,7 +89,7 @@ class JVM:
             )
         except Exception as exc:  # the launcher reports a dead JVM as a bare error
             raise JavaNotFoundError(
-                f"could not start the TextWorldExpress JVM with {java} ({exc}); " + INSTALL_HINT.format(min=MIN_JAVA)
+                f"could not start the JVM with {java} ({exc}); " + INSTALL_HINT.format(min=MIN_JAVA)
             ) from exc
         self.process = proc
         self.gateway = JavaGateway(gateway_parameters=GatewayParameters(auto_field=True, port=port), java_process=proc)

@@ -10,12 +10,15 @@ moments concern all of them, and this module is the one place that hooks them:
   module hands :func:`at_fork_in_child` a function that forgets what it inherited (keeping a reference
   to it, so that no finalizer runs), and the child starts afresh;
 - **exit**: engines that hold other processes (a browser, a desktop app) are closed politely, in
-  :data:`EXIT_STAGES` order: the pools first (their engines close pages and windows while the
-  browser is still up), then the browsers, then the JVM. A module hands :func:`at_exit` a function and
-  its stage.
+  :data:`EXIT_STAGES` order: graphics contexts first (offscreen renderers' GL contexts), then the pools
+  (their engines close pages and windows while the browser is still up), then the browsers, then the
+  JVM. A module hands :func:`at_exit` a function and its stage.
 
 The registry installs one ``os.register_at_fork`` and one ``atexit`` handler, when the first hook is
 registered (so at import of the first engine module; importing a module twice registers nothing twice).
+A library that registers an exit handler of its own on first use, which must run after s1gym's hooks
+(an EGL binding that ends EGL at exit: the GL contexts made on it must be freed before), is followed by
+:func:`exit_before_later_handlers`.
 """
 
 from __future__ import annotations
@@ -25,10 +28,10 @@ import os
 import traceback
 from collections.abc import Callable
 
-__all__ = ["EXIT_STAGES", "at_exit", "at_fork_in_child"]
+__all__ = ["EXIT_STAGES", "at_exit", "at_fork_in_child", "exit_before_later_handlers"]
 
 #: The order in which exit hooks run, by stage.
-EXIT_STAGES = ("pools", "browsers", "jvm")
+EXIT_STAGES = ("graphics", "pools", "browsers", "jvm")
 
 _fork_hooks: list[Callable[[], None]] = []
 _exit_hooks: dict[str, list[Callable[[], None]]] = {stage: [] for stage in EXIT_STAGES}
@@ -51,6 +54,15 @@ def at_exit(stage: str, hook: Callable[[], None]) -> Callable[[], None]:
     if hook not in _exit_hooks[stage]:
         _exit_hooks[stage].append(hook)
     return hook
+
+
+def exit_before_later_handlers() -> None:
+    """Register the exit handler again, so that it runs before every ``atexit`` handler registered so far
+    (``atexit`` runs the last registered first): called right after a library registered its own handler
+    on first use, one that must run after the hooks (its resources are freed by them first)."""
+    _install()
+    atexit.unregister(_run_exit_hooks)
+    atexit.register(_run_exit_hooks)
 
 
 def _run_fork_hooks() -> None:

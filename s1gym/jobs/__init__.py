@@ -25,17 +25,9 @@ or Ray tasks) return plain dicts (:func:`trial_files`), so a Ray cluster
 without a shared file system works too.
 """
 
+from s1gym.jobs import files
 from s1gym.jobs.episodes import EPISODE_FORMAT, compact_episode, expand_episode, frame_path, read_episode
-from s1gym.jobs.files import (
-    REDACTED,
-    atomic_write_bytes,
-    atomic_write_json,
-    now_iso,
-    read_json,
-    remove_stale_temp_files,
-    scrub,
-    to_jsonable,
-)
+from s1gym.jobs.files import *  # noqa: F403 (all of the file helpers: ``__all__ += files.__all__``)
 from s1gym.jobs.folder import (
     JobFolder,
     JobFolderError,
@@ -60,12 +52,9 @@ from s1gym.jobs.summary import summarize_trials
 
 __all__ = [
     "EPISODE_FORMAT",
-    "REDACTED",
     "JobFolder",
     "JobFolderError",
     "JobWriteError",
-    "atomic_write_bytes",
-    "atomic_write_json",
     "compact_episode",
     "eval_key",
     "exception_record",
@@ -76,17 +65,13 @@ __all__ = [
     "iter_job_trials",
     "job_result",
     "load_trials",
-    "now_iso",
     "read_episode",
-    "read_json",
-    "remove_stale_temp_files",
-    "scrub",
     "seed_of",
     "seed_record",
     "summarize_trials",
-    "to_jsonable",
     "trial_files",
     "trial_metadata",
     "trial_name",
     "trial_reward",
 ]
+__all__ += files.__all__

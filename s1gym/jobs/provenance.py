@@ -1,15 +1,16 @@
 """Whether a job's shipped model was fitted on the games it played: the notice summary.json holds and
 ``s1 run`` and ``s1 table`` print.
 
-The TextWorldExpress tasks default to ``fold="train"``, the fold every shipped TWX model was fitted on, so
-``s1 run CookingWorld --policy local`` scores the model on its own training games unless told
-``--option fold=test``. The model files carry their provenance (``provenance.fold``; ALFWorld's
+A family may default its tasks to the fold its shipped models were fitted on (the TextWorldExpress games
+default to ``fold="train"``), so ``s1 run <task> --policy local`` can score a model on its own training
+games unless told ``--option fold=test``. The model files carry their provenance (``provenance.fold``, or
 ``provenance.split``); this module compares it with the options a job ran with and says so plainly.
 
 A shipped model takes part when the policy is ``local`` without a model of its own (``pairs``), or when a
 Search wrapper uses the task's learned progress estimate (``heuristic`` ``auto``, its default, or
-``progress``), which lives in the same file. Not detected: ALFWorld's valid_seen games reached through
-``$ALFWORLD_DATA`` with no ``data_dir``/``split`` option (the job config does not record the variable).
+``progress``), which lives in the same file (both found through :mod:`s1gym.registration`). Not detected: a
+split reached through an environment variable with no ``data_dir``/``split`` option (the job config does
+not record the variable).
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from functools import cache
+from pathlib import Path
 from typing import Any
+
+from s1gym import registration
 
 __all__ = ["config_notices", "fitted_on_played", "notice_lines"]
 
@@ -26,32 +30,29 @@ ESTIMATE_HEURISTICS = ("auto", "progress")
 
 
 @cache
-def _provenance(model_file: str) -> dict[str, Any]:
-    from s1gym.datasets import packaged
-
+def _provenance(model_file: Path) -> dict[str, Any]:
     try:
-        data = json.loads(packaged(model_file).read_text(encoding="utf-8"))
+        data = json.loads(model_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     provenance = data.get("provenance") if isinstance(data, Mapping) else None
     return dict(provenance) if isinstance(provenance, Mapping) else {}
 
 
-def _models_used(cls: type, policy: str, policy_options: Mapping[str, Any],
-                 wrappers: Sequence[tuple[str, Mapping[str, Any]]]) -> list[tuple[str, str]]:
+def _models_used(task: str, policy: str, policy_options: Mapping[str, Any],
+                 wrappers: Sequence[tuple[str, Mapping[str, Any]]]) -> list[tuple[str, Path]]:
     """(what, model file) for each shipped model of the task that the agent reads."""
-    used = []
-    local_model = getattr(cls, "local_model", None)
-    if policy == "local" and local_model and policy_options.get("pairs") is None:
-        used.append(("Local's shipped model", local_model))
-    progress_model = getattr(cls, "progress_model", None)
-    if progress_model and any(kind == "search" and options.get("heuristic", "auto") in ESTIMATE_HEURISTICS
-                              for kind, options in wrappers):
-        if not any(file == progress_model for _, file in used):
-            used.append(("Search's learned progress estimate", progress_model))
-        else:
-            used[0] = ("Local's shipped model and Search's progress estimate", progress_model)
-    return used
+    model_file = registration.model_file(task)
+    if model_file is None:
+        return []
+    local = policy == "local" and policy_options.get("pairs") is None
+    estimate = registration.progress_estimate(task) is not None and any(
+        kind == "search" and options.get("heuristic", "auto") in ESTIMATE_HEURISTICS for kind, options in wrappers)
+    if local and estimate:
+        return [("Local's shipped model and Search's progress estimate", model_file)]
+    if local:
+        return [("Local's shipped model", model_file)]
+    return [("Search's learned progress estimate", model_file)] if estimate else []
 
 
 def fitted_on_played(cls: type | None, options: Mapping[str, Any], policy: str,
@@ -63,7 +64,7 @@ def fitted_on_played(cls: type | None, options: Mapping[str, Any], policy: str,
         return []
     task = getattr(cls, "task_name", cls.__name__)
     notices = []
-    for what, model_file in _models_used(cls, policy, dict(policy_options or {}), wrappers):
+    for what, model_file in _models_used(task, policy, dict(policy_options or {}), wrappers):
         provenance = _provenance(model_file)
         fold, split = provenance.get("fold"), provenance.get("split")
         played_split = options.get("split") or ("valid_seen" if options.get("data_dir") else None)

@@ -29,7 +29,7 @@ from s1gym._version import __version__
 from s1gym.checks import non_negative_int, positive_int
 from s1gym.core import Policy, S1Env
 from s1gym.errors import RunError
-from s1gym.policies import POLICIES, make_policy
+from s1gym.policies import POLICIES
 from s1gym.registration import env_class_or_none, resolve_id
 from s1gym.runner import joblog
 from s1gym.runner.agent import AgentDescription, describe
@@ -161,9 +161,11 @@ def _base_policy(policy: Any, options: Mapping[str, Any]) -> Policy:
         if not callable(factory) or _is_policy(factory):
             return factory
         return _construct(policy, factory, options)
-    if policy.lower() not in POLICIES:
-        raise RunError(f"unknown policy {policy!r}; choose one of: {', '.join(POLICIES)} or give module:factory")
-    return _construct(policy, lambda **kw: make_policy(policy, **kw), options, POLICIES[policy.lower()])
+    try:
+        key = POLICIES.key(policy, otherwise="give module:factory")
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
+    return _construct(policy, POLICIES[key], options)
 
 
 def _construct(name: str, factory: Callable[..., Any], options: Mapping[str, Any], cls: Any = None) -> Policy:

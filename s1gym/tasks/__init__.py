@@ -1,2 +1,2 @@
-"""The tasks, one folder per family; each family's ``TASKS`` names its gym ids and entry points
-(:mod:`s1gym.registration` registers them all)."""
+"""The tasks, one folder per family; each family's ``family.py`` declares its gym ids and what the generic
+layers read about them (:mod:`s1gym.registration` finds the declarations and registers the ids)."""

@@ -75,13 +75,10 @@ def _wrappers(text: str) -> list[str]:
     """``--wrap search,lookahead`` -> the names, outermost first (an argparse ``type``)."""
     from s1gym.wrappers import WRAPPERS
 
-    names = [w.strip().lower() for w in text.split(",") if w.strip()]
-    for name in names:
-        if name not in WRAPPERS:
-            raise argparse.ArgumentTypeError(
-                f"{name!r}: unknown wrapper; choose from {', '.join(WRAPPERS)} (comma-separated, outermost first)"
-            )
-    return names
+    try:
+        return WRAPPERS.keys_of(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (comma-separated, outermost first)") from None
 
 
 def _seed(text: str) -> int:
@@ -93,15 +90,15 @@ def _seed(text: str) -> int:
 
 
 def _policy(text: str) -> str:
+    """``--policy``: a registered name (lower-cased) or ``module:factory`` (an argparse ``type``)."""
     from s1gym.policies import POLICIES
 
-    if text.lower() in POLICIES:
-        return text.lower()
     if ":" in text:
-        return text  # module:factory
-    raise argparse.ArgumentTypeError(
-        f"unknown policy {text!r}; choose from {', '.join(POLICIES)} or give module:factory"
-    )
+        return text  # module:factory (no registered name has a colon)
+    try:
+        return POLICIES.key(text, otherwise="give module:factory")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
@@ -114,7 +111,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="{run,table,list,play,serve,replay}")
 
     run = sub.add_parser("run", help="play seeds S..S+N-1 with a policy and write a job folder")
-    run.add_argument("task", help="task name or id: CookingWorld, s1/Blackjack-v0, ... (see `s1 list`)")
+    run.add_argument("task", help="task name or id, short (any case) or full (see `s1 list`)")
     run.add_argument(
         "--policy", "-p", required=True, type=_policy, help="jev, chat, local, uniform, random, rule or module:factory"
     )
@@ -311,20 +308,22 @@ def _plot(dirs: Sequence[str], out: str) -> None:
 def cmd_list(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from s1gym.registration import env_class, task_ids
+    from s1gym.registration import env_class, family_of, task_ids
 
     table = Table(title="s1gym tasks (gym.make(id, **options))")
     families: list[type] = []
-    for col in ("id", "N", "steps", "options"):
+    for col in ("family", "id", "N", "steps", "options"):
         table.add_column(col)
     for env_id in task_ids():
+        family = family_of(env_id)
+        name = family.name if family is not None else "?"
         try:
             cls = env_class(env_id)
         except Exception as exc:  # a task whose optional engine is missing still shows up  # noqa: BLE001
-            table.add_row(env_id, "", "", f"[dim]unavailable: {type(exc).__name__}: {exc}[/dim]")
+            table.add_row(name, env_id, "", "", f"[dim]unavailable: {type(exc).__name__}: {exc}[/dim]")
             continue
         opts = "\n".join(f"{k}: {v}" for k, v in cls.option_help.items()) or "-"
-        table.add_row(env_id, str(cls.default_max_candidates), str(cls.default_max_steps), opts)
+        table.add_row(name, env_id, str(cls.default_max_candidates), str(cls.default_max_steps), opts)
         if "list_tasks" in cls.__dict__:  # a family of tasks behind one id lists them (the MiniWoB++ pages)
             families.append(cls)
     from s1gym.reporting.table import console

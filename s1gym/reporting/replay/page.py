@@ -5,7 +5,10 @@ external files): the data is a JSON block with, per trial, the views of
 :mod:`s1gym.reporting.replay.views`, and per decision the move, the top candidates by
 probability, latency, clock, score and the wrapper events. The script
 (``assets/replay.js``) draws them and exposes ``window.replay`` (``show``,
-``setMode``, ``schedule``), which the GIF maker drives.
+``setMode``, ``schedule``), which the GIF maker drives. A view a family declares is
+drawn by its own script and style (:func:`s1gym.reporting.replay.views.view_assets`),
+inlined before the page's own (style and script): it registers its drawer as
+``window.S1Views[kind] = function (view, box, tick, ui)`` (``ui``: the page's helpers).
 
 Bounds, so pages stay small: at most ``max_ticks`` decisions per trial
 (evenly spaced, first and last kept, when an episode is longer; the page says
@@ -21,7 +24,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -30,7 +33,8 @@ from typing import Any
 from s1gym import jobs
 from s1gym.errors import S1GymError
 from s1gym.runner.agent import AgentDescription
-from s1gym.reporting.replay.views import Position, episode_positions, episode_views, view_kind
+from s1gym.reporting.replay.events import tick_events
+from s1gym.reporting.replay.views import Position, episode_positions, episode_views, view_assets, view_kind
 
 __all__ = [
     "DEFAULT_MAX_TICKS",
@@ -272,59 +276,6 @@ def _tick_data(tick: Mapping[str, Any], clock: float, pos: Position, strings: St
     }
 
 
-def _moves(moves: Iterable[str], limit: int = 8) -> str:
-    moves = list(moves)
-    shown = " → ".join(moves[:limit])
-    return shown + (f" → … ({len(moves) - limit} more)" if len(moves) > limit else "")
-
-
-def tick_events(tick: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """What the wrappers (and a chat model) did at a decision, as (kind, text) lines."""
-    info = tick.get("info") or {}
-    out: list[tuple[str, str]] = []
-    stop = info.get("stop_reason")
-    if stop == "following_plan":
-        step = int(info.get("plan_step") or 0)
-        out.append(("search", f"following its plan: move {step + 1} of {step + int(info.get('plan_length') or 0)}"
-                    f"{' (a winning plan)' if info.get('solved') else ''}; no model call"))
-    elif stop is not None:
-        parts = [f"{info.get('policy_calls', 0)} calls", f"{info.get('expansions', 0)} expansions"]
-        if isinstance(info.get("elapsed_s"), (int, float)):
-            parts.append(f"{info['elapsed_s']:.2f} s")
-        solved = "found a win" if info.get("solved") else f"stopped: {stop}"
-        out.append(("search", f"searched ({', '.join(parts)}); {solved}"))
-        if info.get("plan"):
-            score = info.get("plan_score")
-            tail = f" (score {score:.2f})" if isinstance(score, (int, float)) else ""
-            out.append(("plan", f"plan of {info.get('plan_length', len(info['plan']))}{tail}: {_moves(info['plan'])}"))
-        if info.get("note"):
-            out.append(("note", str(info["note"])))
-    rethink = info.get("rethink") or {}
-    if rethink.get("blocked_repeat"):
-        out.append(("rethink", f"blocked {rethink['blocked_repeat']!r}: repeated without progress"))
-    if rethink.get("stall"):
-        out.append(("rethink", "stall: no progress and a state seen before"))
-    if rethink.get("blocked_tried"):
-        out.append(("rethink", f"blocked moves already tried here: {', '.join(rethink['blocked_tried'])}"))
-    if rethink.get("plan"):
-        out.append(("plan", f"Rethink's plan: {rethink['plan']}"))
-    if rethink.get("blocked"):
-        out.append(("rethink", f"blocked: {', '.join(rethink['blocked'])}"))
-    if rethink.get("give_up"):
-        out.append(("rethink", "gives up: a fourth stall after three plans"))
-    look = info.get("lookahead") or {}
-    if look.get("dropped_losing"):
-        out.append(("lookahead", f"dropped {look['dropped_losing']} losing move(s), showed {look.get('shown')}"))
-    if info.get("invalid_replies"):
-        out.append(("model", f"{len(info['invalid_replies'])} invalid repl(y/ies)"
-                    + (f"; fell back to {info['fallback']}" if info.get("fallback") else "")))
-    if isinstance(info.get("reply"), str) and info["reply"].strip():
-        out.append(("model", f"replied: {info['reply'].strip()}"))
-    if tick.get("gave_up"):
-        out.append(("end", "gave up here (the episode ends unsolved)"))
-    return out
-
-
 def _frame_uri(path: Path, width: int) -> str:
     """A screenshot as a data URI, scaled to at most ``width`` pixels wide."""
     try:
@@ -396,13 +347,16 @@ def page_html(
         "trials": panels,
         "strings": strings.table(),
     }
+    assets = dict.fromkeys(view_assets(t.env_id) for t in trials)  # each family's drawers once
+    scripts = "".join(f"<script>{script}</script>\n" for script, _ in assets if script)
+    styles = "".join(style for _, style in assets)  # before the page's own rules, which win a tie
     return (
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        f"<title>{html.escape(title)}</title><style>{_asset('replay.css')}</style></head>\n"
+        f"<title>{html.escape(title)}</title><style>{styles}{_asset('replay.css')}</style></head>\n"
         f"<body><div id=\"app\"></div>\n"
         f"<script type=\"application/json\" id=\"replay-data\">{_script_json(data)}</script>\n"
-        f"<script>{_asset('replay.js')}</script></body></html>\n"
+        f"{scripts}<script>{_asset('replay.js')}</script></body></html>\n"
     )
 
 

@@ -1,7 +1,5 @@
 """ALFWorld's text games on the real ALFWorld engine: :mod:`.env` (the env and its snapshot engine),
-:mod:`.expert` (alfworld's handcoded expert and Fast Downward's planner)."""
+:mod:`.expert` (alfworld's handcoded expert and Fast Downward's planner), :mod:`.fit` (fitting Local's model,
+``python -m s1gym.tasks.alfworld.fit``; its data and the shipped scenes: ``data/README.md``).
 
-#: gym id -> entry point (imported when the env is made).
-TASKS: dict[str, str] = {
-    "s1/ALFWorld-v0": "s1gym.tasks.alfworld.env:ALFWorldEnv",
-}
+Its declaration (tasks, models, views): :mod:`.family`."""

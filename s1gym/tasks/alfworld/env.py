@@ -43,7 +43,6 @@ from s1gym.core import Progress, text_atoms
 from s1gym.engines.base import EngineEnv
 from s1gym.tasks.alfworld import expert as alfworld_expert
 from s1gym.tasks.alfworld.engine import ENGINE_CAPACITY, ALFEngine, EngineAnswer, close_engines, import_engine
-from s1gym.tasks.alfworld.goals import context_tokens
 
 __all__ = ["SHIPPED_DATA", "TASK_TYPES", "ALFWorldEnv", "close_engines", "find_games"]
 
@@ -55,8 +54,8 @@ TASK_TYPES = (
     "pick_cool_then_place_in_recep",
     "pick_two_obj_and_place",
 )
-#: The scenes s1gym ships (authored here, see data/alfworld/author_scenes.py).
-SHIPPED_DATA = Path(__file__).resolve().parents[2] / "data" / "alfworld"
+#: The scenes s1gym ships (authored here, see author_scenes.py and data/README.md).
+SHIPPED_DATA = Path(__file__).resolve().parent / "data"
 HYGIENE_DROPS = ("examine", "look", "inventory", "help")
 
 
@@ -121,17 +120,10 @@ class ALFWorldEnv(EngineEnv):
     """ALFWorld (text): household tasks in a room of receptacles, on alfworld's own engine and data."""
 
     task_name: ClassVar[str] = "ALFWorld"
-    #: The learned progress estimate (moves left) Search's heuristic="progress" uses; fitted with Local's pair
-    #: model by bench/alfworld_local.py, in the same file.
-    progress_model = "local_alfworld.json"
-    progress_tokens = staticmethod(context_tokens)
-    #: Local's fitted pair model of ALFWorld (s1gym.policies.alfworld_model), in the same file.
-    local_model = "local_alfworld.json"
     #: Candidate cap N, with headroom over the most admissible commands seen along the valid_seen walkthroughs
     #: and random walks (bench/alfworld.py --caps; docs/benchmarks.md, "Figures behind the code").
     default_max_candidates: ClassVar[int] = 100
     default_max_steps: ClassVar[int] = 50
-    stall_patience: ClassVar[int | None] = 8
     engine_capacity: ClassVar[int] = ENGINE_CAPACITY
     option_help: ClassVar[dict[str, str]] = {
         "data_dir": "folder holding json_2.1.1/<split>/ (default: $ALFWORLD_DATA, else the scenes s1gym ships)",
@@ -296,7 +288,30 @@ class ALFWorldEnv(EngineEnv):
 
     # ------------------------------------------------------------- expert
     def expert_action(self) -> str:
-        """The next move of alfworld's expert: the handcoded one, or Fast Downward's plan with expert='planner'."""
+        """The expert's next move, always one of the candidates under this env's options. ``rule_action()``
+        (the ``Rule`` baseline) is this same move, as the base class defines it; fitting labels states with it.
+
+        It is :meth:`engine_expert_action`'s move where that is a candidate; under ``hygiene`` the handcoded
+        expert's ``look`` / ``examine`` are played on a fork that shows every move and the expert's state
+        after them adopted, so this is the candidate it goes on to
+        (:func:`s1gym.tasks.alfworld.expert.candidate_action`). Raises
+        :class:`~s1gym.tasks.alfworld.expert.ExpertLost` (a ``RuntimeError``) where the expert names no
+        candidate: the game is over, or the expert lost track of the game.
+        """
+        move, tracker = alfworld_expert.candidate_action(self)
+        if tracker is not None:
+            self._tracker = tracker
+        if move not in self.candidates:
+            raise alfworld_expert.ExpertLost(
+                f"ALFWorld-v0: the {self.expert} expert names no candidate here "
+                + ("(the game is over)" if self.done else f"(it asks for {move!r}, which is not on offer)")
+            )
+        return move
+
+    def engine_expert_action(self) -> str:
+        """The raw engine expert's next move: alfworld's handcoded one ("look" when it is lost), or Fast
+        Downward's plan with ``expert='planner'``. Under ``hygiene`` it may be a move the env does not offer;
+        players take :meth:`expert_action`."""
         self._require_started()
         if self.expert is None:
             raise NotImplementedError("ALFWorld-v0 was made with expert=None; use expert='handcoded' or 'planner'")
@@ -306,19 +321,9 @@ class ALFWorldEnv(EngineEnv):
         return move
 
     def expert_move(self) -> str | None:
-        """The handcoded expert's move on offer (under ``hygiene`` too, as :meth:`rule_action` finds it);
-        ``None`` with ``expert=None`` and with the planner, which can take minutes a game."""
-        if self.expert != "handcoded":
-            return None
-        move = self.rule_action()
-        return move if move in self.candidates else None
-
-    def rule_action(self) -> str:
-        """The expert's move, also under ``hygiene`` (see :func:`s1gym.tasks.alfworld.expert.rule_action`)."""
-        move, tracker = alfworld_expert.rule_action(self)
-        if tracker is not None:
-            self._tracker = tracker
-        return move
+        """:meth:`expert_action`, or ``None`` where it names no candidate; always ``None`` with the planner,
+        which can take minutes a game (the runner asks after every decision)."""
+        return None if self.expert == "planner" else super().expert_move()
 
     def expert_view(self) -> alfworld_expert.ALFWorldExpertView:
         """What the experts read beyond the public state (privileged; never in observations)."""

@@ -8,6 +8,10 @@
 - ``planner``: Fast Downward's plan from the current PDDL state (seconds to
   minutes on the largest games), made once and followed while the game follows
   it (PDDL actions are deterministic).
+
+What the engine's expert names may be a move the env does not offer (``look``
+and ``examine`` under ``hygiene``); :func:`candidate_action` turns it into the
+candidate the expert goes on to, which is what ``env.expert_action()`` returns.
 """
 
 from __future__ import annotations
@@ -18,15 +22,21 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from s1gym.tasks.alfworld.env import ALFWorldEnv
+from s1gym.errors import S1GymError
 
-__all__ = ["HIDDEN_MOVES_MAX", "ALFWorldExpertView", "HandcodedTracker", "planner_action", "put_wording",
-           "rule_action"]
+__all__ = ["HIDDEN_MOVES_MAX", "ALFWorldExpertView", "ExpertLost", "HandcodedTracker", "candidate_action",
+           "planner_action", "put_wording"]
 
 #: The planner's plan from the state after ``moves``: (moves, plan).
 PlanCache = tuple[tuple[str, ...], tuple[str, ...]]
 
-#: Hidden (hygiene-dropped) moves the expert may ask for in a row before Rule gives up on it.
+#: Hidden (hygiene-dropped) moves the expert may ask for in a row before it counts as lost.
 HIDDEN_MOVES_MAX = 8
+
+
+class ExpertLost(S1GymError, RuntimeError):
+    """The expert names no candidate here: the game is over, or it keeps asking for moves the env does not
+    offer (a handcoded expert that lost track of the game says ``look`` on every move)."""
 
 
 class HandcodedTracker:
@@ -103,16 +113,19 @@ def planner_action(env: ALFWorldEnv) -> tuple[str, PlanCache]:
     return cached[1][0], cached
 
 
-def rule_action(env: ALFWorldEnv) -> tuple[str, HandcodedTracker | None]:
-    """The expert's move, also under ``hygiene``, and the expert state for the env to adopt (``None``:
-    keep its own).
+def candidate_action(env: ALFWorldEnv) -> tuple[str, HandcodedTracker | None]:
+    """The engine expert's move turned into a candidate of ``env`` where it can be, and the expert state for
+    the env to adopt (``None``: keep its own).
 
     The handcoded expert asks for ``look`` / ``examine`` now and then, which
     hygiene keeps off the candidates. Those moves only inform the player, so
     they are played on a fork that shows every move, and the expert state
-    after them (what it learned) is adopted, until it names a move on offer.
+    after them (what it learned) is adopted, until it names a move on offer
+    (at most :data:`HIDDEN_MOVES_MAX` of them). The move returned is not a
+    candidate when the expert stays lost, or with the planner when its plan
+    names a hidden move: the caller says so.
     """
-    move = env.expert_action()
+    move = env.engine_expert_action()
     if not env.hygiene or env.expert != "handcoded" or move in env.candidates:
         return move, None
     probe = env.fork_showing_every_move()

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from s1gym.models.words import GOAL_OPENERS, STOPWORDS
+
 if TYPE_CHECKING:
     from s1gym.core.situation import Situation
 
@@ -28,10 +30,6 @@ __all__ = [
     "words",
 ]
 
-#: How a goal line or paragraph opens (``Your task is to: ...``, ``Goal: ...``), as a regex alternation.
-GOAL_OPENERS = r"task\b|goal\b|your task\b|objective\b"
-#: Function words that carry no goal.
-STOPWORDS = frozenset("a an the in on of to with into from at and or is it this that you your".split())
 #: Words that carry no goal (the template around ALFWorld's and TextWorld's goals).
 FILLER = STOPWORDS | frozenset("task some them put find".split())
 

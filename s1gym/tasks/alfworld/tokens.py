@@ -6,7 +6,7 @@ object, take it, heat/cool/clean it or find a lamp, then carry it to a place)
 that is not enough: which move is right depends on what was already done, on
 what the player holds, and on world knowledge (apples lie on countertops, a
 "hot" goal means the microwave). ALFWorld's model
-(:class:`s1gym.policies.alfworld_model.ALFWorldModel`) scores each candidate by the sum
+(:class:`s1gym.tasks.alfworld.model.ALFWorldModel`) scores each candidate by the sum
 of the learned weights of the pairs ``(c, m)`` where ``c`` is a token of the
 situation and ``m`` a token of the move, from what a player sees only:
 
@@ -55,7 +55,7 @@ Goal-word tokens ``g:<word>`` pair with the plain ``v:<verb>``, ``new:<verb>``
 and ``o:<class>`` tokens (a "hot" goal and the verb ``heat``, an apple and a
 countertop); the other situation tokens pair with every move token except
 ``o:*``. The weights are
-fitted by ``bench/alfworld_local.py`` and shipped as JSON in s1gym/data (with
+fitted by :mod:`s1gym.tasks.alfworld.fit` and shipped as JSON in the family's data/ (with
 their provenance); pairs never seen in training weigh 0.
 """
 

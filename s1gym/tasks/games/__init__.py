@@ -1,8 +1,6 @@
-"""Card and board games in plain Python: Blackjack, 2048, the Millionaire quiz."""
+"""Card and board games in plain Python: Blackjack, 2048 (its packed board and move tables:
+:mod:`.board2048`; its tile-spawn random stream: :mod:`.pcg32`), the Millionaire quiz (its question bank:
+:mod:`.trivia`); Local's models of them (:mod:`.model`, fitted by :mod:`.fit`) and the replay's views
+(:mod:`.views`).
 
-#: gym id -> entry point (imported when the env is made).
-TASKS: dict[str, str] = {
-    "s1/Blackjack-v0": "s1gym.tasks.games.blackjack:BlackjackEnv",
-    "s1/2048-v0": "s1gym.tasks.games.game2048:Game2048Env",
-    "s1/Millionaire-v0": "s1gym.tasks.games.millionaire:MillionaireEnv",
-}
+Its declaration (tasks, models, views): :mod:`.family`."""

@@ -225,14 +225,11 @@ class BlackjackEnv(S1Env):
     """One hand of RLCard blackjack per episode (rules and scoring in the module docstring)."""
 
     task_name = "Blackjack"
-    #: Local's fitted model (bench/others_local.py: basic strategy on roll-in hands of train seeds)
-    local_model = "local_blackjack.json"
     default_max_candidates = 2
     #: A fork deals from the same shuffled deck: looking ahead would read the next card.
     fork_reveals_answer = True
     #: A one-deck hand ends within 12 moves; an infinite deck allows 21 aces and a bust.
     default_max_steps = 25
-    stall_patience = None
     option_help: ClassVar[Mapping[str, str]] = {
         "decks": "number of 52-card decks in the shoe, reshuffled every hand (default 1; 0 = infinite deck)",
         "max_steps": "step limit of a hand (default 25; a hand never needs that many)",

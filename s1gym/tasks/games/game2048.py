@@ -22,21 +22,15 @@ reward is ``1/11`` when it doubles the largest tile and 0 otherwise; the game
 points (the classic score) are ``info["game_score"]`` and this move's points
 ``info["points"]``. ``info["max_tile"]`` is the largest tile.
 
-Implementation: the board is one Python int, 4 bits per cell holding the
-tile's exponent (cell ``4*row + col`` at bits ``4*(4*row + col)``), as in
-nneonneo's 2048-ai. Moves are lookups in tables of all 65 536 rows, built once
-with numpy; per-move numpy calls on a 4x4 array would cost microseconds each.
-Tiles stop at 2^15 = 32768 (two of them do not merge; unreachable in
-practice: it needs some 16 000 moves).
+Implementation: the board is one int, 4 bits per cell, and moves are table
+lookups (:mod:`.board2048`: the merge rule, the tables, packing).
 
-Randomness: tile spawns come from PCG32 (M. E. O'Neill, "PCG: A Family of
-Simple Fast Space-Efficient Statistically Good Algorithms for Random Number
-Generation", 2014; ``pcg32_srandom(seed, 54)`` of pcg-c-basic) held as one int,
-seeded with the reset seed (``reset()`` without a seed draws one from
-``env.np_random``). Every policy therefore meets the same tile draws for the
-same moves. The spawn draws a cell index below the number of empty cells
-(unbiased: rejection sampling as in ``pcg32_boundedrand``), then the value
-(a 4 when a draw below 10 is 0).
+Randomness: tile spawns come from PCG32 (:mod:`.pcg32`; ``pcg32_srandom(seed,
+54)`` of pcg-c-basic) held as one int, seeded with the reset seed (``reset()``
+without a seed draws one from ``env.np_random``). Every policy therefore meets
+the same tile draws for the same moves. The spawn draws a cell index below the
+number of empty cells (unbiased: rejection sampling as in
+``pcg32_boundedrand``), then the value (a 4 when a draw below 10 is 0).
 
 ``fork()`` copies the env's attributes: board, score and PCG32 state are
 ints, so nothing else needs copying, and the Gymnasium generator
@@ -55,119 +49,31 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 
 from s1gym.core import Progress, S1Env, copy_generator
+from s1gym.tasks.games.board2048 import (
+    MAX_EXPONENT,
+    MOVES,
+    _all_moves,
+    _Tables,
+    _tables,
+    exponents,
+    pack_board,
+    slide_row,
+    slides,
+)
+from s1gym.tasks.games.pcg32 import PCG32, PCG_STREAM, pcg32_below, pcg32_next, pcg32_seed
 
 __all__ = ["PCG32", "Game2048Env", "exponents", "pack_board", "pcg32_below", "pcg32_next", "pcg32_seed",
            "slide_row", "slides"]
 
-MOVES = ("up", "down", "left", "right")
 #: The Rule baseline's preference order.
 RULE_ORDER = ("down", "left", "right", "up")
-MAX_EXPONENT = 15
-_MASK64 = (1 << 64) - 1
-_MASK32 = 0xFFFFFFFF
-
-
-# --------------------------------------------------------------------------- rules
-def slide_row(row: Sequence[int]) -> tuple[list[int], int]:
-    """Slide one row of tile values towards index 0: ``(new row, points)``.
-
-    The reference implementation of the merge rule (the tables are built
-    vectorised and checked against it in the tests).
-    """
-    tiles = [v for v in row if v]
-    out: list[int] = []
-    points = 0
-    i = 0
-    while i < len(tiles):
-        if i + 1 < len(tiles) and tiles[i] == tiles[i + 1] and tiles[i] < 2**MAX_EXPONENT:
-            out.append(2 * tiles[i])
-            points += 2 * tiles[i]
-            i += 2
-        else:
-            out.append(tiles[i])
-            i += 1
-    return out + [0] * (len(row) - len(out)), points
-
-
-class _Tables(NamedTuple):
-    left: list[int]  # row -> row slid towards nibble 0
-    right: list[int]  # row -> row slid towards nibble 3
-    col_up: list[int]  # row (a column read top to bottom) -> slid up, spread to bits 0, 16, 32, 48
-    col_down: list[int]
-    points_left: list[int]
-    points_right: list[int]
-    empty: list[int]  # empty cells of the row
-    top: list[int]  # largest exponent of the row
-
-
-@cache
-def _tables() -> _Tables:
-    """Every 16-bit row's result of each move, vectorised with numpy (computed once per process)."""
-    rows = np.arange(1 << 16, dtype=np.int64)
-    cells = (rows[:, None] >> (4 * np.arange(4))) & 0xF
-    out = np.zeros_like(cells)
-    write = np.zeros(rows.size, dtype=np.int64)  # next free slot
-    last = np.zeros(rows.size, dtype=np.int64)  # exponent of the last placed tile that may still merge
-    points = np.zeros(rows.size, dtype=np.int64)
-    for c in range(4):
-        v = cells[:, c]
-        merge = (v != 0) & (last == v) & (v < MAX_EXPONENT)
-        place = (v != 0) & ~merge
-        i = np.nonzero(merge)[0]
-        out[i, write[i] - 1] += 1
-        points[i] += 1 << (v[i] + 1)
-        last[i] = 0
-        i = np.nonzero(place)[0]
-        out[i, write[i]] = v[i]
-        write[i] += 1
-        last[i] = v[i]
-    shifts4 = 4 * np.arange(4)
-    left = (out << shifts4).sum(axis=1)
-    reverse = (cells[:, ::-1] << shifts4).sum(axis=1)  # row -> its mirror image
-    right = reverse[left[reverse]]
-    spread = (np.uint64(1) << (16 * np.arange(4, dtype=np.uint64))).astype(np.uint64)
-
-    def as_column(r: np.ndarray) -> list[int]:
-        nib = ((r[:, None] >> shifts4) & 0xF).astype(np.uint64)
-        return (nib * spread).sum(axis=1, dtype=np.uint64).tolist()
-
-    return _Tables(
-        left=left.tolist(),
-        right=right.tolist(),
-        col_up=as_column(left),
-        col_down=as_column(right),
-        points_left=points.tolist(),
-        points_right=points[reverse].tolist(),
-        empty=(cells == 0).sum(axis=1).tolist(),
-        top=cells.max(axis=1).tolist(),
-    )
-
-
-def _transpose(x: int) -> int:
-    """Swap rows and columns of a packed board (nneonneo's 2048-ai bit trick)."""
-    a = (x & 0xF0F00F0FF0F00F0F) | ((x & 0x0000F0F00000F0F0) << 12) | ((x & 0x0F0F00000F0F0000) >> 12)
-    return (a & 0xFF00FF0000FF00FF) | ((a & 0x00FF00FF00000000) >> 24) | ((a & 0x00000000FF00FF00) << 24)
-
-
-def _all_moves(board: int, t: _Tables) -> dict[str, tuple[int, int]]:
-    """``move -> (board after the slide, points)`` for the moves that change the board, in MOVES order."""
-    r0, r1, r2, r3 = board & 0xFFFF, (board >> 16) & 0xFFFF, (board >> 32) & 0xFFFF, board >> 48
-    c = _transpose(board)
-    c0, c1, c2, c3 = c & 0xFFFF, (c >> 16) & 0xFFFF, (c >> 32) & 0xFFFF, c >> 48
-    L, R, U, D, PL, PR = t.left, t.right, t.col_up, t.col_down, t.points_left, t.points_right
-    results = (
-        ("up", U[c0] | U[c1] << 4 | U[c2] << 8 | U[c3] << 12, PL[c0] + PL[c1] + PL[c2] + PL[c3]),
-        ("down", D[c0] | D[c1] << 4 | D[c2] << 8 | D[c3] << 12, PR[c0] + PR[c1] + PR[c2] + PR[c3]),
-        ("left", L[r0] | L[r1] << 16 | L[r2] << 32 | L[r3] << 48, PL[r0] + PL[r1] + PL[r2] + PL[r3]),
-        ("right", R[r0] | R[r1] << 16 | R[r2] << 32 | R[r3] << 48, PR[r0] + PR[r1] + PR[r2] + PR[r3]),
-    )
-    return {move: (after, points) for move, after, points in results if after != board}
+_PCG_INC = (PCG_STREAM << 1) | 1  # the increment of every env's stream
 
 
 @cache
@@ -176,87 +82,12 @@ def _row_text(row: int) -> str:
     return " ".join(f"{(1 << e) if e else '.':>5}" for e in ((row >> (4 * c)) & 0xF for c in range(4)))
 
 
-def slides(board: int) -> dict[str, tuple[int, int]]:
-    """``move -> (board after the slide, points)`` for the moves that change the packed ``board`` (no spawn)."""
-    return _all_moves(board, _tables())
-
-
-def exponents(board: int) -> list[int]:
-    """The 16 cells' exponents of a packed board (0 = empty), row by row."""
-    return [(board >> (4 * p)) & 0xF for p in range(16)]
-
-
-def pack_board(values: Sequence[Sequence[int]]) -> int:
-    """Tile values (4x4, 0 = empty) -> packed board; clear errors for anything else."""
-    grid = np.asarray(values)
-    if grid.shape != (4, 4) or not np.issubdtype(grid.dtype, np.integer):
-        raise ValueError(f"2048: options['board'] must be 4x4 integers (0 = empty), got {values!r}")
-    board = 0
-    for p, v in enumerate(int(v) for v in grid.flat):
-        e = v.bit_length() - 1
-        if v != 0 and (v < 2 or v & (v - 1) or e > MAX_EXPONENT):
-            raise ValueError(f"2048: board tiles must be 0 or powers of two from 2 to 32768, got {v}")
-        board |= (e if v else 0) << (4 * p)
-    return board
-
-
-# --------------------------------------------------------------------------- RNG
-_PCG_MULTIPLIER = 6364136223846793005
-#: The stream of every env (pcg-c-basic's demo stream), i.e. the increment ``2 * 54 + 1``.
-PCG_STREAM = 54
-
-
-def pcg32_seed(seed: int, stream: int = PCG_STREAM) -> int:
-    """The PCG32 state after ``pcg32_srandom(seed, stream)``."""
-    inc = ((stream << 1) | 1) & _MASK64
-    state = (inc + (seed & _MASK64)) & _MASK64  # state 0 stepped once is inc
-    return (state * _PCG_MULTIPLIER + inc) & _MASK64
-
-
-def pcg32_next(state: int, inc: int) -> tuple[int, int]:
-    """PCG-XSH-RR: ``(next state, 32-bit output)``."""
-    xorshifted = (((state >> 18) ^ state) >> 27) & _MASK32
-    rot = state >> 59
-    return (state * _PCG_MULTIPLIER + inc) & _MASK64, (
-        (xorshifted >> rot) | (xorshifted << ((-rot) & 31))
-    ) & _MASK32
-
-
-def pcg32_below(state: int, inc: int, bound: int) -> tuple[int, int]:
-    """``(next state, uniform int in [0, bound))`` without modulo bias (``pcg32_boundedrand``)."""
-    threshold = (1 << 32) % bound  # == (2**32 - bound) % bound
-    while True:
-        state, r = pcg32_next(state, inc)
-        if r >= threshold:
-            return state, r % bound
-
-
-class PCG32:
-    """A PCG32 stream object (for tests and benchmarks; the env keeps only the int state)."""
-
-    def __init__(self, seed: int, stream: int = PCG_STREAM) -> None:
-        self.inc = ((stream << 1) | 1) & _MASK64
-        self.state = pcg32_seed(seed, stream)
-
-    def next(self) -> int:
-        self.state, out = pcg32_next(self.state, self.inc)
-        return out
-
-    def below(self, bound: int) -> int:
-        self.state, out = pcg32_below(self.state, self.inc, bound)
-        return out
-
-
-# --------------------------------------------------------------------------- env
 class Game2048Env(S1Env):
     """2048 on a 4x4 board (rules, score, RNG and fork in the module docstring)."""
 
     task_name = "2048"
-    #: Local's fitted model (bench/others_local.py: one-step rollout improvement of the rule, train seeds)
-    local_model = "local_2048.json"
     default_max_candidates = 4
     default_max_steps = 2000
-    stall_patience = 6
     _t: ClassVar[_Tables]
     option_help: ClassVar[Mapping[str, str]] = {
         "max_steps": "move limit (truncation), default 2000",
@@ -449,6 +280,3 @@ class Game2048Env(S1Env):
             "mean_game_score": float(np.mean(scores)),
             "mean_log2_max_tile": float(np.mean([math.log2(t) for t in tiles])),
         }
-
-
-_PCG_INC = (PCG_STREAM << 1) | 1

@@ -57,14 +57,9 @@ import numpy as np
 from s1gym import stats
 from s1gym.checks import positive_int
 from s1gym.core import Progress, S1Env, charset_for, copy_generator
-from s1gym.datasets import (
-    DIFFICULTIES,
-    DataError,
-    TriviaQuestion,
-    default_trivia_cache,
-    load_trivia,
-    packaged,
-)
+from s1gym.datasets import DataError
+from s1gym.tasks.games.family import FAMILY
+from s1gym.tasks.games.trivia import DIFFICULTIES, TriviaQuestion, default_trivia_cache, load_trivia
 
 __all__ = ["LADDER", "SAFE_HAVENS", "TOP_PRIZE", "MillionaireEnv"]
 
@@ -122,10 +117,9 @@ class MillionaireEnv(S1Env):
     task_name = "Millionaire"
     default_max_candidates = 6
     default_max_steps = 16  # 15 answers + one 50:50
-    stall_patience = None
     option_help: ClassVar[Mapping[str, str]] = {
         "questions": "JSONL in Open Trivia DB's fields (default: the 36 shipped questions); 'opentdb' = the "
-        "local cache filled by `python -m s1gym.datasets fetch-trivia`",
+        "local cache filled by `python -m s1gym.tasks.games.trivia fetch`",
         "ladders": "distinct ladders; seed S plays ladder S mod ladders (default: each seed its own)",
         "max_steps": "step limit (default 16)",
     }
@@ -140,13 +134,13 @@ class MillionaireEnv(S1Env):
         render_mode: str | None = None,
     ) -> None:
         if questions is None:
-            path = packaged("trivia.jsonl")
+            path = FAMILY.data("trivia.jsonl")
         elif str(questions) == "opentdb":
             path = default_trivia_cache()
             if not path.is_file():
                 raise DataError(
                     f"questions='opentdb': no cache at {path} yet; fill it with "
-                    f"`python -m s1gym.datasets fetch-trivia --amount 200` (needs network)"
+                    f"`python -m s1gym.tasks.games.trivia fetch --amount 200` (needs network)"
                 )
         else:
             path = questions

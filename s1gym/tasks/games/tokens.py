@@ -2,7 +2,7 @@
 
 Everything is read off the text a player sees (:attr:`Situation.state_text`): Blackjack's hand and the
 dealer's up card; 2048's board, on which each move's slide is computed (the tile the game spawns next is not
-known, so it is not read). A fitted model weighs these names (:class:`s1gym.policies.family_model.FamilyModel`).
+known, so it is not read). A fitted model weighs these names (:mod:`.model`).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from s1gym.core import Situation
+from s1gym.models.token_model import per_move
 from s1gym.tasks.games.game2048 import exponents, pack_board, slides
 
 __all__ = ["blackjack_tokens", "board_tokens", "read_board", "read_hand"]
@@ -28,16 +29,12 @@ def read_hand(text: str) -> tuple[str, int, int] | None:
 
 def blackjack_tokens(situation: Situation) -> list[list[str]]:
     """Per move: the move, the move with the hand, with the up card, and with both (a cell of the chart)."""
-    read = read_hand(situation.state_text or "")
-    rows = []
-    for c in situation.candidates:
-        m = c.text
-        if read is None:
-            rows.append([m])
-            continue
-        kind, total, up = read
-        rows.append([m, f"{m}|{kind}{total}", f"{m}|up{up}", f"{m}|{kind}{total}|up{up}"])
-    return rows
+    return per_move(situation, read_hand, _hand_names)
+
+
+def _hand_names(m: str, hand: tuple[str, int, int]) -> list[str]:
+    kind, total, up = hand
+    return [m, f"{m}|{kind}{total}", f"{m}|up{up}", f"{m}|{kind}{total}|up{up}"]
 
 
 _CELL = re.compile(r"^\s*(\.|\d+)\s+(\.|\d+)\s+(\.|\d+)\s+(\.|\d+)\s*$")

@@ -42,7 +42,6 @@ from s1gym.tasks.robot.arm import Arm
 from s1gym.tasks.robot.expert import expert_skill, rule_skill
 from s1gym.tasks.robot.scene import FOLDS, GOALS, draw_scene
 from s1gym.tasks.robot.skills import Skill, run_skill, skills_now
-from s1gym.tasks.robot.tokens import progress_tokens
 from s1gym.tasks.robot.view import SceneView
 
 __all__ = ["PickPlaceEnv", "PickPlaceRawEnv"]
@@ -56,12 +55,6 @@ class PickPlaceEnv(S1Env):
     default_max_steps: ClassVar[int] = 30
     #: control steps an episode may take (each 40 ms of simulated time)
     default_max_control_steps: ClassVar[int] = 900
-    stall_patience: ClassVar[int | None] = 4
-    #: Local's fitted model (bench/robot_local.py, provenance inside; policies/robot_model.py)
-    local_model: ClassVar[str | None] = "local_pickplace.json"
-    #: the progress estimate Search uses as h (the skills left to a win; fitted with Local's model, same file)
-    progress_model: ClassVar[str | None] = "local_pickplace.json"
-    progress_tokens = staticmethod(progress_tokens)
     option_help: ClassVar[dict[str, str]] = {
         "fold": "which scenes the seeds pick: train (default), dev or test (disjoint random streams)",
         "blocks": "number of blocks, 1-4 (default: 2-4, drawn per scene)",
@@ -218,9 +211,6 @@ class PickPlaceRawEnv(PickPlaceEnv):
     task_name: ClassVar[str] = "PickPlaceRaw"
     default_max_candidates: ClassVar[int] = 8
     default_max_steps: ClassVar[int] = 300
-    stall_patience: ClassVar[int | None] = None
-    local_model: ClassVar[str | None] = None      # no fitted model: Local's general weights
-    progress_model: ClassVar[str | None] = None   # the estimate counts skills, not small moves: Search's h is the score
     MOVES: ClassVar[dict[str, tuple[float, float, float]]] = {
         "move 2 cm away": (0.02, 0.0, 0.0), "move 2 cm closer": (-0.02, 0.0, 0.0),
         "move 2 cm left": (0.0, 0.02, 0.0), "move 2 cm right": (0.0, -0.02, 0.0),

@@ -8,13 +8,13 @@ program that imported mujoco before s1gym could not take a picture.
 
 from __future__ import annotations
 
-import atexit
 import io
 import os
 import weakref
 
 import numpy as np
 
+from s1gym.engines import lifecycle
 from s1gym.tasks.robot.arm import Arm
 from s1gym.tasks.robot.scene import TABLE_CENTRE, TABLE_TOP
 
@@ -34,8 +34,7 @@ class _Offscreen:
         else:
             from mujoco.egl import GLContext
         self.gl = GLContext(WIDTH, HEIGHT)       # the first one registers EGL's own exit hook
-        atexit.unregister(_free_contexts)
-        atexit.register(_free_contexts)
+        lifecycle.exit_before_later_handlers()   # so the contexts are freed (_free_contexts) before it runs
         self.gl.make_current()
         self.scene = mujoco.MjvScene(model, maxgeom=2000)
         self.option = mujoco.MjvOption()
@@ -64,10 +63,14 @@ class _Offscreen:
 
 def _free_contexts() -> None:
     """Free the GL contexts at exit, before mujoco.egl's own exit hook ends EGL (their finalisers fail
-    at the interpreter's shutdown): registered again after each context is made, so it runs first."""
+    at the interpreter's shutdown): an exit hook of :mod:`s1gym.engines.lifecycle`, whose handler is moved
+    ahead of EGL's after each context is made."""
     for offscreen in list(_contexts.values()):
         offscreen.free()
     _contexts.clear()
+
+
+lifecycle.at_exit("graphics", _free_contexts)
 
 
 def render_png(arm: Arm) -> bytes:

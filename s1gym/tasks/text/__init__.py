@@ -1,7 +1,4 @@
-"""Labelled-text tasks: route a ticket, guard against a prompt injection (:mod:`.labelled` is their base)."""
+"""Labelled-text tasks: route a ticket, guard against a prompt injection (:mod:`.labelled` is their base,
+:mod:`.data_files` reads their rows); Local's models of them (:mod:`.model`, fitted by :mod:`.fit`).
 
-#: gym id -> entry point (imported when the env is made).
-TASKS: dict[str, str] = {
-    "s1/TicketRouter-v0": "s1gym.tasks.text.tickets:TicketRouterEnv",
-    "s1/InjectionGuard-v0": "s1gym.tasks.text.injection:InjectionGuardEnv",
-}
+Its declaration (tasks, models, views): :mod:`.family`."""

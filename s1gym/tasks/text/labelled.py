@@ -2,7 +2,10 @@
 
 :class:`LabelledTextEnv` is the shared machinery of s1/TicketRouter-v0 (queues)
 and s1/InjectionGuard-v0 (``allow``/``block``); each subclass names its data,
-labels, wording, rule baseline and metrics.
+labels, wording, rule baseline and metrics. The options every such task takes
+(``text_column``, ``batch``, ``max_steps``, ...) are this class's keywords; a
+task's ``__init__`` declares only its own (its data file, its label column's
+default, its labels) and passes the rest on.
 
 Actions: the labels are fixed action slots (N = the number of labels, index i
 always label i, in the order the task gives, else sorted); every label is
@@ -39,7 +42,8 @@ import numpy as np
 from s1gym import stats
 from s1gym.checks import positive_int
 from s1gym.core import Progress, S1Env, charset_for
-from s1gym.datasets import LabelledText, load_labelled_texts
+from s1gym.tasks.text.data_files import LabelledText, load_labelled_texts
+from s1gym.tasks.text.family import FAMILY
 
 __all__ = ["LabelledTextEnv", "bootstrap_interval", "revealed_pairs"]
 
@@ -62,23 +66,26 @@ class LabelledTextEnv(S1Env):
     noun: ClassVar[str] = "Text"
     verb: ClassVar[str] = "labelled"
     done_text: ClassVar[str] = "Every text is labelled."
+    #: The shipped data set (a file of the family's ``data/``), used when no ``data`` is given.
+    data_file: ClassVar[str] = ""
+    #: What the data's rows are called in load errors ("tickets", "texts").
+    what: ClassVar[str] = "data"
     default_max_steps = 1
-    stall_patience = None
 
     def __init__(
         self,
         *,
-        data: str,
-        text_column: str,
-        label_column: str,
+        data: str | None = None,
+        text_column: str = "text",
+        label_column: str = "label",
         labels: Sequence[str] | None = None,
         label_map: Callable[[Any], str | None] | None = None,
         batch: int = 1,
-        what: str = "data",
         max_candidates: int | None = None,
         max_steps: int | None = None,
         render_mode: str | None = None,
     ) -> None:
+        data = str(data) if data is not None else str(FAMILY.data(self.data_file))
         if labels is not None:
             labels = [str(q) for q in labels]
             if not labels or len(set(labels)) != len(labels):
@@ -91,7 +98,7 @@ class LabelledTextEnv(S1Env):
             label_column=label_column,
             labels=labels,
             label_map=label_map,
-            what=what,
+            what=self.what,
         )
         self.labels: tuple[str, ...] = (
             tuple(labels) if labels is not None else tuple(sorted({i.label for i in self.items}))
@@ -111,6 +118,20 @@ class LabelledTextEnv(S1Env):
         )
         self._episode: tuple[int, ...] = ()
         self._predictions: tuple[str, ...] = ()
+
+    @classmethod
+    def resolve_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        # The keywords are split between this class and the task's: list them in option_help's order.
+        defaults = super().resolve_options({})
+        return {**{k: defaults[k] for k in cls.option_help if k in defaults}, **options}
+
+    @staticmethod
+    def shared_help(what: str) -> dict[str, str]:
+        """``option_help`` entries of the options every labelled-text task takes, with ``what`` naming its rows."""
+        return {
+            "batch": f"{what} per episode, one decision each (default 1)",
+            "max_steps": "step limit (default: batch)",
+        }
 
     # ---------------------------------------------------------------- hooks
     def _new_game(self, seed: int | None, options: dict[str, Any]) -> str:

@@ -22,7 +22,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from s1gym.datasets import packaged
 from s1gym.tasks.text.labelled import LabelledTextEnv, bootstrap_interval, revealed_pairs
 
 __all__ = ["KEYWORDS", "TicketRouterEnv", "keyword_route"]
@@ -32,10 +31,10 @@ class TicketRouterEnv(LabelledTextEnv):
     """Route support tickets to queues; see the module docstring."""
 
     task_name = "TicketRouter"
-    #: Local's fitted model (bench/others_local.py; fitted on the shared set's train fold: s1gym/data/README.md)
-    local_model = "local_tickets.json"
     default_max_candidates = 5
     reveal_key = "routed"
+    data_file = "tickets.csv"
+    what = "tickets"
     intro = "Route this customer-support ticket to the queue that should handle it."
     noun = "Ticket"
     verb = "routed to"
@@ -45,33 +44,19 @@ class TicketRouterEnv(LabelledTextEnv):
         "text_column": "column with the ticket text (default 'text'; Bitext: 'instruction')",
         "label_column": "column with the queue (default 'queue'; Bitext: 'category')",
         "queues": "queue names in candidate order; other labels are an error (default: the sorted labels)",
-        "batch": "tickets per episode, one decision each (default 1)",
-        "max_steps": "step limit (default: batch)",
+        **LabelledTextEnv.shared_help("tickets"),
     }
 
     def __init__(
         self,
         *,
         tickets: str | None = None,
-        text_column: str = "text",
         label_column: str = "queue",
         queues: Sequence[str] | None = None,
-        batch: int = 1,
-        max_candidates: int | None = None,
-        max_steps: int | None = None,
-        render_mode: str | None = None,
+        **kwargs: Any,
     ) -> None:
-        super().__init__(
-            data=str(tickets) if tickets is not None else str(packaged("tickets.csv")),
-            text_column=text_column,
-            label_column=label_column,
-            labels=queues,
-            batch=batch,
-            what="tickets",
-            max_candidates=max_candidates,
-            max_steps=max_steps,
-            render_mode=render_mode,
-        )
+        """The other options (``text_column``, ``batch``, ``max_steps``, ...): :class:`LabelledTextEnv`."""
+        super().__init__(data=tickets, label_column=label_column, labels=queues, **kwargs)
 
     def rule_action(self) -> str:
         """The keyword router's queue for the current ticket (no knowledge of the label)."""

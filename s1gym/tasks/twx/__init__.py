@@ -1,9 +1,7 @@
 """TextWorldExpress games on one shared JVM: the games as rows (:mod:`.games`: CookingWorld, CoinCollector,
 ...) played by one env class (:mod:`.env`, TWXEnv) on :mod:`.engine` (generators and game objects in the JVM);
 their experts: :mod:`.expert`; what a player sees, read as the features their models weigh: :mod:`.view`,
-:mod:`.tokens`."""
+:mod:`.tokens`; how Local's models of them are fitted (offline commands, never imported by the package):
+:mod:`.fit` (``python -m s1gym.tasks.twx.fit``), labelled by the privileged :mod:`.oracle`.
 
-from s1gym.tasks.twx.games import GAMES
-
-#: gym id -> entry point (imported when the env is made), one per row of :data:`.games.GAMES`.
-TASKS: dict[str, str] = {row.gym_id: f"s1gym.tasks.twx.env:{row.class_name}" for row in GAMES}
+Its declaration (tasks, models, views): :mod:`.family`."""

@@ -45,7 +45,6 @@ from s1gym.engines.base import EngineEnv
 from s1gym.tasks.twx import expert as twx_expert
 from s1gym.tasks.twx.engine import GameGenerator, TWXEngine, game_generator, get_jvm
 from s1gym.tasks.twx.games import GAMES, Param, Preset, TWXGame
-from s1gym.tasks.twx.tokens import progress_tokens
 from s1gym.tasks.twx.view import room_in
 
 __all__ = ["ENVS", "TWXEnv", "shutdown_jvm"]
@@ -83,9 +82,6 @@ class TWXEnv(EngineEnv):
     remembered_moves: ClassVar[tuple[str, ...]] = ()
     #: Keep only the latest remembered text (PeckingOrder's book names the current instruction only).
     remember_latest: ClassVar[bool] = False
-    stall_patience: ClassVar[int | None] = 6
-    #: The games' progress estimates weigh what a player sees, read by the TWX tokens.
-    progress_tokens = staticmethod(progress_tokens)
     _common_help: ClassVar[dict[str, str]] = {
         "fold": "which TWX games the seeds pick: train (default; seeds 0-999), dev or test",
         "max_steps": "step limit (truncation)",
@@ -178,9 +174,6 @@ class TWXEnv(EngineEnv):
             "remember_latest": row.remember_latest,
             "exclusive": row.exclusive,
             "feedback_in_state": row.feedback_in_state,
-            "stall_patience": row.stall_patience,
-            "progress_model": row.model_file,  # Local's model of the game holds it
-            "local_model": row.model_file,
             # the preset, the game's parameters, then the options every TWX game takes
             "option_help": {
                 **preset_help,
@@ -189,8 +182,6 @@ class TWXEnv(EngineEnv):
                 **row.extra_help,
             },
         }
-        if row.progress_tokens is not None:
-            attrs["progress_tokens"] = staticmethod(row.progress_tokens)
         return type(row.class_name, (cls,), attrs)
 
     # ----------------------------------------------------------- engine

@@ -99,6 +99,8 @@ class TWXGame:
     #: How the game's progress estimate reads a situation; ``None``: the TWX tokens
     #: (:func:`s1gym.tasks.twx.tokens.progress_tokens`).
     progress_tokens: TokenReader | None = None
+    #: Local's dense weights on this game when it plays without a fitted model (``"module:ATTR"``)
+    local_weights: str | None = None
 
     @property
     def gym_id(self) -> str:
@@ -160,6 +162,7 @@ GAMES: tuple[TWXGame, ...] = (
         # of which only ``*`` is among its weights: the estimate is the constant ``w["*"]``. Kept so Search's
         # CookingWorld figures reproduce; deleting this reads it with the TWX tokens it was fitted on.
         progress_tokens=intercept_only,
+        local_weights="s1gym.tasks.twx.cooking_weights:COOKING_WEIGHTS",
     ),
     TWXGame(
         "CoinCollector", "coin", "TWX Coin Collector: explore the house and take the coin.",

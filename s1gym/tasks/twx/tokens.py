@@ -10,7 +10,7 @@ says to go, on the map read), ``take+answer`` (Arithmetic), ``take+smallest`` (S
 Global :func:`context_tokens` (``recipe:unread``, ``missing:1``, ``ready``, ``held:2``...) pair with each
 move's verb-level tokens. With Lookahead, ``out:*`` (the score change, a new room, an ingredient revealed) and
 ``new:*`` tokens say what the move's outcome shows and which moves it opens. :func:`progress_tokens` is what
-the tasks' progress estimates read. Weights are learned (``bench/twx_local.py``); this module only reads.
+the tasks' progress estimates read. Weights are learned (:mod:`s1gym.tasks.twx.fit`); this module only reads.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The package (Farama's ``miniwob`` 1.1.0) ships 130 task pages under ``miniwob/html/miniwob/`` (its
 Gymnasium registry names 125 of them, ``miniwob/<task>-v1``, plus three FlightWoB sites,
 ``miniwob/flight.*``). :data:`CATALOGUE` has one :class:`WebTask` per page, enumerated from the
-package, so a page the package adds cannot go missing silently (tests/test_web.py compares them).
+package, so a page the package adds cannot go missing silently (tests/test_web_pages.py compares them).
 
 A task is either **offered** (``s1/MiniWoB-v0`` with ``task=<name>``, also ``s1/MiniWoB-<name>-v0``)
 with a candidate-move formulation drawn from its page, or **listed as not offered** with the reason

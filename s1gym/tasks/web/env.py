@@ -117,9 +117,6 @@ class MiniWoBEnv(EngineEnv):
     engine_capacity = ENGINE_CAPACITY
     answer_cache = ANSWER_CACHE
     forks_take_engines = True
-    stall_patience = 4
-    #: Local's fitted web model (bench/web_local.py; one model for every page, tasks named in its features)
-    local_model = "local_web.json"
     option_help: ClassVar[dict[str, str]] = {
         "task": "the MiniWoB++ task (default click-button): " + ", ".join(WEB_TASKS),
         "headless": "run Chromium headless (default true; false opens a window to watch, needs a display)",

@@ -3,7 +3,7 @@
 Each solver reads only what a person sees: the instruction's fields (MiniWoB's
 extractor), the page text (the ARIA snapshot), the candidate moves and the
 moves played so far; it returns one of the candidates. :data:`EXACT` lists the
-tasks whose script wins every instance by construction (tests/test_web.py
+tasks whose script wins every instance by construction (tests/test_web_pages.py
 plays it over seeds to hold it to that); on the other tasks with a solver it is
 a baseline only; tasks without one raise ``NotImplementedError``.
 """
@@ -275,7 +275,7 @@ SOLVERS: dict[str, Callable[[PageView], str]] = {
 
 SOLVERS.update(MORE_SOLVERS)
 
-#: Tasks whose script wins every instance (checked over seeds by tests/test_web.py).
+#: Tasks whose script wins every instance (checked over seeds by tests/test_web_pages.py).
 EXACT: frozenset[str] = frozenset(SOLVERS)
 
 

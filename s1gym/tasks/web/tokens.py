@@ -8,9 +8,10 @@ instruction's values (``m:exact`` — the name is one of the instruction's quote
 for the box it goes into); whether the move or the same element was played before; the element's state on
 the page (``[checked]``); a submit-like button before or after every instruction value was used; its place
 among the moves of its role and whether it is the place the instruction names for that role (``the 3rd
-textbox``), and whether such a move is still to play (``ord_pending``); the kind of the move before and this one's (``seq:click:textbox>type:textbox``,
-``seq:press:Control+A>press:Control+C``), the key a press presses, the same element as the move before,
-the longest name of its kind when the instruction says ``everything`` or not (``|longest|scope:all``);
+textbox``), and whether such a move is still to play (``ord_pending``); the kind of the move before and
+this one's (``seq:click:textbox>type:textbox``, ``seq:press:Control+A>press:Control+C``), the key a press
+presses, the same element as the move before, the longest name of its kind when the instruction says
+``everything`` or not (``|longest|scope:all``);
 whether the page already shows everything the instruction asks (``shown:all|<kind>``); and what the move
 does against the instruction, read off the page by :mod:`s1gym.tasks.web.relations` (numbers, dates,
 colours, pictures, drags, ranks, labels). Each generic name also appears joined to the task
@@ -23,8 +24,7 @@ shows now and did not before (``out:shows_all`` when it now shows all of them), 
 nearer (``out:closer``, ``out:hit``) or farther, the new moves it opens and how they match, a return to an
 earlier state.
 
-The weights are learned (``bench/web_local.py``, the protocol in bench/web_protocol.md); this module only
-reads.
+The weights are learned (:mod:`s1gym.tasks.web.fit`, protocol bench/web_protocol.md); this module reads.
 """
 
 from __future__ import annotations
@@ -145,9 +145,8 @@ def move_parts(text: str) -> tuple[str, str, str | None, str | None, str | None]
 def _paired(utterance: str, value: str, box: str | None) -> str:
     """Whether the instruction names the box right before the value (``the username "keli"``, ``from: ELP``,
     ``directed by Molina`` for a box "Director": a word of the box or its first four letters) or right
-    after it (``drama movies`` for "Movie Genre"): ``yes``;
-    ``other`` when it names another word there; '' when the value is not in the instruction or the box
-    has no name."""
+    after it (``drama movies`` for "Movie Genre"): ``yes``; ``other`` when it names another word there;
+    '' when the value is not in the instruction or the box has no name."""
     if not box or not words(box):
         return ""
     at = utterance.find(f'"{value}"')
@@ -164,10 +163,7 @@ def _paired(utterance: str, value: str, box: str | None) -> str:
 
 def _states(page: str) -> dict[tuple[str, str], str]:
     """(role, name) -> the bracketed states the page prints for it (``[checked]``, ``[selected]``, ...)."""
-    out = {}
-    for m in re.finditer(r'- (\w+) "([^"]*)"((?: \[[^\]]+\])+)', page):
-        out[(m[1], m[2])] = m[3]
-    return out
+    return {(m[1], m[2]): m[3] for m in re.finditer(r'- (\w+) "([^"]*)"((?: \[[^\]]+\])+)', page)}
 
 
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,

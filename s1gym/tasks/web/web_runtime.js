@@ -307,43 +307,36 @@
   // ------------------------------------------------------------------ moves done in the page
   const dispatch = (el, ...types) => { for (const t of types) el.dispatchEvent(new Event(t, { bubbles: true })); };
   const gone = (what) => `the ${what} is gone from the page`;
-  // A select list's option, chosen (Playwright's select_option does the same: value, input, change).
-  const select = (path, value) => {
+  // A move on the element at a path: "" once done, else why not (the element, a `what`, is gone).
+  const onElement = (what, act) => (path, value) => {
     const el = locate(path);
-    if (!el) return gone("list");
+    if (!el) return gone(what);
+    act(el, value);
+    return "";
+  };
+  // A value given as a whole, focused and announced (value, input, change: Playwright's select_option and fill).
+  const setValue = (el, value) => {
     el.focus();
     el.value = value;
     dispatch(el, "input", "change");
-    return "";
   };
+  // A select list's option, chosen.
+  const select = onElement("list", setValue);
   // An option of a multiple-choice list, toggled (a person's ctrl-click).
-  const toggle = (path, value) => {
-    const el = locate(path);
-    if (!el) return gone("list");
+  const toggle = onElement("list", (el, value) => {
     const option = [...el.options].find((o) => o.value === value);
     el.focus();
     option.selected = !option.selected;
     dispatch(el, "input", "change");
-    return "";
-  };
+  });
   // An element scrolled by its height (up, down) or to an end (top, bottom).
-  const scroll = (path, value) => {
-    const el = locate(path);
-    if (!el) return gone("element");
+  const scroll = onElement("element", (el, value) => {
     const max = el.scrollHeight - el.clientHeight;
     el.scrollTop = { up: el.scrollTop - el.clientHeight, down: el.scrollTop + el.clientHeight, top: 0, bottom: max }[value];
     el.dispatchEvent(new Event("scroll"));
-    return "";
-  };
+  });
   // A field given a value as a whole (a date, time or number input: what Playwright's fill does).
-  const fill = (path, value) => {
-    const el = locate(path);
-    if (!el) return gone("field");
-    el.focus();
-    el.value = value;
-    dispatch(el, "input", "change");
-    return "";
-  };
+  const fill = onElement("field", setValue);
   // A field emptied before typing into it.
   const clear = (path) => {
     const el = locate(path);

@@ -3,7 +3,7 @@
 Each reads only what a person sees (the instruction and its fields, the page text with its picture
 description, the candidate moves, the moves played so far) and returns one of the candidates. Every
 solver here is exact: bench/web.py --rules plays it over seeds chosen in advance and docs/benchmarks.md
-records the result (tests/test_web.py plays a sample).
+records the result (tests/test_web_pages.py plays a sample).
 """
 
 from __future__ import annotations

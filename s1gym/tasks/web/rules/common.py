@@ -1,9 +1,10 @@
-"""What the rule solvers share: the picture's shapes, the first move with a prefix, a click's name, the
-month names."""
+"""What the rule solvers share: the picture's shapes, the first move with a prefix, the next of a series of
+moves, a click's name, the month names."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from s1gym.tasks.web.view import CLICK as _CLICK
 from s1gym.tasks.web.view import PageView
@@ -29,6 +30,18 @@ def shape_move(v: PageView, s: dict) -> str:
 
 def first(v: PageView, prefix: str) -> str | None:
     return next((m for m in v.moves if m.startswith(prefix)), None)
+
+
+def next_of(v: PageView, steps: Iterable[tuple[str | None, str]]) -> str | None:
+    """The first move of ``steps`` (``(move, error)`` pairs, in the order they are played) not played yet;
+    ``None`` once every one is. A step without a move raises ``LookupError(error)``, where the series gets
+    to it (``steps`` may be a generator, read only that far)."""
+    for move, error in steps:
+        if move is None:
+            raise LookupError(error)
+        if not v.did(move):
+            return move
+    return None
 
 
 def name_of(move: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import colorsys
 import re
 
-from s1gym.tasks.web.rules.common import name_of, shape_move, shapes
+from s1gym.tasks.web.rules.common import name_of, next_of, shape_move, shapes
 from s1gym.tasks.web.view import PageView
 from s1gym.tasks.web.view import need as _need
 
@@ -138,12 +138,7 @@ def find_greatest(v: PageView) -> str:
 
 # ------------------------------------------------------------------------------ typing what one reads
 def _type_then_submit(v: PageView, value: str, box: str | None = None) -> str:
-    move = v.type_into(value, box)
-    if move is None:
-        raise LookupError(f"no move to type {value!r}")
-    if not v.did(move):
-        return move
-    return v.submit()
+    return next_of(v, [(v.type_into(value, box), f"no move to type {value!r}")]) or v.submit()
 
 
 def enter_text_2(v: PageView) -> str:
@@ -165,14 +160,12 @@ def read_table(v: PageView) -> str:
 
 
 def read_table_2(v: PageView) -> str:
-    for box in re.findall(r'text: "(.+?):"\n\s*- textbox', v.page):
+    def typing(box: str) -> tuple[str | None, str]:
         value = re.search(rf'cell "{re.escape(box)}"\n\s*- cell "(.*)"', v.page).group(1)
-        move = v.type_into(value, f"{box}:")
-        if move is None:
-            raise LookupError(f"no move to type {value!r} into {box}")
-        if not v.did(move):
-            return move
-    return v.submit()
+        return v.type_into(value, f"{box}:"), f"no move to type {value!r} into {box}"
+
+    boxes = re.findall(r'text: "(.+?):"\n\s*- textbox', v.page)
+    return next_of(v, map(typing, boxes)) or v.submit()
 
 
 def scroll_text(v: PageView) -> str:

@@ -6,7 +6,7 @@ import colorsys
 import datetime as dt
 import re
 
-from s1gym.tasks.web.rules.common import MONTHS, first, name_of, shapes
+from s1gym.tasks.web.rules.common import MONTHS, first, name_of, next_of, shapes
 from s1gym.tasks.web.view import CLICK as _CLICK
 from s1gym.tasks.web.view import PageView
 from s1gym.tasks.web.view import need as _need
@@ -33,13 +33,13 @@ def click_collapsible_2(v: PageView) -> str:
 def click_menu(v: PageView) -> str:
     """Point at each menu on the path (its submenu opens), click the last item."""
     *menus, last = v.field("target").split(">")
-    for name in menus:
-        point = next((m for m in v.moves if m.startswith("point at ") and f'"{name}"' in m), None)
-        if point is None:
-            raise LookupError(f"no menu {name!r} to point at")
-        if not v.did(point):
-            return point
-    return _need(v.click(last, "item") or v.click(last, "menuitem") or v.click(last), f"click {last!r}")
+
+    def point_at(name: str) -> tuple[str | None, str]:
+        move = next((m for m in v.moves if m.startswith("point at ") and f'"{name}"' in m), None)
+        return move, f"no menu {name!r} to point at"
+
+    return next_of(v, map(point_at, menus)) or _need(v.click(last, "item") or v.click(last, "menuitem") or v.click(last),
+                                       f"click {last!r}")
 
 
 _AT = re.compile(r' at \((-?\d+),(-?\d+)\)')
@@ -65,13 +65,7 @@ def click_pie(v: PageView) -> str:
 
 def click_scroll_list(v: PageView) -> str:
     targets = [t.strip() for t in v.field("target").split(",")]
-    for t in targets:
-        move = next((m for m in v.moves if m.startswith(f'select "{t}" in list')), None)
-        if move is None:
-            raise LookupError(f"no option {t!r}")
-        if not v.did(move):
-            return move
-    return v.submit()
+    return next_of(v, ((first(v, f'select "{t}" in list'), f"no option {t!r}") for t in targets)) or v.submit()
 
 
 def choose_date(v: PageView) -> str:
@@ -182,14 +176,14 @@ _FORM_WORDS = {"genre": ("genre",), "director": ("director",), "year": ("year", 
 def multi_form(v: PageView) -> str:
     """Type each field into the box its label names (before, after or in the box; "Released Date" is
     the year), then press the form's button."""
-    for key, words in _FORM_WORDS.items():
-        value = v.field(key)
-        prefix = f'type "{value}" into '
+    def typing(key: str, words: tuple[str, ...]) -> tuple[str | None, str]:
+        prefix = f'type "{v.field(key)}" into '
         move = next((m for m in v.moves if m.startswith(prefix) and any(w in m[len(prefix):].lower() for w in words)), None)
-        if move is None:
-            raise LookupError(f"no textbox for {key}")
-        if not v.did(move):
-            return move
+        return move, f"no textbox for {key}"
+
+    move = next_of(v, (typing(key, words) for key, words in _FORM_WORDS.items()))
+    if move is not None:
+        return move
     buttons = v.clicks(role="button") or [m for m in v.moves if re.match(r'click "(Submit|Search)', m)]
     return _need(buttons[0] if buttons else None, "submit")
 

@@ -1,0 +1,314 @@
+"""Search on the toy tasks of tests/toy_tasks.py: the priorities' order, the budgets and caps, pruning,
+plans followed and resumed, and determinism (Search on a real game is in test_wrappers.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from s1gym.core import Situation
+from s1gym.policies import Rule, Uniform
+from s1gym.wrappers import PRIORITIES, Search, log_priority
+
+from toy_tasks import (
+    PRIORITY_DEAD_ENDS,
+    PRIORITY_GRAPH,
+    PRIORITY_SCORES,
+    PRIORITY_TABLE,
+    STAIRS_SCORES,
+    TRAP_GRAPH,
+    TablePolicy,
+    corridor,
+    make,
+    play,
+    play_checked,
+    stairs,
+    wide_tree,
+)
+
+
+# ------------------------------------------------------------------ Search: priorities
+EXPECTED_ORDER = {"levin": ["x", "y", "z"], "phs_h": ["y", "z", "x"], "phs*": ["z", "y", "x"]}
+
+
+@pytest.mark.parametrize("priority", PRIORITIES)
+def test_priorities_expand_in_the_documented_order(priority):
+    env = make(PRIORITY_DEAD_ENDS, scores=PRIORITY_SCORES)
+    d = Search(TablePolicy(PRIORITY_TABLE), priority=priority, epsilon=0.0, trace=True).decide(env.situation())
+    assert d.info["trace"] == ["", *EXPECTED_ORDER[priority]]
+    assert d.info["stop_reason"] == "exhausted" and d.info["partial"]
+
+    env = make(PRIORITY_GRAPH, scores=PRIORITY_SCORES)
+    d = Search(TablePolicy(PRIORITY_TABLE), priority=priority, epsilon=0.0).decide(env.situation())
+    first = EXPECTED_ORDER[priority][0]
+    assert d.info["plan"] == [first, f"finish {first}"]
+    assert env.situation().texts[d.action] == first
+    assert d.info["policy_calls"] == 1  # the root; the forced finishing moves are free
+
+
+def test_priorities_in_log_space_do_not_overflow():
+    # A 400-move plan of 1 % moves: π = 1e-800 underflows a float, its log does not.
+    log_pi = 400 * math.log(0.01)
+    values = [log_priority(p, 400, log_pi, 5.0) for p in PRIORITIES]
+    assert all(math.isfinite(v) for v in values)
+    assert log_priority("levin", 1, -math.inf, 0.0) == math.inf
+
+
+def test_unknown_priority_and_bad_budget_are_clear_errors():
+    with pytest.raises(ValueError, match="levin, phs_h, phs\\*"):
+        Search(Uniform(), priority="astar")
+    with pytest.raises(ValueError, match="budget"):
+        Search(Uniform(), budget=0)
+    with pytest.raises(ValueError, match="fork"):
+        Search(Uniform()).decide(Situation(task="t", observation="o", candidates=make(TRAP_GRAPH).situation().candidates))
+
+
+# ------------------------------------------------------------------ Search: budget, pruning, plans
+@pytest.mark.parametrize("batch_size", [1, 4])
+def test_budget_is_respected_exactly(batch_size):
+    inner = TablePolicy()
+    env = make(wide_tree(3))
+    d = Search(inner, budget=17, batch_size=batch_size).decide(env.situation())
+    assert inner.calls == d.info["policy_calls"] == d.usage.calls == 17
+    assert d.info["stop_reason"] == "budget" and d.info["partial"] and not d.info["solved"]
+    assert "partial plan" in d.info["note"]
+    assert d.info["plan"] and d.info["plan"][0] == env.candidates[d.action]
+    assert max(inner.batches) <= batch_size
+    if batch_size > 1:
+        assert max(inner.batches) > 1  # decide_many got real batches
+
+
+def test_expansion_cap_and_time_cap_stop_the_search():
+    d = Search(TablePolicy(), max_expansions=5).decide(make(wide_tree(2)).situation())
+    assert d.info["stop_reason"] == "max_expansions" and d.info["expansions"] == 5
+    d = Search(TablePolicy(), max_seconds=0.05, budget=10**6).decide(make(wide_tree(2)).situation())
+    assert d.info["stop_reason"] == "time"
+
+
+def test_losing_moves_are_dropped_without_asking_the_policy():
+    inner = TablePolicy({"jump in the pit": 100.0, "eat poison": 100.0})
+    env = make(TRAP_GRAPH, wins=())  # no win: the search sees everything
+    d = Search(inner, trace=True).decide(env.situation())
+    assert d.info["losing_pruned"] == 2
+    assert not any("pit" in t or "poison" in t for t in d.info["trace"])
+    # only the start has two moves to new, non-losing states; hall and yard (every other move
+    # there loses, ends or goes back) cost no call
+    assert [s.state_key.split("\n")[0] for s in inner.asked] == ["You are at start."]
+    assert env.candidates[d.action] not in ("jump in the pit",)
+
+
+def test_duplicate_states_are_not_expanded_again():
+    env = make(TRAP_GRAPH, wins=())
+    d = Search(TablePolicy(), trace=True).decide(env.situation())
+    # start, hall, yard: three states; the looks, the ways back and the second way into the hall
+    # (from the yard) are the six duplicates
+    assert d.info["expansions"] == 3 and d.info["stop_reason"] == "exhausted"
+    assert d.info["duplicates"] == 6
+    assert d.info["trace"] == ["", "go hall", "go yard"]
+
+
+def test_a_partial_plan_that_raises_the_score_is_followed_then_search_resumes():
+    inner = TablePolicy({"up": 3.0, "aside": 1.0})
+    policy = Search(inner, budget=2)
+    env = make(stairs, scores=STAIRS_SCORES)
+    first = policy.decide(env.situation())
+    assert first.info["stop_reason"] == "budget" and first.info["partial"] and first.info["plan"] == ["up", "up"]
+    assert first.info["plan_score"] == 0.5 and inner.calls == 2
+    env.step(first.action)
+    second = policy.decide(env.situation())
+    assert second.info["stop_reason"] == "following_plan" and second.usage.calls == 0
+    assert not second.info["solved"] and second.info["partial"] and inner.calls == 2
+    env.step(second.action)
+    third = policy.decide(env.situation())  # the partial plan is used up: a new search, not a divergence
+    assert third.info["stop_reason"] == "won" and not third.info["diverged"]
+    assert third.info["policy_calls"] == 1
+
+    # commit_partial=False: each decision searches again
+    inner = TablePolicy({"up": 3.0, "aside": 1.0})
+    policy = Search(inner, budget=2, commit_partial=False)
+    env = make(stairs, scores=STAIRS_SCORES)
+    env.step(policy.decide(env.situation()).action)
+    assert policy.decide(env.situation()).info["policy_calls"] == 2
+
+
+def test_until_gain_stops_at_the_first_higher_score_and_climbs_from_there():
+    inner = TablePolicy({"up": 3.0, "aside": 1.0})
+    policy = Search(inner, budget=1000, until_gain=True)
+    env = make(stairs, scores=STAIRS_SCORES)
+    decisions = play(env, policy)
+    first = decisions[0]
+    assert first.info["stop_reason"] == "gain" and first.info["plan"] == ["up", "up"] and not first.info["solved"]
+    assert first.info["policy_calls"] == 1  # "p2" is generated (and tested) when "p1" is expanded, before a call
+    assert decisions[1].info["stop_reason"] == "following_plan"
+    assert decisions[2].info["stop_reason"] == "won" and env.won
+
+
+def test_episode_budget_caps_all_searches_of_an_episode_then_gives_up():
+    inner = TablePolicy()
+    policy = Search(inner, budget=2, episode_budget=5, doubling=False)
+    decisions = play(make(wide_tree(3)), policy)
+    assert [d.info["policy_calls"] for d in decisions] == [2, 2, 1, 0]
+    assert decisions[-1].give_up and decisions[-1].info["stop_reason"] == "episode_budget"
+    assert inner.calls == policy.episode_calls == 5
+    policy.reset()  # a new episode, a new allowance
+    assert policy.episode_calls == 0 and policy.decide(make(wide_tree(3)).situation()).info["policy_calls"] == 2
+    with pytest.raises(ValueError, match="episode_budget"):
+        Search(inner, episode_budget=0)
+
+
+def test_a_spent_episode_budget_falls_back_to_the_inner_policys_greedy_play():
+    # Each search doubles into the episode's whole allowance and ends with no gain (the corridor scores 0
+    # until the win), then the inner policy plays one call a move and walks to the win.
+    for fallback in (None, "greedy"):
+        inner = TablePolicy({"forward": 3.0})
+        policy = Search(inner, budget=1, episode_budget=3, fallback=fallback)
+        env = make(corridor(8))
+        decisions = play_checked(env, policy)
+        searched = [d for d in decisions if d.info["stop_reason"] != "episode_budget"]
+        assert len(searched) == 1 and searched[0].info["policy_calls"] == 3
+        if fallback is None:
+            assert decisions[-1].give_up and not env.won and inner.calls == 3
+            assert "fallback" not in decisions[-1].info
+            continue
+        greedy = decisions[1:]
+        assert env.won and not any(d.give_up for d in decisions)
+        assert all(d.info["fallback"] == "greedy" and d.info["policy_calls"] == 1 for d in greedy)
+        assert all(d.info["table"] for d in greedy)  # the inner decision's own info is kept
+        assert [d.usage.calls for d in greedy] == [1] * len(greedy) and len(greedy) == 7
+        assert inner.calls == policy.episode_calls == 3 + len(greedy)
+    assert Search(inner, fallback="greedy").options()["fallback"] == "greedy"
+    with pytest.raises(ValueError, match="fallback must be one of"):
+        Search(inner, fallback="random")
+
+
+def test_search_cap_keeps_one_search_from_spending_the_episodes_calls():
+    inner = TablePolicy()
+    capped = Search(inner, budget=2, episode_budget=20, search_cap=4)
+    decisions = play(make(wide_tree(3)), capped, max_moves=3)
+    assert [d.info["policy_calls"] for d in decisions] == [4, 4, 4]  # 2 -> 4, then a move; not 2 -> 4 -> 8 -> 16
+    assert [d.info["doublings"] for d in decisions] == [1, 1, 1]
+    with pytest.raises(ValueError, match="search_cap"):
+        Search(inner, search_cap=0)
+
+
+def test_a_search_that_finds_nothing_doubles_its_budget_on_the_same_tree():
+    inner = TablePolicy()
+    policy = Search(inner, budget=2, episode_budget=9, trace=True)
+    decisions = play(make(wide_tree(3)), policy)
+    first = decisions[0].info
+    assert first["policy_calls"] == 9 and first["doublings"] == 3  # 2 -> 4 -> 8 -> 9 (the episode's cap)
+    assert len(first["trace"]) == len(set(first["trace"]))  # one tree: no node expanded twice
+    assert decisions[-1].give_up and inner.calls == 9
+
+
+def test_gain_patience_stops_a_search_soon_after_its_first_gain():
+    inner = TablePolicy({"up": 1.0, "aside": 1.0})
+    d = Search(inner, budget=50, trace=True).decide(make(stairs, scores=STAIRS_SCORES).situation())
+    first_gain = 2  # "p2" (score 0.5) joins the frontier with the odds of the second call (about "p1")
+    assert d.info["stop_reason"] == "gain_patience" and d.info["plan_score"] == 0.5
+    assert d.info["policy_calls"] == 2 * first_gain  # patience 1: as many calls again, then commit
+    patient = Search(TablePolicy({"up": 1.0, "aside": 1.0}), budget=50, gain_patience=None)
+    assert patient.decide(make(stairs, scores=STAIRS_SCORES).situation()).info["stop_reason"] == "won"
+
+
+def test_doubling_stops_once_the_score_rose():
+    inner = TablePolicy({"up": 1.0, "aside": 1.0})
+    policy = Search(inner, budget=2, episode_budget=50, gain_patience=None)
+    d = policy.decide(make(stairs, scores=STAIRS_SCORES).situation())
+    assert d.info["stop_reason"] == "budget" and d.info["doublings"] == 0 and d.info["plan_score"] == 0.5
+
+
+def test_a_partial_plan_without_progress_is_not_followed():
+    inner = TablePolicy()
+    policy = Search(inner, budget=3)
+    env = make(wide_tree(3))
+    env.step(policy.decide(env.situation()).action)
+    assert policy.decide(env.situation()).info["policy_calls"] == 3
+
+
+def test_winning_plan_is_followed_without_calls_and_search_resumes_on_divergence():
+    inner = TablePolicy()
+    policy = Search(inner)
+    env = make(corridor(4))
+    first = policy.decide(env.situation())
+    assert first.info["solved"] and first.info["plan"] == ["forward"] * 4
+    calls = inner.calls
+    env.step(first.action)
+    for _ in range(3):
+        d = policy.decide(env.situation())
+        assert d.info["stop_reason"] == "following_plan" and d.usage.calls == 0
+        env.step(d.action)
+    assert env.won and inner.calls == calls
+
+    # diverge: the plan says forward, the real game goes back, so the next decision searches again
+    env = make(corridor(4))
+    policy.reset()
+    policy.decide(env.situation())
+    env.step(env.index_of("forward"))
+    env.step(env.index_of("back"))
+    d = policy.decide(env.situation())
+    assert d.info["diverged"] and d.info["stop_reason"] == "won"
+    assert d.info["policy_calls"] == 3
+
+    # reset() forgets the plan
+    env = make(corridor(4))
+    policy.decide(env.situation())
+    env.step(0)
+    policy.reset()
+    assert policy.decide(env.situation()).info["stop_reason"] == "won"
+
+
+def test_a_policy_that_only_likes_a_no_op_is_asked_again_after_it():
+    # "look" leads back to the same state, so it is pruned; the policy is asked once more in the
+    # state after "look" (history shows it), within the budget.
+    class AfterLook(TablePolicy):
+        def decide(self, situation):
+            looked = bool(situation.history) and situation.history[-1][0] == "look"
+            self.table = {"go yard": 1.0} if looked else {"look": 1.0}
+            return super().decide(situation)
+
+    inner = AfterLook(default=0.0)
+    env = make(TRAP_GRAPH, wins=())
+    d = Search(inner, epsilon=0.0, max_expansions=2, trace=True).decide(env.situation())
+    assert d.info["noop_reasks"] == 1 and d.info["policy_calls"] == 2 == inner.calls
+    assert d.info["trace"] == ["", "go yard"]  # the re-asked odds put the yard first
+    d = Search(AfterLook(default=0.0), budget=1).decide(env.situation())
+    assert d.info["policy_calls"] == 1 and d.info["noop_reasks"] == 0  # no room left for the re-ask
+
+
+def test_search_with_rule_and_uniform_solve_toys():
+    env = make(corridor(6))
+    decisions = play_checked(env, Search(Rule()))
+    assert env.won and len(env.history) == 6
+    assert sum(d.usage.calls for d in decisions) <= 5  # one per non-final step at most
+    env = make(TRAP_GRAPH)
+    play_checked(env, Search(Uniform(), budget=10))
+    assert env.won and [m for m, _ in env.history] == ["go hall", "open door"]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    edges=st.dictionaries(
+        st.sampled_from("abcdef"),
+        st.lists(st.sampled_from("abcdefWL"), min_size=1, max_size=4, unique=True),
+        min_size=1,
+    ),
+    priority=st.sampled_from(PRIORITIES),
+    batch=st.integers(1, 3),
+)
+def test_found_plans_replay_to_a_win_and_searches_are_deterministic(edges, priority, batch):
+    graph = {s: [(f"to {t}", t) for t in ts] for s, ts in edges.items()}
+    start = next(iter(graph))
+    kwargs = dict(start=start, wins=("W",), losses=("L",))
+    env = make(graph, **kwargs)
+    a = Search(Uniform(), priority=priority, batch_size=batch, budget=30).decide(env.situation())
+    b = Search(Uniform(), priority=priority, batch_size=batch, budget=30).decide(env.situation())
+    assert a.info["plan"] == b.info["plan"] and a.action == b.action
+    assert env.played == []
+    if a.info["solved"]:
+        for move in a.info["plan"]:
+            env.step(env.index_of(move))
+        assert env.won
