@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -10,7 +10,8 @@ import numpy as np
 from gymnasium import spaces
 
 from s1gym.checks import positive_int
-from s1gym.core.helpers import BASE_CHARSET, action_index, copy_generator, text_atoms
+from s1gym.core.forks import Forks
+from s1gym.core.helpers import BASE_CHARSET, action_index, text_atoms
 from s1gym.core.progress import Progress, TooManyCandidatesError
 from s1gym.core.readouts import Readouts, init_defaults
 from s1gym.core.situation import Candidate, Privileged, Situation
@@ -20,7 +21,7 @@ __all__ = ["S1Env", "StepResult"]
 StepResult = tuple[str, float, bool, bool, dict[str, Any]]  #: what ``step`` returns (Gymnasium's five)
 
 
-class S1Env(Readouts, gym.Env[str, np.int64]):
+class S1Env(Forks, Readouts, gym.Env[str, np.int64]):
     """Base class of every s1gym task: the environment contract.
 
     **Spaces.** ``observation_space`` is ``Text`` over the task's charset;
@@ -55,9 +56,12 @@ class S1Env(Readouts, gym.Env[str, np.int64]):
     (Gymnasium's vector envs stack them).
 
     **Fork.** :meth:`fork` returns an independent env in exactly this state,
-    RNG included; stepping either never changes the other. :meth:`situation`
-    is what a policy may know; privileged knowledge reaches baselines only
-    through :class:`Privileged`.
+    RNG included; stepping either never changes the other. Planners get
+    :meth:`planning_fork` (``Situation.fork``): the same, except that on a
+    game with chance events (``chance_events``) the fork's future is drawn
+    from a fresh stream, so no wrapper plans with the real future.
+    :meth:`situation` is what a policy may know; privileged knowledge reaches
+    baselines only through :class:`Privileged`.
 
     **Hooks** (subclasses implement the game; the base owns everything above):
 
@@ -137,6 +141,8 @@ class S1Env(Readouts, gym.Env[str, np.int64]):
         self._visited: tuple[str, ...] = ()
         self._key_now: str | None = None
         self._feedback = ""
+        self._episode_seed: int | None = None
+        self._planning_forks = 0  # planning forks this env gave (each draws its own fresh chance stream)
         self._steps = 0
         self._score = 0.0
         self._won = False
@@ -211,6 +217,7 @@ class S1Env(Readouts, gym.Env[str, np.int64]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start game ``seed`` (``None``: drawn from the env's RNG); returns ``(observation, info)``."""
         super().reset(seed=seed)
+        self._episode_seed = seed
         self._feedback = self._new_game(seed, dict(options or {}))
         self._history = ()
         self._visited, self._key_now = (), None
@@ -346,32 +353,6 @@ class S1Env(Readouts, gym.Env[str, np.int64]):
         """``step(index_of(move))``: play a legal move by its text."""
         return self.step(self.index_of(move))
 
-    def fork(self) -> S1Env:
-        """An independent env in exactly this state (RNG included)."""
-        self._require_started()
-        clone = object.__new__(type(self))
-        clone.__dict__.update(self.__dict__)
-        if self._np_random is not None:
-            clone._np_random = copy_generator(self._np_random)
-        self._fork_into(clone)
-        return clone
-
-    def fork_step(self, move: str, keep: bool = False) -> tuple[S1Env, StepResult]:
-        """A fork of this env after ``move`` and the step's result (``step_move``'s), this env untouched.
-
-        Tasks on the engine seam serve it from their pool's transition cache when the same state and move
-        were stepped before with ``keep=True`` (:mod:`s1gym.engines.transitions`): the same result without
-        an engine step. Search keeps the children it steps; Lookahead, asked about the same node next, reads
-        them.
-        """
-        child = self.fork()
-        return child, child.step_move(move)
-
-    def fork_steps(self, moves: Iterable[str], keep: bool = False) -> Iterator[tuple[S1Env, StepResult]]:
-        """``fork_step(move, keep)`` for each of ``moves``, as the caller asks (Search's expand, Lookahead); the
-        engine seam steps them in one engine call where it can (:meth:`s1gym.engines.base.EngineEnv.fork_steps`)."""
-        return (self.fork_step(move, keep) for move in moves)
-
     def situation(self, notes: Sequence[str] = ()) -> Situation:
         """What a policy may know now."""
         self._require_started()
@@ -384,7 +365,7 @@ class S1Env(Readouts, gym.Env[str, np.int64]):
             history=self._history,
             notes=tuple(notes),
             score=self._score,
-            fork=self.fork,
+            fork=self.planning_fork,
             state_key=key,
             state_text=state,
             visited=self._visited,

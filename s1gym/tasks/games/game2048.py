@@ -39,6 +39,10 @@ copy-on-access: a fork or its parent copies it the first time it reads it.
 That keeps ``fork()`` several times cheaper than the base class's, which copies
 the generator eagerly (docs/benchmarks.md, "Figures behind the code").
 
+A planner's fork (``planning_fork()``, what Search and Lookahead step) keeps the board but draws its
+spawns from a fresh PCG32 stream (``chance_events``): it shows where tiles could appear, never where the
+real game's next tile will.
+
 ``reset(options={"board": [[2, 0, 0, 2], ...]})`` starts from a given board
 (tile values, 0 for empty; no tiles are added).
 """
@@ -88,6 +92,8 @@ class Game2048Env(S1Env):
     task_name = "2048"
     default_max_candidates = 4
     default_max_steps = 2000
+    #: tile spawns: a planner's fork draws them from a fresh stream (:meth:`_reseed_chance`)
+    chance_events = True
     _t: ClassVar[_Tables]
     option_help: ClassVar[Mapping[str, str]] = {
         "max_steps": "move limit (truncation), default 2000",
@@ -223,6 +229,9 @@ class Game2048Env(S1Env):
         return self.rule_action()
 
     # ----------------------------------------------------------------- fork
+    def _reseed_chance(self, seed: int) -> None:
+        self._rng = pcg32_seed(seed)
+
     def fork(self) -> Game2048Env:
         """An independent env in this state: every game attribute is an immutable int or tuple.
 
