@@ -445,8 +445,12 @@ def test_bootstrap_is_deterministic_and_brackets_the_mean():
 
 
 @pytest.mark.slow
-def test_ray_local_run(tmp_path):
+def test_ray_local_run(tmp_path, monkeypatch):
+    """--ray without an address starts a Ray of its own, whatever the machine remembers: here a stale
+    address of a cluster that is gone ($RAY_ADDRESS, as a dead `ray start` leaves it in its address file),
+    which ray.init() would otherwise try to join ("num_cpus ... must not be provided")."""
     pytest.importorskip("ray")
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
     serial = evaluate(TASK, "test_runner:Greedy", episodes=4, seed=5, out=tmp_path, job="serial")
     remote = evaluate(TASK, "test_runner:Greedy", episodes=4, seed=5, out=tmp_path, job="ray", ray=True)
     assert episodes(tmp_path / "serial") == episodes(tmp_path / "ray")

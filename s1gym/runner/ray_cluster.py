@@ -108,8 +108,12 @@ def connect_ray(address: str | None) -> bool:
     if ray.is_initialized():
         return False
     if not address:
-        # A local Ray sees this interpreter's import path, so 'module:id' tasks and policies resolve.
+        # A Ray of its own (address="local"), whatever the machine remembers: a cluster this machine ran
+        # before may have left its address (/tmp/ray/ray_current_cluster, $RAY_ADDRESS) after it went away,
+        # and ray.init() would try to join it. A local Ray sees this interpreter's import path, so
+        # 'module:id' tasks and policies resolve.
         ray.init(
+            address="local",
             num_cpus=2,
             include_dashboard=False,
             log_to_driver=False,
