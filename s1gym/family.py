@@ -19,7 +19,7 @@ Strings of the form ``"module:attr"`` name code that is imported on first use, s
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import import_module, resources
 from pathlib import Path
 from typing import Any
@@ -101,6 +101,10 @@ class Task:
         return self.name or self.short
 
 
+#: the fields of a :class:`Task` that name code (``"module:attr"``)
+_REFERENCES = ("entry_point", "progress_tokens", "progress", "view", "weights", "features")
+
+
 @dataclass(frozen=True)
 class Family:
     """A family's declaration: its name, the package holding its folder, its tasks, its model classes."""
@@ -112,13 +116,29 @@ class Family:
     tasks: tuple[Task, ...]
     #: a model file's ``"kind"`` -> ``"module:Class"`` of the :class:`s1gym.models.fitted.FittedModel` reading it
     models: Mapping[str, str] = field(default_factory=dict)
-    #: one line on what the family is (``s1 list``)
+    #: one line on what the family is
     doc: str = ""
 
     def __post_init__(self) -> None:
         ids = [t.id for t in self.tasks]
         if len(set(ids)) != len(ids):
             raise FamilyError(f"family {self.name!r} declares an id twice: {sorted({i for i in ids if ids.count(i) > 1})}")
+        # "module:attr" references may be relative to the family's package (".env:MyEnv")
+        absolute = self._absolute
+        object.__setattr__(self, "tasks", tuple(
+            replace(t, **{f: absolute(getattr(t, f)) for f in _REFERENCES if isinstance(getattr(t, f), str)})
+            for t in self.tasks))
+        object.__setattr__(self, "models", {kind: absolute(ref) for kind, ref in self.models.items()})
+
+    @classmethod
+    def here(cls, module: str, tasks: tuple[Task, ...], **declared: Any) -> Family:
+        """The family whose ``family.py`` is ``module`` (pass ``__name__``): named after its folder, its
+        package that folder's (so its references may be relative: ``".env:MyEnv"``)."""
+        package = module.rpartition(".")[0]
+        return cls(name=package.rpartition(".")[2], package=package, tasks=tasks, **declared)
+
+    def _absolute(self, ref: str) -> str:
+        return f"{self.package}{ref}" if ref.startswith(".") else ref
 
     def data(self, name: str) -> Path:
         """The path of the family's data file ``name`` (in ``<package>/data/``, shipped with the package)."""

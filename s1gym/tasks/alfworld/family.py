@@ -3,18 +3,7 @@
 
 from s1gym.family import Family, Task
 
-FAMILY = Family(
-    name="alfworld",
-    package="s1gym.tasks.alfworld",
-    doc="ALFWorld's text games on the real ALFWorld engine",
-    tasks=(
-        Task(
-            id="s1/ALFWorld-v0",
-            entry_point="s1gym.tasks.alfworld.env:ALFWorldEnv",
-            model="local_alfworld.json",
-            progress_tokens="s1gym.tasks.alfworld.goals:context_tokens",
-            stall_patience=8,
-        ),
-    ),
-    models={"alfworld": "s1gym.tasks.alfworld.model:ALFWorldModel"},
-)
+FAMILY = Family.here(__name__, tasks=(
+    Task("s1/ALFWorld-v0", ".env:ALFWorldEnv", model="local_alfworld.json", progress_tokens=".goals:context_tokens",
+         stall_patience=8),
+), models={"alfworld": ".model:ALFWorldModel"})

@@ -7,15 +7,9 @@ from s1gym.tasks.web.catalogue import offered
 
 _PAGE = dict(model="local_web.json", stall_patience=4)
 
-FAMILY = Family(
-    name="web",
-    package="s1gym.tasks.web",
-    doc="MiniWoB++ pages and a flight booking in a real Chromium, driven by Playwright",
-    tasks=(
-        Task(id="s1/MiniWoB-v0", entry_point="s1gym.tasks.web.env:MiniWoBEnv", **_PAGE),
-        Task(id="s1/Flights-v0", entry_point="s1gym.tasks.web.env:FlightsEnv", **_PAGE),
-        *(Task(id=f"s1/MiniWoB-{page}-v0", entry_point="s1gym.tasks.web.env:MiniWoBEnv", name=f"MiniWoB {page}",
-               options={"task": page}, listed=False, **_PAGE) for page in offered()),
-    ),
-    models={"web": "s1gym.tasks.web.model:WebModel"},
-)
+FAMILY = Family.here(__name__, tasks=(
+    Task("s1/MiniWoB-v0", ".env:MiniWoBEnv", **_PAGE),
+    Task("s1/Flights-v0", ".env:FlightsEnv", **_PAGE),
+    *(Task(f"s1/MiniWoB-{page}-v0", ".env:MiniWoBEnv", name=f"MiniWoB {page}", options={"task": page}, listed=False,
+           **_PAGE) for page in offered()),
+), models={"web": ".model:WebModel"})
