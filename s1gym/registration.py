@@ -27,7 +27,7 @@ import gymnasium as gym
 
 from s1gym.family import Family, FamilyError, Task, resolve
 
-__all__ = ["GROUP", "add_family", "aliases", "env_class", "env_class_or_none", "families", "family_of", "load_model",
+__all__ = ["GROUP", "add_family", "remove_family", "aliases", "env_class", "env_class_or_none", "families", "family_of", "load_model",
            "local_model", "local_weights", "model_file", "progress_estimate", "register_all", "replay_view",
            "resolve_id", "stall_patience", "state_features", "task_ids", "task_named"]
 
@@ -45,9 +45,19 @@ def add_family(family: Family) -> None:
     if not isinstance(family, Family):
         raise FamilyError(f"add_family takes an s1gym.family.Family, got {type(family).__name__}")
     _added[:] = [f for f in _added if f.name != family.name] + [family]
+    _forget()
+    register_all()
+
+
+def remove_family(name: str) -> None:
+    """Take back a family :func:`add_family` added (its gym ids stay registered with Gymnasium)."""
+    _added[:] = [f for f in _added if f.name != name]
+    _forget()
+
+
+def _forget() -> None:
     for cached in (families, _tasks, _by_name, model_classes, local_model, progress_estimate):
         cached.cache_clear()
-    register_all()
 
 
 @cache
@@ -66,7 +76,11 @@ def families() -> tuple[Family, ...]:
             warnings.warn(f"s1gym: the family {point.name!r} ({point.value}) did not load and is left out: {err}",
                           stacklevel=2)
             continue
-        found.setdefault(family.name, family)
+        if family.name in found:
+            warnings.warn(f"s1gym: two families are named {family.name!r}; {point.value} is left out (the "
+                          f"first is {found[family.name].package})", stacklevel=2)
+            continue
+        found[family.name] = family
     found.update({family.name: family for family in _added})
     if not found:
         warnings.warn("s1gym: no task family is declared in the 's1gym.families' entry-point group; s1gym's "
@@ -80,7 +94,11 @@ def _tasks() -> dict[str, tuple[Family, Task]]:
     out: dict[str, tuple[Family, Task]] = {}
     for family in families():
         for task in family.tasks:
-            out.setdefault(task.id, (family, task))
+            if task.id in out:
+                warnings.warn(f"s1gym: {task.id} is declared by the families {out[task.id][0].name!r} and "
+                              f"{family.name!r}; the first is kept", stacklevel=2)
+                continue
+            out[task.id] = (family, task)
     return out
 
 

@@ -37,9 +37,7 @@ def toy_family():
     registration.add_family(Family(name="toy-estimates", package="toy_tasks", tasks=(
         Task(id="toy/ToyEstimated-v0", entry_point="toy_tasks:GraphTask", progress=moves_left),)))
     yield
-    registration._added.clear()
-    for cached in (registration.families, registration._tasks, registration._by_name, registration.progress_estimate):
-        cached.cache_clear()
+    registration.remove_family("toy-estimates")
 
 
 def toy(cls: type[GraphTask]) -> GraphTask:
