@@ -21,6 +21,7 @@ it); what still fails becomes a typed :mod:`s1gym.policies.errors` error.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Sequence
@@ -141,6 +142,12 @@ class Jev(BasePolicy):
 
     def options(self) -> dict[str, Any]:
         return {"model": self.model or "jev-latest", "base_url": self.base_url}
+
+    def sampling(self) -> dict[str, Any]:
+        """What a rerun needs to ask the same way (a job's ``pins.policy``): the model, the history kept
+        and the SHA-256 of the instructions; never the key."""
+        return {"model": self.model or "jev-latest", "history_limit": self.history_limit,
+                "instructions_sha256": hashlib.sha256(self.instructions.encode("utf-8")).hexdigest()}
 
     def close(self) -> None:
         self._client.close()

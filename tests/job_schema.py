@@ -44,6 +44,12 @@ JOB_CONFIG = obj(
         },
         "seeds": SEEDS,
         "s1gym": obj({"version": STR, "label": STR}),
+        # what `s1 rerun` replays and checks (issue 57)
+        "spec": obj({"task": STR, "seed": INT, "episodes": INT}),
+        "pins": obj({"s1gym": obj({"version": STR}), "python": STR,
+                     "packages": {"type": "object", "additionalProperties": STR},
+                     "files": {"type": "object", "additionalProperties": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
+                     "model_files": {"type": "array", "items": STR}}),
     }
 )
 

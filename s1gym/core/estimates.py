@@ -25,7 +25,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-
 if TYPE_CHECKING:
     from s1gym.core.situation import Situation
 

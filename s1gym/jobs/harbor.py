@@ -181,6 +181,8 @@ def trial_files(
         "expert_p": math.fsum(t["expert_p"] for t in ticks if "expert" in t),
         # moves Search played greedily once its episode's calls were spent (fallback="greedy")
         "fallback_moves": sum(1 for t in ticks if (t.get("info") or {}).get("fallback")),
+        # decisions where the model's reply named no candidate at first (Chat's invalid_replies; the failures table)
+        "invalid_decisions": sum(1 for t in ticks if (t.get("info") or {}).get("invalid_replies")),
         "final_info": episode.get("final_info"),
     }
     result = {

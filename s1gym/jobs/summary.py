@@ -25,6 +25,31 @@ def _agreement(trials: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"expert_decisions": n, "agreement_at_1": top / n if n else None, "mean_expert_p": p / n if n else None}
 
 
+#: ``exception_info.kind`` (s1gym.runner.backends.failure_kind) -> the failures key it counts under
+ERROR_KINDS = {"engine": "engine_errors", "policy": "policy_errors"}
+
+
+def failures(trials: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """What went wrong, by kind, so a low score can be told apart from a broken run: ``task`` (episodes
+    played to the end without winning: lost, out of moves, gave up), ``invalid_decisions`` (decisions where
+    the model's reply named no candidate; ``invalid_episodes`` holds them), ``policy_errors`` (the decision
+    model failed: API down, bad key), ``engine_errors`` (an engine, browser or worker died) and
+    ``other_errors`` (any other exception: a bug or a broken contract)."""
+    out = {"task": 0, "invalid_decisions": 0, "invalid_episodes": 0, "policy_errors": 0, "engine_errors": 0,
+           "other_errors": 0}
+    for t in trials:
+        info = t.get("exception_info")
+        if info:
+            out[ERROR_KINDS.get(str(info.get("kind")), "other_errors")] += 1
+            continue
+        meta = trial_metadata(t)
+        out["task"] += not meta.get("won")
+        invalid = int(meta.get("invalid_decisions") or 0)
+        out["invalid_decisions"] += invalid
+        out["invalid_episodes"] += invalid > 0
+    return out
+
+
 def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None = None) -> dict[str, Any]:
     """Our summary over a set of trials: scores over scored episodes, errors counted apart.
 
@@ -59,6 +84,7 @@ def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None =
         "decisions": len(latencies),
         **_agreement(scored),
         "fallback_moves": sum(int(trial_metadata(t).get("fallback_moves") or 0) for t in scored),
+        "failures": failures(trials),
         **usage_totals(trials),
     }
     if env_cls is not None and scored:

@@ -97,7 +97,7 @@ def rows_for(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 SUMMARY_KEYS = (
     "episodes", "mean_score", "ci95", "wins", "mean_steps", "mean_latency_s", "median_latency_s",
-    "mean_search_s", "calls", "input_tokens", "output_tokens", "cost_usd", "errors", "agreement_at_1",
+    "mean_search_s", "calls", "input_tokens", "output_tokens", "cost_usd", "errors", "failures", "agreement_at_1",
     "mean_expert_p",
 )
 
@@ -141,7 +141,8 @@ def options_text(d: Mapping[str, Any]) -> str:
 
 COLUMNS = (
     "task", "policy", "wrappers", "episodes", "score [95% CI]", "wins", "steps",
-    "latency mean / median", "search s", "calls", "tokens in/out", "cost $", "errors", "agree@1", "p(expert)",
+    "latency mean / median", "search s", "calls", "tokens in/out", "cost $", "not won", "invalid", "errors",
+    "agree@1", "p(expert)",
 )
 
 
@@ -175,10 +176,21 @@ def row_cells(r: Mapping[str, Any]) -> list[str]:
         str(r["calls"]),
         f"{r['input_tokens']}/{r['output_tokens']}",
         f"{r['cost_usd']:.4f}",
-        str(r["errors"]),
+        *_failure_cells(r),
         _share(r.get("agreement_at_1")),
         _share(r.get("mean_expert_p")),
     ]
+
+
+def _failure_cells(r: Mapping[str, Any]) -> list[str]:
+    """The failures by kind: episodes played out without a win, invalid decisions (in how many episodes),
+    and the errored episodes split into policy, engine and other errors."""
+    f = r.get("failures") or {}
+    invalid = f.get("invalid_decisions", 0)
+    kinds = [f"{f[k]} {k.removesuffix('_errors')}" for k in ("policy_errors", "engine_errors", "other_errors")
+             if f.get(k)]
+    return [str(f.get("task", "-")), f"{invalid} in {f.get('invalid_episodes', 0)} ep" if invalid else "0",
+            str(r["errors"]) + (f" ({', '.join(kinds)})" if kinds else "")]
 
 
 def _share(x: float | None) -> str:
@@ -220,4 +232,4 @@ def console() -> Any:
     from rich.console import Console
 
     c = Console()
-    return c if c.is_terminal else Console(width=220)
+    return c if c.is_terminal else Console(width=250)

@@ -29,6 +29,7 @@ from s1gym._version import __version__
 from s1gym.checks import non_negative_int, positive_int
 from s1gym.core import Policy, S1Env
 from s1gym.errors import RunError
+from s1gym.jobs.pins import job_pins
 from s1gym.policies import POLICIES
 from s1gym.registration import env_class_or_none, resolve_id
 from s1gym.runner import joblog
@@ -284,6 +285,10 @@ def evaluate(
         "seeds": jobs.seed_record(seed, episodes),
         "s1gym": {"version": _version(), "label": spec.label, "frames": spec.frames,
                   "agreement": spec.agreement},
+        # what `s1 rerun` replays (the arguments as given) and checks (versions and file hashes)
+        "spec": {"task": task, "policy": policy if isinstance(policy, str) else None, "seed": seed,
+                 "episodes": episodes, "retries": retries, "policy_retries": policy_retries},
+        "pins": job_pins(type(env).task_name, spec.agent.as_dict(), built),
     }
     connected = False
     try:

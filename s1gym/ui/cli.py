@@ -1,4 +1,4 @@
-"""The ``s1`` command line: run, table, list, play, serve, replay.
+"""The ``s1`` command line: run, table, list, play, serve, replay, rerun, export.
 
 Exit codes, the same for every command: 0 done; 1 ran but failed (every trial errored, no job to show);
 2 a usage error -- what was typed cannot run -- reported as argparse reports its own, one line
@@ -11,6 +11,7 @@ s1 list
 s1 play Blackjack --seed 3
 s1 serve --port 8000
 s1 replay jobs/2048-local jobs/2048-uniform --seed 7 --gif
+s1 rerun jobs/2048-local; s1 export jobs/2048-rule --to data/2048 (s1gym.ui.cli_jobs)
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from s1gym.checks import non_negative_int
 from s1gym.errors import RunError
 from s1gym.jobs.folder import JobWriteError
 from s1gym.reporting.table import print_rows, table_rows
+from s1gym.ui import cli_jobs
 
 __all__ = ["main", "parse_key_values", "table_rows"]
 
@@ -108,7 +110,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     from s1gym._version import __version__
 
     parser.add_argument("--version", action="version", version=f"s1gym {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,table,list,play,serve,replay}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,table,list,play,serve,replay,rerun,export}")
 
     run = sub.add_parser("run", help="play seeds S..S+N-1 with a policy and write a job folder")
     run.add_argument("task", help="task name or id, short (any case) or full (see `s1 list`)")
@@ -205,6 +207,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         from s1gym.reporting.replay import cli as replay_cli
 
         replay_cli.add_arguments(replay)
+    cli_jobs.add_commands(sub)
     parser.commands = sub.choices  # type: ignore[attr-defined]  # name -> its parser, for its errors
     return parser
 
@@ -366,7 +369,7 @@ def usage_error(command: str, error: object) -> int:
 
 
 COMMANDS = {"run": cmd_run, "table": cmd_table, "list": cmd_list, "play": cmd_play, "serve": cmd_serve,
-            "replay": cmd_replay}
+            "replay": cmd_replay, **cli_jobs.COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
