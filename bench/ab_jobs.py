@@ -37,7 +37,8 @@ def main() -> None:
     ja, jb = jobs_by_setup(before), jobs_by_setup(after)
     bad = False
     for key in sorted(set(ja) | set(jb)):
-        label = json.loads(key)[0].get("label", key)
+        task, agent, _options = json.loads(key)
+        label = f"{str(task).removeprefix('s1/')} {agent.get('label', agent) if isinstance(agent, dict) else agent}"
         if key not in ja or key not in jb:
             print(f"{label}: only in {'before' if key in ja else 'after'}")
             bad = True

@@ -96,9 +96,11 @@ def compare_jobs(before: Path, after: Path) -> list[TrialComparison]:
 
 
 def job_key(config: Mapping[str, Any]) -> str:
-    """A job's setup as text: its agent's description and its task options (equal setups, equal keys)."""
+    """A job's setup as text: its task, its agent's description and its task options (equal setups, equal
+    keys; two jobs of one agent on different tasks are different setups)."""
     agent = (config.get("agents") or [{}])[0]
-    return json.dumps([agent.get("s1gym", agent), (config.get("tasks") or [{}])[0].get("options")], sort_keys=True)
+    task = (config.get("tasks") or [{}])[0]
+    return json.dumps([task.get("name"), agent.get("s1gym", agent), task.get("options")], sort_keys=True)
 
 
 def jobs_by_setup(root: Path) -> dict[str, Path]:
