@@ -2,12 +2,14 @@
 
 The model sees the task, notes, recent moves, the observation and a numbered
 list of the candidates (with lookahead outcomes when present), and is asked for
-one option number. When the server returns ``logprobs``/``top_logprobs``, the
-probabilities come from the answer tokens' distributions over the option
-numbers; otherwise the decision is one-hot on the parsed number. A reply that names no
-offered option is retried once with a reminder, then falls back to flat odds,
-recorded in ``Decision.info["invalid_replies"]`` -- a bad *reply* never ends
-an episode. Transport failures (401, 429/5xx after retries, timeouts) raise
+one option number. The reply is constrained to the option numbers where the server can
+(a llama.cpp grammar, vLLM's ``guided_choice``, a JSON schema: :mod:`s1gym.policies.chat_modes`,
+detected on the first decision and kept); when the server returns ``logprobs``/``top_logprobs``, the
+probabilities come from the answer tokens' distributions over the option numbers (mode ``"logprobs"``),
+otherwise the decision is one-hot on the answer (``"choice"``). Free text is the last resort (``"free"``):
+a reply that names no offered option is retried once with a reminder, then falls back to flat odds,
+recorded in ``Decision.info["invalid_replies"]`` and counted in ``info["invalid"]`` -- a bad *reply*
+never ends an episode. Transport failures (401, 429/5xx after retries, timeouts) raise
 typed :mod:`s1gym.policies.errors` errors, which the runner records.
 
 Configuration: ``OPENAI_BASE_URL`` (an API root ending in ``/v1``),
@@ -25,6 +27,7 @@ drivers and what each HTTP status means are in :mod:`s1gym.policies.chat_http`.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -36,6 +39,15 @@ from s1gym.policies import errors
 from s1gym.policies.chat_http import RETRY_STATUSES as RETRY_STATUSES
 from s1gym.policies.chat_http import ChatHTTP, Exchange
 from s1gym.policies.chat_http import Step as Step
+from s1gym.policies.chat_modes import (
+    CONSTRAINTS,
+    GRAMMAR_TOP_LOGPROBS,
+    ORDER,
+    answer_text,
+    constraint_body,
+    constraint_of_extra_body,
+    server_seconds,
+)
 from s1gym.policies.chat_reply import parse_option, probabilities_from_logprobs, reply_of, token_count
 from s1gym.policies.common import (
     Secret,
@@ -75,6 +87,9 @@ class Chat(ChatHTTP, BasePolicy):
             with exponential backoff (``backoff_initial`` doubling up to
             ``backoff_max``) or the server's ``retry-after``.
         max_concurrency: Requests in flight in :meth:`decide_many`.
+        constraint: how the reply is held to the option numbers: ``"auto"`` (the first decision tries
+            ``grammar``, ``guided_choice``, ``json_schema``, then ``none`` and keeps the first the server
+            honours), or one of those. A constraint set in ``extra_body`` is kept as it is.
     """
 
     name = "chat"
@@ -100,6 +115,7 @@ class Chat(ChatHTTP, BasePolicy):
         plan_max_tokens: int = 300,
         system_prompt: str = SYSTEM_PROMPT,
         extra_body: Mapping[str, Any] | None = None,
+        constraint: str = "auto",
     ) -> None:
         openai_key = os.environ.get("OPENAI_API_KEY", "").strip()
         router_key = os.environ.get("OPENROUTER_API_KEY", "").strip()
@@ -132,6 +148,13 @@ class Chat(ChatHTTP, BasePolicy):
         self.plan_max_tokens = int(plan_max_tokens)
         self.system_prompt = system_prompt
         self.extra_body = dict(extra_body or {})
+        if constraint not in CONSTRAINTS:
+            raise ValueError(f"Chat: constraint must be one of {sorted(CONSTRAINTS)}, not {constraint!r}")
+        own = constraint_of_extra_body(self.extra_body)
+        self._own_constraint = own is None  # a caller's grammar/guided_choice/response_format is sent as it is
+        self.constraint = own or constraint
+        #: the constraint in use: None until the first decision has found one (``constraint="auto"``)
+        self.detected: str | None = None if self.constraint == "auto" else self.constraint
         self._client: Any = None
 
     def __repr__(self) -> str:
@@ -139,6 +162,15 @@ class Chat(ChatHTTP, BasePolicy):
 
     def options(self) -> dict[str, Any]:
         return {"model": self.model, "base_url": self.base_url}
+
+    def sampling(self) -> dict[str, Any]:
+        """What a rerun needs to ask the same way (a job's ``pins.policy``): the model, the sampling
+        settings and the SHA-256 of the system prompt; never the key."""
+        return {"model": self.model, "temperature": self.temperature, "max_tokens": self.max_tokens,
+                "logprobs": self.logprobs, "top_logprobs": self.top_logprobs, "history_limit": self.history_limit,
+                "constraint": self.constraint,
+                "system_prompt_sha256": hashlib.sha256(self.system_prompt.encode("utf-8")).hexdigest(),
+                **({"extra_body": dict(self.extra_body)} if self.extra_body else {})}
 
     # ------------------------------------------------------------ prompts
     def messages(self, situation: Situation) -> list[dict[str, str]]:
@@ -162,42 +194,88 @@ class Chat(ChatHTTP, BasePolicy):
         lines += ["", f"Reply with one number from 1 to {n}."]
         return [{"role": "system", "content": self.system_prompt}, {"role": "user", "content": "\n".join(lines)}]
 
-    def _body(self, messages: list[dict[str, str]], max_tokens: int, logprobs: bool) -> dict[str, Any]:
+    def _body(self, messages: list[dict[str, str]], max_tokens: int, logprobs: bool, constraint: str = "none",
+              n: int = 0) -> dict[str, Any]:
+        """One request; ``constraint`` (with ``n`` options) adds the fields that hold the reply to a number.
+        The messages come first and are the same whatever the constraint, so llama.cpp's prompt cache
+        reuses the prefix the last decision left."""
+        fields = constraint_body(constraint, n) if n and self._own_constraint else {}
+        if "response_format" in fields:
+            max_tokens = max(max_tokens, 16)  # '{"option": 12}' is about eight tokens
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
             "temperature": self.temperature,
             "max_tokens": max_tokens,
+            **fields,
             **self.extra_body,
         }
         if logprobs and self.logprobs:
-            body.update(logprobs=True, top_logprobs=self.top_logprobs)
+            top = max(self.top_logprobs, GRAMMAR_TOP_LOGPROBS) if "grammar" in fields else self.top_logprobs
+            body.update(logprobs=True, top_logprobs=top)
         return body
 
     # ---------------------------------------------------------- decisions
     def _exchange(self, situation: Situation) -> Exchange:
         """The decision as a conversation of :data:`Step` s (returns the Decision).
 
-        Written once as a generator so the sync and async drivers share it, retries included.
+        Written once as a generator so the sync and async drivers share it, retries included. One request
+        under the constraint in use; the first decision (``constraint="auto"``) tries :data:`ORDER` until
+        the server honours one, then free text.
         """
         n = require_candidates(situation, self.name)
         messages = self.messages(situation)
         usage = Usage()
-        replies: list[str] = []
         notes: dict[str, Any] = {}
+        tried: list[str] = []
+        detecting = self.detected is None
+        for constraint in ORDER if detecting else (self.detected,):
+            if constraint == "none":
+                break
+            try:
+                data, latency = yield from self._attempts(self._body(messages, self.max_tokens, True, constraint, n))
+            except errors.PolicyRequestError as exc:  # 400/422: the server does not know these fields
+                if not detecting:
+                    raise
+                tried.append(f"{constraint}: {str(exc)[:200]}")
+                continue
+            usage = usage + self._usage(data, latency)
+            self._note(data, notes)
+            content, token_logprobs, _ = reply_of(data)
+            index = parse_option(answer_text(constraint, content), situation.texts)
+            if index is None:  # ignored (a server that drops unknown fields) or cut: not this constraint
+                tried.append(f"{constraint}: reply {content[:60]!r} is not an option")
+                if detecting:
+                    continue
+                break  # the constraint in use did not hold this once: free text for this decision
+            self.detected = constraint
+            probabilities, source = probabilities_from_logprobs(token_logprobs, content, index, n)
+            info = {"policy": self.name, "model": data.get("model", self.model), "reply": content,
+                    "mode": "logprobs" if source == "logprobs" else "choice", "constraint": constraint,
+                    "probabilities_from": source, "invalid": 0, **notes}
+            if tried:
+                info["constraints_tried"] = tried
+            return Decision(probabilities, int(np.argmax(probabilities)), usage, info)
+        if detecting:
+            self.detected = "none"
+        return (yield from self._free(situation, messages, usage, notes, tried))
+
+    def _free(self, situation: Situation, messages: list[dict[str, str]], usage: Usage, notes: dict[str, Any],
+              tried: list[str]) -> Exchange:
+        """Free text, parsed: asked again once with a reminder, then flat odds (the last resort)."""
+        n = len(situation.candidates)
+        replies: list[str] = []
+        base = {"mode": "free", "constraint": "none", **({"constraints_tried": tried} if tried else {})}
         for _attempt in range(2):
             data, latency = yield from self._attempts(self._body(messages, self.max_tokens, logprobs=True))
             usage = usage + self._usage(data, latency)
-            content, token_logprobs, finish = reply_of(data)
-            if not isinstance(data.get("usage"), Mapping):
-                notes["usage_missing"] = True  # the server reported no token counts: tokens and cost read 0
-            if finish == "length":
-                notes["cut_by_max_tokens"] = notes.get("cut_by_max_tokens", 0) + 1
+            self._note(data, notes)
+            content, token_logprobs, _ = reply_of(data)
             index = parse_option(content, situation.texts)
             if index is not None:
                 probabilities, source = probabilities_from_logprobs(token_logprobs, content, index, n)
                 info = {"policy": self.name, "model": data.get("model", self.model), "reply": content,
-                        "probabilities_from": source, **notes}
+                        **base, "probabilities_from": source, "invalid": len(replies), **notes}
                 if replies:
                     info["invalid_replies"] = replies
                 return Decision(probabilities, int(np.argmax(probabilities)), usage, info)
@@ -207,8 +285,19 @@ class Chat(ChatHTTP, BasePolicy):
                 {"role": "assistant", "content": content},
                 {"role": "user", "content": f"That is not one of the options. Reply with one number from 1 to {n}."},
             ]
-        return flat_decision(n, usage, {"policy": self.name, "invalid_replies": replies, "fallback": "flat odds",
-                                        **notes})
+        return flat_decision(n, usage, {"policy": self.name, **base, "invalid": len(replies),
+                                        "invalid_replies": replies, "fallback": "flat odds", **notes})
+
+    @staticmethod
+    def _note(data: Mapping[str, Any], notes: dict[str, Any]) -> None:
+        """What a response says beside its reply: no usage, a cut by max_tokens, the server's own time."""
+        if not isinstance(data.get("usage"), Mapping):
+            notes["usage_missing"] = True  # the server reported no token counts: tokens and cost read 0
+        if reply_of(data)[2] == "length":
+            notes["cut_by_max_tokens"] = notes.get("cut_by_max_tokens", 0) + 1
+        seconds = server_seconds(data)
+        if seconds is not None:
+            notes["server_s"] = round(notes.get("server_s", 0.0) + seconds, 6)
 
     def _usage(self, data: Mapping[str, Any], latency: float) -> Usage:
         raw = data.get("usage") if isinstance(data.get("usage"), Mapping) else {}

@@ -5,7 +5,8 @@ conversation asks its driver to post a body or to sleep, and :meth:`ChatHTTP._at
 request into those steps, retries included, so the blocking and the async driver share everything but
 the client. Failures become typed :mod:`s1gym.policies.errors` errors: 401/403 auth, 429 rate limit
 (with the server's ``retry-after``), 5xx server, other 4xx request errors, timeouts and connection
-errors; a 400 about logprobs switches them off and resends without counting as a retry.
+errors; a 400 about logprobs (or llama-cpp-python's 500 "logprobs is not supported for models created with
+logits_all=False") switches them off and resends without counting as a retry.
 """
 
 from __future__ import annotations
@@ -149,7 +150,14 @@ class ChatHTTP:
                 return errors.PolicyResponseError(f"Chat ({self.url}): the response is not a JSON object")
             return data
         text = self._redact(response.text[:300])
-        if status == 400 and "logprobs" in body and "logprob" in response.text.lower():
+        lowered = response.text.lower()
+        # a 400 about logprobs, or llama-cpp-python's 500 when started with --logits_all False (it cannot
+        # compute them then): ask again without them
+        about_logprobs = "logprobs" in body and "logprob" in lowered
+        if about_logprobs and (status == 400 or (status == 500 and "logits_all" in lowered)):
+            top = getattr(self, "top_logprobs", 0)
+            if status == 400 and body.get("top_logprobs", 0) > top:  # more than the server lists: the asked number
+                return _Resend({**body, "top_logprobs": top})
             self.logprobs = False  # the server does not do logprobs; stop asking
             return _Resend({k: v for k, v in body.items() if k not in ("logprobs", "top_logprobs")})
         where = f"Chat ({self.url}): HTTP {status}: {text}"

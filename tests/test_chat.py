@@ -95,12 +95,15 @@ def test_request_shape_and_logprobs_probabilities():
         request = server.requests[0]
         assert request["headers"]["Authorization"] == f"Bearer {KEY}"
         body = request["body"]
-        assert body["model"] == "toy" and body["logprobs"] is True and body["top_logprobs"] == 20
+        # llama.cpp's grammar first (constraint "auto"), with enough alternatives to list the option digits
+        assert body["model"] == "toy" and body["logprobs"] is True and body["top_logprobs"] == 200
+        assert body["grammar"] == 'root ::= "1" | "2" | "3"' and len(server.requests) == 1
         assert body["messages"][0]["role"] == "system" and body["messages"][1]["role"] == "user"
         prompt = body["messages"][1]["content"]
         assert "1. open fridge\n2. eat trash can\n3. read cookbook" in prompt and "read the recipe" in prompt
         assert "> look: A kitchen." in prompt and "Moves:" not in prompt
     assert d.action == 2 and d.info["probabilities_from"] == "logprobs"
+    assert (d.info["mode"], d.info["constraint"], d.info["invalid"]) == ("logprobs", "grammar", 0)
     # 0.7 and 0.2 listed; option 2 unlisted gets the unlisted mass 0.05
     assert np.allclose(d.probabilities, np.array([0.2, 0.05, 0.7]) / 0.95)
     assert d.usage.input_tokens == 50 and d.usage.output_tokens == 1
@@ -111,17 +114,19 @@ def test_without_logprobs_is_one_hot_on_the_answer():
     with OpenAIish([(200, {}, completion("Option 2."))]) as server:
         d = chat(server.url).decide(situation())
     assert d.probabilities.tolist() == [0, 1, 0] and d.info["probabilities_from"] == "reply"
+    assert d.info["mode"] == "choice" and d.info["constraint"] == "grammar"
 
 
 def test_invalid_reply_is_retried_once_then_flat_odds():
     with OpenAIish([(200, {}, completion("I would eat the fridge")), (200, {}, completion("7"))]) as server:
-        d = chat(server.url).decide(situation())
+        d = chat(server.url, constraint="none").decide(situation())
         assert len(server.requests) == 2
         assert "not one of the options" in server.requests[1]["body"]["messages"][-1]["content"]
     assert np.allclose(d.probabilities, 1 / 3) and d.info["invalid_replies"] == ["I would eat the fridge", "7"]
+    assert (d.info["mode"], d.info["invalid"], d.info["fallback"]) == ("free", 2, "flat odds")
     assert d.usage.calls == 2 and d.usage.input_tokens == 100
     with OpenAIish([(200, {}, completion("nope")), (200, {}, completion("1"))]) as server:
-        d = chat(server.url).decide(situation())
+        d = chat(server.url, constraint="none").decide(situation())
     assert d.action == 0 and d.info["invalid_replies"] == ["nope"]
 
 
@@ -133,7 +138,7 @@ def test_server_without_logprobs_support_is_asked_again_without_them():
 
     script = [(400, {}, reply), (200, {}, reply)]
     with OpenAIish(script) as server:
-        policy = chat(server.url, max_retries=0)
+        policy = chat(server.url, max_retries=0, constraint="none")
         assert policy.decide(situation()).action == 0
         assert "logprobs" not in server.requests[1]["body"] and policy.logprobs is False
 
@@ -162,7 +167,7 @@ def test_replies_a_server_really_sends_null_content_cut_replies_and_no_usage():
     answer = completion("2")
     del answer["usage"]
     with OpenAIish([(200, {}, cut), (200, {}, answer)]) as server:
-        d = chat(server.url, input_price_per_million=1.0).decide(situation())
+        d = chat(server.url, input_price_per_million=1.0, constraint="none").decide(situation())
         assert server.requests[1]["body"]["messages"][-2] == {"role": "assistant", "content": ""}
     assert d.action == 1 and d.info["invalid_replies"] == [""] and d.info["cut_by_max_tokens"] == 1
     assert d.info["usage_missing"] is True and d.usage.calls == 2
@@ -275,3 +280,96 @@ def test_a_model_that_would_rather_write_words_does_not_hand_that_mass_to_unname
     tokens = [_token(" ", {" ": 0.006, "\n": 0.39}), _token("3", listed)]
     p, source = probabilities_from_logprobs(tokens, " 3", 2, 3)
     assert source == "logprobs" and np.allclose(p, np.array([0.146, 0.056, 0.020]) / 0.222)
+
+
+def test_the_first_decision_finds_the_constraint_the_server_honours_and_keeps_it():
+    """An OpenAI-like server: ``grammar`` is an unknown argument (400), ``guided_choice`` is dropped (the
+    model writes prose), a JSON schema holds. The first decision tries them in that order; the next asks
+    with the schema at once."""
+    def openai_like(body):
+        if "grammar" in body:
+            return {"error": {"message": "Unrecognized request argument supplied: grammar"}}
+        if "response_format" in body:
+            assert body["response_format"]["json_schema"]["schema"]["properties"]["option"]["enum"] == [1, 2, 3]
+            return completion('{"option": 2}')
+        return completion("I think the fridge")
+
+    with OpenAIish([(400, {}, openai_like), (200, {}, openai_like), (200, {}, openai_like),
+                    (200, {}, openai_like)]) as server:
+        policy = chat(server.url)
+        d = policy.decide(situation())
+        assert len(server.requests) == 3 and "guided_choice" in server.requests[1]["body"]
+        assert (d.action, d.info["mode"], d.info["constraint"], d.info["invalid"]) == (1, "choice", "json_schema", 0)
+        assert [t.split(":")[0] for t in d.info["constraints_tried"]] == ["grammar", "guided_choice"]
+        assert d.usage.calls == 2 and policy.detected == "json_schema"
+        d = policy.decide(situation())
+        assert len(server.requests) == 4 and "response_format" in server.requests[3]["body"]
+        assert d.action == 1 and "constraints_tried" not in d.info
+
+
+def test_vllm_guided_choice_with_logprobs_and_the_server_timings():
+    top = {"2": math.log(0.6), "1": math.log(0.3), "3": math.log(0.1)}
+
+    def vllm_like(body):
+        if "grammar" in body:
+            return completion("Sure! The answer")  # an unknown field dropped: prose
+        assert body["guided_choice"] == ["1", "2", "3"] and body["top_logprobs"] == 20
+        reply = completion("2", top)
+        reply["timings"] = {"prompt_ms": 120.0, "predicted_ms": 30.0}
+        return reply
+
+    with OpenAIish([(200, {}, vllm_like)]) as server:
+        d = chat(server.url).decide(situation())
+    assert (d.info["mode"], d.info["constraint"]) == ("logprobs", "guided_choice")
+    assert np.allclose(d.probabilities, [0.3, 0.6, 0.1]) and d.info["server_s"] == pytest.approx(0.15)
+
+
+def test_a_server_that_honours_no_constraint_gets_free_text_with_invalid_replies_counted():
+    def plain(body):
+        return completion("nope" if "grammar" in body or "guided_choice" in body else "3")
+
+    with OpenAIish([(200, {}, plain), (200, {}, plain), (422, {}, {"detail": "response_format"}),
+                    (200, {}, plain)]) as server:
+        policy = chat(server.url)
+        d = policy.decide(situation())
+        assert len(server.requests) == 4 and policy.detected == "none"
+        assert (d.action, d.info["mode"], d.info["invalid"]) == (2, "free", 0)
+        policy.decide(situation())
+        body = server.requests[4]["body"]
+        assert not {"grammar", "guided_choice", "response_format"} & set(body)
+
+
+def test_more_alternatives_than_the_server_lists_are_asked_again_with_top_logprobs():
+    def capped(body):
+        if body.get("top_logprobs", 0) > 20:
+            return {"error": {"message": "top_logprobs must be at most 20"}}
+        return completion("1", {"1": math.log(0.9)})
+
+    with OpenAIish([(400, {}, capped), (200, {}, capped)]) as server:
+        policy = chat(server.url, max_retries=0)
+        d = policy.decide(situation())
+        assert server.requests[1]["body"]["top_logprobs"] == 20 and policy.logprobs is True
+    assert d.info["mode"] == "logprobs" and d.action == 0
+
+
+def test_a_constraint_in_extra_body_is_kept_and_a_bad_constraint_is_refused():
+    with OpenAIish([(200, {}, completion("2"))]) as server:
+        policy = chat(server.url, extra_body={"grammar": 'root ::= "2"'})
+        assert policy.detected == "grammar" and policy.decide(situation()).action == 1
+        assert server.requests[0]["body"]["grammar"] == 'root ::= "2"' and len(server.requests) == 1
+    with pytest.raises(ValueError, match="constraint"):
+        chat("http://127.0.0.1:1/v1", constraint="regex")
+
+
+def test_a_llama_cpp_server_without_logits_all_is_asked_again_without_logprobs():
+    """llama-cpp-python started with ``--logits_all False`` answers a logprobs request with a 500."""
+    def server_side(body):
+        if "logprobs" in body:
+            return {"error": {"message": "logprobs is not supported for models created with logits_all=False"}}
+        return completion("3")
+
+    with OpenAIish([(500, {}, server_side), (200, {}, server_side)]) as server:
+        policy = chat(server.url, max_retries=0)
+        d = policy.decide(situation())
+        assert len(server.requests) == 2 and "logprobs" not in server.requests[1]["body"]
+    assert (d.action, d.info["mode"], d.info["constraint"], policy.logprobs) == (2, "choice", "grammar", False)

