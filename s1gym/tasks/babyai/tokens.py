@@ -1,0 +1,259 @@
+"""What Local's fitted BabyAI model reads: the text view parsed back (:func:`read_view`) and, per
+candidate move, feature names (:func:`candidate_tokens`).
+
+Everything is read from the observation text (and, under Lookahead, from each move's outcome text), never
+from the env. The mission is split into clauses in the order they must be done ("A, then B"; "A after you
+B" is B first; "A and B" either way); "Parts of the mission done: k of n" says which clause is current.
+The current clause names a target object (for "put X next to Y": X until it is carried, then Y) and what
+to do with it (``goto``, ``open``, ``pickup``, ``putnext``). A move's features pair the move with what is
+in front, what is carried, where the nearest target is (or the nearest door, when no target is in view),
+and with Lookahead, whether the move brings the target closer, shows it, or earns a part of the mission.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from s1gym.core import Candidate, Situation
+
+__all__ = ["View", "candidate_tokens", "parse_mission", "progress_tokens", "read_view"]
+
+_DESC = re.compile(r"\b(?:the|a|an) (?:(red|green|blue|purple|yellow|grey) )?(door|ball|box|key|object)\b")
+_SEEN = re.compile(r"^- an? (?:(locked|closed|open) )?(\w+) (\w+) (?:(\d+) steps? (ahead|behind)|in your row)"
+                   r"(?:, (\d+) to the (left|right))?$")
+_CELLS = re.compile(r"^Cells seen so far: (\d+)\.$", re.MULTILINE)
+_PARTS = re.compile(r"^Parts of the mission done: (\d+) of (\d+)\.$", re.MULTILINE)
+_FRONT = re.compile(r"^In front of you: (.*)$", re.MULTILINE)
+_CARRY = re.compile(r"^You carry (?:an? )?(.*)\.$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Seen:
+    kind: str  # ball, box, key, door
+    color: str
+    state: str  # locked/closed/open for doors, "" otherwise
+    ahead: int
+    right: int
+
+    in_view: bool = True
+
+    @property
+    def distance(self) -> int:
+        return abs(self.ahead) + abs(self.right)
+
+
+@dataclass(frozen=True)
+class View:
+    mission: str
+    done: int
+    seen: tuple[Seen, ...]
+    front: str  # "nothing (the cell is free)", "a wall", "a closed red door", ...
+    carrying: str  # "nothing" or "red ball"
+    cells: int = 0  # cells seen so far
+
+
+def read_view(text: str) -> View | None:
+    """The view's facts from an observation (or a Lookahead outcome); ``None`` when there is no view."""
+    mission = re.search(r"^Mission: (.*)$", text, re.MULTILINE)
+    front, carry = _FRONT.search(text), _CARRY.search(text)
+    if mission is None or front is None or carry is None:
+        return None
+    parts = _PARTS.search(text)
+    seen = []
+    in_view = True
+    for line in text.splitlines():
+        if line.startswith("Seen before"):
+            in_view = False
+        m = _SEEN.match(line)
+        if m:
+            state, color, kind, ahead, back, side, way = m.groups()
+            right = int(side or 0) * (-1 if way == "left" else 1)
+            steps = int(ahead or 0) * (-1 if back == "behind" else 1)
+            seen.append(Seen(kind, color, state or "", steps, right, in_view))
+    cells = _CELLS.search(text)
+    return View(mission[1], int(parts[1]) if parts else 0, tuple(seen), front[1].rstrip("."), carry[1],
+                int(cells[1]) if cells else 0)
+
+
+def _descs(text: str) -> list[tuple[str, str]]:
+    return [(color or "", kind) for color, kind in _DESC.findall(text)]
+
+
+def parse_mission(mission: str) -> list[list[tuple[str, tuple[tuple[str, str], ...]]]]:
+    """The mission's clause groups in the order they are done; a clause is ``(verb, descriptors)``."""
+    def clause(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+        text = text.strip()
+        verb = next((v for v in ("go to", "open", "pick up", "put") if text.startswith(v)), "go to")
+        return verb, tuple(_descs(text))
+
+    def group(text: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+        return [clause(c) for c in text.split(" and ")]
+
+    if ", then " in mission:
+        first, second = mission.split(", then ", 1)
+        return [group(first), group(second)]
+    if " after you " in mission:
+        first, second = mission.split(" after you ", 1)
+        return [group(second), group(first)]
+    return [group(mission)]
+
+
+def _matches(seen: Seen, desc: tuple[str, str]) -> bool:
+    color, kind = desc
+    return (kind in ("object", seen.kind)) and (not color or color == seen.color)
+
+
+def _carried_matches(carrying: str, desc: tuple[str, str]) -> bool:
+    if carrying == "nothing":
+        return False
+    color, kind = carrying.rsplit(" ", 1)[0], carrying.rsplit(" ", 1)[-1]
+    return (desc[1] in ("object", kind)) and (not desc[0] or desc[0] == color)
+
+
+def goal_of(view: View) -> tuple[str, list[tuple[str, str]]]:
+    """What the current clause asks (``goto``/``open``/``pickup``/``putnext``) and its target descriptors."""
+    groups = parse_mission(view.mission)
+    flat = [(g, c) for g, grp in enumerate(groups) for c in grp]
+    g = flat[min(view.done, len(flat) - 1)][0]
+    targets: list[tuple[str, str]] = []
+    what = "goto"
+    for verb, descs in groups[g]:
+        if verb == "put" and len(descs) == 2:
+            if _carried_matches(view.carrying, descs[0]):
+                what, targets = "putnext", targets + [descs[1]]
+            else:
+                what, targets = "pickup", targets + [descs[0]]
+        else:
+            what = {"go to": "goto", "open": "open", "pick up": "pickup"}.get(verb, "goto")
+            targets += list(descs[:1])
+    return what, targets
+
+
+def _where(s: Seen | None) -> str:
+    if s is None:
+        return "none"
+    if s.ahead == 1 and s.right == 0:
+        return "front"
+    if s.ahead < 0:
+        return "behind" + ("" if s.right == 0 else "left" if s.right < 0 else "right")
+    if s.right == 0:
+        return "ahead"
+    if s.ahead == 0:
+        return "row" + ("left" if s.right < 0 else "right")
+    return "left" if s.right < 0 else "right"
+
+
+def _key_detour(view: View, targets: list[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]] | None:
+    """When no target has been seen and a locked door has: open it with its key (pick the key up first)."""
+    if any(any(_matches(s, t) for t in targets) for s in view.seen):
+        return None
+    for door in sorted((s for s in view.seen if s.state == "locked"), key=lambda s: s.distance):
+        if _carried_matches(view.carrying, (door.color, "key")):
+            return "open", [(door.color, "door")]
+        if any(s.kind == "key" and s.color == door.color for s in view.seen):
+            return "pickup", [(door.color, "key")]
+    return None
+
+
+def _facts(view: View) -> dict[str, object]:
+    """The facts the features are named from, for one view."""
+    what, targets = goal_of(view)
+    what, targets = _key_detour(view, targets) or (what, targets)
+    tseen = [s for s in view.seen if any(_matches(s, t) for t in targets)]
+    near = min(tseen, key=lambda s: (s.distance, s.ahead), default=None)
+    doors = [s for s in view.seen if s.kind == "door"]
+    door = min(doors, key=lambda s: (s.distance, s.ahead), default=None)
+    front = view.front
+    front_target = near is not None and near.ahead == 1 and near.right == 0
+    if front_target:
+        fcat = "target"
+    elif front.startswith("nothing"):
+        fcat = "free"
+    elif front == "a wall":
+        fcat = "wall"
+    elif front.endswith("door"):
+        fcat = "door_" + front.split(" ")[1]
+    else:
+        fcat = "obj"
+    carry = "none" if view.carrying == "nothing" else (
+        "target" if any(_carried_matches(view.carrying, t) for t in targets) else "other")
+    drop_next = fcat == "free" and what == "putnext" and any(
+        abs(s.ahead - 1) + abs(s.right) == 1 for s in tseen)
+    return {"what": what, "near": near, "door": door, "front": fcat, "carry": carry, "drop_next": drop_next,
+            "cells": view.cells}
+
+
+def _compare(before: Seen | None, after: Seen | None) -> str:
+    if before is None:
+        return "none" if after is None else "found"
+    if after is None:
+        return "lost"
+    if after.distance < before.distance:
+        return "closer"
+    return "farther" if after.distance > before.distance else "same"
+
+
+def _move_tokens(move: str, f: dict[str, object]) -> list[str]:
+    what, front, carry = f["what"], f["front"], f["carry"]
+    near = f["near"]
+    where = _where(near) + ("" if near is None or near.in_view else "~")  # type: ignore[arg-type,union-attr]
+    out = [move, f"{move}|front:{front}", f"{move}|{what}|front:{front}", f"{move}|{what}|carry:{carry}",
+           f"{move}|{what}|tgt:{where}", f"{move}|tgt:{where}|front:{front}"]
+    if where == "none":
+        out.append(f"{move}|door:{_where(f['door'])}|front:{front}")  # type: ignore[arg-type]
+    if f["drop_next"]:
+        out.append(f"{move}|dropnext")
+    return out
+
+
+def _outcome_tokens(c: Candidate, f: dict[str, object]) -> list[str]:
+    out = []
+    if c.reward is not None and c.reward > 0:
+        out.append("out:gain")
+    if c.revisits is not None:
+        out.append(f"out:revisit:{min(c.revisits, 2)}")
+    after = read_view(c.outcome or "")
+    if after is None:
+        return out
+    g = _facts(after)
+    change = _compare(f["near"], g["near"])  # type: ignore[arg-type]
+    out.append(f"out:tgt:{change}")
+    out.append(f"out:front:{g['front']}")
+    if change == "none":
+        out.append(f"out:door:{_compare(f['door'], g['door'])}")  # type: ignore[arg-type]
+    if g["drop_next"]:
+        out.append("out:dropnext")
+    if after.cells > f["cells"]:  # type: ignore[operator]
+        out.append(f"out:explore|tgt:{change}")
+    return out
+
+
+def candidate_tokens(situation: Situation) -> list[list[str]]:
+    """Per candidate, the feature names (see the module docstring); the move alone when no view reads."""
+    view = read_view(situation.state_text or "")
+    if view is None:
+        return [[c.text] for c in situation.candidates]
+    f = _facts(view)
+    rows = []
+    for c in situation.candidates:
+        row = _move_tokens(c.text, f)
+        if c.outcome is not None:
+            row += _outcome_tokens(c, f)
+        rows.append(row)
+    return rows
+
+
+def progress_tokens(situation: Situation) -> list[str]:
+    """The situation's tokens for Search's progress estimate (moves left): the current goal, whether its
+    target is in view and how far, what is in front and carried."""
+    view = read_view(situation.state_text or "")
+    if view is None:
+        return ["*"]
+    f = _facts(view)
+    near = f["near"]
+    dist = "none" if near is None else str(min(near.distance, 8))  # type: ignore[union-attr]
+    parts = re.search(r"done: (\d+) of (\d+)", situation.state_text or "")
+    left = 1 if parts is None else int(parts[2]) - int(parts[1])
+    return ["*", f"{f['what']}|dist:{dist}", f"front:{f['front']}", f"carry:{f['carry']}", f"left:{left}",
+            f"{f['what']}|where:{_where(near)}"]  # type: ignore[arg-type]
