@@ -3,17 +3,7 @@
 
 from s1gym.family import Family, Task
 
-FAMILY = Family(
-    name="textworld",
-    package="s1gym.tasks.textworld",
-    doc="TextWorld's own generated games (tw-simple, tw-cooking, tw-treasure_hunter, tw-coin_collector)",
-    tasks=(
-        Task(
-            id="s1/TextWorld-v0",
-            entry_point="s1gym.tasks.textworld.env:TextWorldEnv",
-            model="local_textworld.json",
-            progress_tokens="s1gym.tasks.textworld.tokens:progress_tokens",
-        ),
-    ),
-    models={"textworld": "s1gym.tasks.textworld.model:TextWorldModel"},
-)
+# Local's fitted model and Search's progress estimate: data/local_textworld.json (python -m s1gym.tasks.textworld.fit)
+FAMILY = Family.here(__name__, tasks=(
+    Task("s1/TextWorld-v0", ".env:TextWorldEnv", model="local_textworld.json", progress_tokens=".tokens:progress_tokens"),
+), models={"textworld": ".model:TextWorldModel"})
