@@ -20,6 +20,7 @@ wrappers is on it)::
     ├── DataError (ValueError)                    s1gym.datasets: a data file is missing or malformed
     ├── FamilyError (ValueError)                  s1gym.family: a family's declaration is malformed
     ├── ReplayError (ValueError)                  s1gym.reporting.replay.page: a trial cannot be replayed
+    ├── ExportError (ValueError)                  s1gym.jobs.export: the episodes cannot be exported as asked
     ├── JavaNotFoundError (RuntimeError)          s1gym.engines.jvm: no Java for the tasks run in a JVM
     ├── ExpertLost (RuntimeError)                 s1gym.tasks.alfworld.expert: the expert names no candidate
     ├── BrowserNotFoundError (FileNotFoundError)  s1gym.engines.chromium: no Chromium or Playwright

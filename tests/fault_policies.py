@@ -87,6 +87,10 @@ class Killer(BasePolicy):
 
     def _kill(self) -> None:
         pids = [os.getpid()] if self.target == "self" else descendants(os.getpid(), NAMES[self.target])
+        if self.target == "jvm":  # the TextWorldExpress JVM only: other families may run JVMs of their own
+            from s1gym.engines import jvm
+
+            pids = [pid for pid in pids if jvm.current_jvm() is not None and pid == jvm.current_jvm().process.pid]
         if not pids:
             raise RuntimeError(f"killer: no {self.target} process below pid {os.getpid()}")
         if self.log:

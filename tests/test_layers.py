@@ -112,13 +112,13 @@ def test_the_check_catches_a_family_name(tmp_path: Path):
 def test_families_import_no_generic_layer_above_them():
     """A family may import the floors below it (core, models, engines, family, errors, checks, stats,
     datasets), never the layers that read families (policies, wrappers, runner, jobs, reporting, ui,
-    registration). The fitting scripts (``fit*.py``) are the exception: like bench/, they are commands
-    run offline that play Local and Search to fit a model, and nothing in the package imports them."""
+    registration). The fitting and benchmark scripts (``fit*.py``, ``bench.py``) are the exception: like
+    bench/, they are commands run offline that play Local and Search, and nothing in the package imports them."""
     above = ("s1gym.policies", "s1gym.wrappers", "s1gym.runner", "s1gym.jobs", "s1gym.reporting", "s1gym.ui",
              "s1gym.registration", "s1gym.rl")
     offenders = []
     for path in sorted((ROOT / "s1gym" / "tasks").rglob("*.py")):
-        if path.name.startswith("fit"):
+        if path.name.startswith("fit") or path.name == "bench.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else (
@@ -132,10 +132,10 @@ def test_nothing_in_the_package_imports_a_fitting_script():
     module imports them (they import Local and Search)."""
     importers = []
     for path in sorted((ROOT / "s1gym").rglob("*.py")):
-        if path.name.startswith("fit") or "tools" in path.parts:
+        if path.name.startswith("fit") or path.name == "bench.py" or "tools" in path.parts:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (re.search(r"\.fit(_\w+)?$", node.module or "")
+            if isinstance(node, ast.ImportFrom) and (re.search(r"\.(fit(_\w+)?|bench)$", node.module or "")
                                                      or (node.module or "").startswith("s1gym.tools")):
                 importers.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.module}")
     assert not importers, "a package module imports a fitting script:\n" + "\n".join(importers)

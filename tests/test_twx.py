@@ -367,7 +367,7 @@ def java_children() -> list[int]:
             cmd = (proc / "cmdline").read_bytes()
         except OSError:
             continue
-        if ppid == me and b"java" in cmd:
+        if ppid == me and b"java" in cmd and b"textworld_express" in cmd:  # not another family's JVM
             out.append(int(proc.name))
     return out
 

@@ -174,7 +174,8 @@ class JobFolder:
         elif path.exists() and not empty:
             raise JobFolderError(f"{path} already exists; pass --resume to continue it or another --job NAME")
         try:
-            atomic_write_json(path / "config.json", config)
+            if not previous or read_json(path / "config.json") != config:  # a resume leaves an equal config be
+                atomic_write_json(path / "config.json", config)
         except OSError as exc:
             raise JobFolderError(_unwritable(path, exc)) from exc
         folder = cls(path, config, previous.get("id") or new_id(), previous.get("started_at") or now_iso())
