@@ -140,9 +140,14 @@ class Family:
     def _absolute(self, ref: str) -> str:
         return f"{self.package}{ref}" if ref.startswith(".") else ref
 
+    @property
+    def data_folder(self) -> Path:
+        """The family's ``data/`` folder, shipped with its package (its fitted models, games, data sets)."""
+        return Path(str(resources.files(self.package) / "data"))
+
     def data(self, name: str) -> Path:
         """The path of the family's data file ``name`` (in ``<package>/data/``, shipped with the package)."""
-        ref = resources.files(self.package) / "data" / name
+        ref = self.data_folder / name
         if not ref.is_file():
             raise FamilyError(f"family {self.name!r}: its data file {self.package}/data/{name} is missing; "
                               "reinstall the package that provides it")

@@ -31,12 +31,13 @@ import re
 import subprocess
 from collections.abc import Mapping
 from functools import cache
-from importlib import metadata, resources
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from s1gym import registration
 from s1gym._version import __version__
+from s1gym.family import Family
 
 __all__ = ["differences", "job_pins", "sha256_file", "source_commit"]
 
@@ -120,10 +121,10 @@ def package_versions(distribution: str) -> dict[str, str]:
     return out
 
 
-def _data_files(package: str) -> dict[str, str]:
-    """SHA-256 of every file under ``<package>/data/``, by ``<package>/data/<relative path>``."""
+def _data_files(family: Family) -> dict[str, str]:
+    """SHA-256 of every file in the family's ``data/`` folder, by ``<package>/data/<relative path>``."""
     try:
-        root = Path(str(resources.files(package) / "data"))
+        root = family.data_folder
     except (ModuleNotFoundError, TypeError):
         return {}
     if not root.is_dir():
@@ -132,7 +133,7 @@ def _data_files(package: str) -> dict[str, str]:
     for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         if path.suffix in (".py", ".pyc"):
             continue
-        out[f"{package}/data/{path.relative_to(root).as_posix()}"] = sha256_file(path)
+        out[f"{family.package}/data/{path.relative_to(root).as_posix()}"] = sha256_file(path)
     return out
 
 
@@ -145,9 +146,9 @@ def _model_files(task: str, agent: Mapping[str, Any]) -> list[str]:
     found = registration.task_named(task)
     if found is None:
         return []
-    package = found[0].package
-    root = Path(str(resources.files(package) / "data"))
-    return sorted({f"{package}/data/{path.relative_to(root).as_posix()}" for _what, path in used
+    family = found[0]
+    root = family.data_folder
+    return sorted({f"{family.package}/data/{path.relative_to(root).as_posix()}" for _what, path in used
                    if path.is_relative_to(root)})
 
 
@@ -175,7 +176,7 @@ def job_pins(task: str, agent: Mapping[str, Any], policy: Any = None) -> dict[st
         "s1gym": {"version": __version__, **source_commit()},
         "python": platform.python_version(),
         "packages": package_versions(family_distribution(family.name) if family else OWN),
-        "files": _data_files(family.package) if family else {},
+        "files": _data_files(family) if family else {},
         "model_files": _model_files(found[1].task_name, agent) if found else [],
     }
     sampling = _sampling(policy)
