@@ -4,6 +4,7 @@ failed policy and a dead engine."""
 from __future__ import annotations
 
 import json
+import re
 
 from s1gym.policies.common import flat_decision
 from s1gym.policies.errors import PolicyError
@@ -11,6 +12,8 @@ from s1gym.policies.errors import PolicyError
 from s1gym.core import BasePolicy, Situation
 from s1gym.errors import EngineCrashed
 from s1gym.jobs.summary import failures
+from s1gym.reporting.replay.index import write_index
+from s1gym.reporting.replay.page import Strings, load_trial, trial_data
 from s1gym.reporting.table import COLUMNS, row_cells, table_rows
 from s1gym.runner.spec import evaluate
 
@@ -57,3 +60,17 @@ def test_summary_and_table_split_the_failures(tmp_path):
     assert cells["not won"] == str(f["task"])
     assert cells["invalid"] == f"{f['invalid_decisions']} in 1 ep"
     assert cells["errors"] == "2 (1 policy, 1 engine)"
+
+
+def test_replay_index_and_pages_mark_each_failure_kind(tmp_path):
+    evaluate("Blackjack", Troubled(), episodes=4, seed=0, retries=0, out=tmp_path, job="j")
+    index, pages = write_index([tmp_path / "j"], tmp_path / "replay")
+    marks = re.findall(r'<td class="outcome (\w+)">([^<]*)</td>', index.read_text())
+    assert marks == [
+        ("task", "task failure: lost"),
+        ("task", "task failure: lost; 1 invalid decision"),
+        ("policy_error", "policy error: PolicyError"),
+        ("engine_error", "engine error: EngineCrashed"),
+    ]
+    ends = [trial_data(load_trial(t), Strings())["end"] for t in sorted((tmp_path / "j").glob("*__*"))]
+    assert [(e["outcome"], e["verdict"]) for e in ends] == marks

@@ -285,7 +285,7 @@ def test_2048_pair_in_chromium_step_by_step(made, tmp_path, browser):
                 assert dict(bars) == pytest.approx(want)
                 env.step_move(ticks[step]["move"])
             else:
-                assert where == "end" and "Final: lost" in page.inner_text(f".panel[data-trial='{k}'] .decision")
+                assert where == "end" and "Final: task failure: lost" in page.inner_text(f".panel[data-trial='{k}'] .decision")
     assert page.errors == []
     # keyboard: back one step
     page.keyboard.press("ArrowLeft")

@@ -48,10 +48,11 @@ from s1gym.jobs.harbor import (
     trial_name,
     trial_reward,
 )
-from s1gym.jobs.summary import summarize_trials
+from s1gym.jobs.summary import OUTCOMES, summarize_trials, trial_outcome, trial_verdict
 
 __all__ = [
     "EPISODE_FORMAT",
+    "OUTCOMES",
     "JobFolder",
     "JobFolderError",
     "JobWriteError",
@@ -72,6 +73,8 @@ __all__ = [
     "trial_files",
     "trial_metadata",
     "trial_name",
+    "trial_outcome",
     "trial_reward",
+    "trial_verdict",
 ]
 __all__ += files.__all__

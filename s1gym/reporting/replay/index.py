@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from s1gym.jobs import trial_metadata
+from s1gym.jobs import trial_metadata, trial_outcome, trial_verdict
 from s1gym.reporting.replay.page import ReplayError, Trial, load_trial, trials_of_job, write_page
 from s1gym.reporting.table import COLUMNS, row_cells, table_rows
 
@@ -24,7 +24,8 @@ h1 { font-size: 18px; } h2 { font-size: 15px; margin-top: 22px; }
 table { border-collapse: collapse; background: #fff; }
 th, td { border: 1px solid #dddad2; padding: 4px 8px; text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #efede7; } td.l, th.l { text-align: left; }
-td.won { color: #1d8a4e; font-weight: 600; } td.err { color: #c23b2b; }
+td.won { color: #1d8a4e; font-weight: 600; } td.task { color: #8a5a1d; }
+td.policy_error, td.engine_error, td.other_error { color: #c23b2b; font-weight: 600; }
 a { color: #2f6fde; }
 """
 
@@ -37,13 +38,11 @@ def _trial_cells(trial: Trial | None) -> str:
     if trial is None:
         return _cell("-") * 4
     end = trial.episode.get("final") or {}
-    error = (trial.result.get("exception_info") or {}).get("exception_type")
     score = end.get("score")
-    verdict = "error: " + error if error else "won" if end.get("won") else "lost" if end.get("lost") else "-"
     latencies = trial_metadata(trial.result).get("decision_latency_s") or []
     return (
         _cell("-" if score is None else f"{score:.3f}")
-        + _cell(verdict, "err" if error else "won" if end.get("won") else "")
+        + _cell(trial_verdict(trial.result), f"outcome {trial_outcome(trial.result)}")
         + _cell(end.get("steps", len(trial.episode.get("ticks") or ())))
         + _cell(f"{sum(latencies):.2f} s")
     )

@@ -218,6 +218,9 @@ def trial_data(
             "known": final_known,
             "error": (f"{exception.get('exception_type')}: {exception.get('exception_message')}"
                       if exception else ""),
+            # the failure kind, as the table counts it (s1gym.jobs.summary.trial_outcome)
+            "outcome": jobs.trial_outcome(trial.result),
+            "verdict": jobs.trial_verdict(trial.result),
         },
     }
 

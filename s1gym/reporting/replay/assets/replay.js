@@ -156,8 +156,7 @@
     if (i >= tr.ticks.length) {
       const e = tr.end;
       const f = el("div", "final");
-      const verdict = e.error ? "errored" : e.won ? "won" : e.gave_up ? "gave up" : e.lost ? "lost" : e.truncated ? "step limit reached" : "ended";
-      f.appendChild(el("div", null, `Final: ${verdict}`));
+      f.appendChild(el("div", "outcome " + e.outcome, `Final: ${e.verdict}`));
       f.appendChild(el("div", null, `score ${e.score == null ? "-" : e.score.toFixed(3)} · ${e.steps} steps · ${fmtS(e.clock)} of play`));
       if (!e.known) f.appendChild(el("div", "note", "(this file does not record the final state; the last state seen is shown)"));
       if (e.error) f.appendChild(el("div", "err", e.error));
@@ -239,8 +238,7 @@
       P.status.appendChild(el("div", null, mode === "time" ? `clock ${fmtS(clock)}` : done ? "end" : `decision ${tick.t + 1}`));
       if (done) {
         const e = tr.end;
-        const cls = e.won ? "won" : e.lost || e.error ? "lost" : "";
-        P.status.appendChild(el("span", "banner " + cls, e.error ? "errored" : e.won ? "won" : e.lost ? "lost" : e.gave_up ? "gave up" : e.truncated ? "step limit" : "ended"));
+        P.status.appendChild(el("span", "banner " + e.outcome, e.verdict));
       }
     }
     if (mode === "step") {
