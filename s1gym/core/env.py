@@ -208,6 +208,14 @@ class S1Env(Forks, Readouts, gym.Env[str, np.int64]):
         out.update(options)
         return out
 
+    def game_of(self, seed: int) -> str | None:
+        """Which game of the task's finite list ``reset(seed=seed)`` plays under this env's options, as a
+        key (two seeds with one key play the same game), or ``None`` when every seed makes a game of its
+        own. The runner reads it to say when a job's seeds repeat games and to compute the table's
+        interval over distinct games; tasks that play a fixed list of games or texts override it. It never
+        starts a game."""
+        return None
+
     @classmethod
     def summarize_episodes(cls, final_infos: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Task-specific metrics over finished episodes (the runner adds them to its summary)."""

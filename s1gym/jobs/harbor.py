@@ -173,6 +173,8 @@ def trial_files(
         "lost": bool(episode.get("lost", False)),
         "gave_up": bool(episode.get("gave_up", False)),
         "truncated": bool(episode.get("truncated", False)),
+        # the game of a finite list this seed played (S1Env.game_of; None: a game of its own)
+        "game": episode.get("game"),
         "decision_latency_s": [t["latency_s"] for t in ticks],
         "search_time_s": searches,
         # agreement with the task's expert (ticks where it named a move on offer; s1gym.runner.episode.agreement)

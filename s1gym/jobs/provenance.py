@@ -97,4 +97,9 @@ def notice_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     for r in rows:
         for notice in r.get("fitted_on_played") or ():
             lines.append(f"note ({r.get('task', '?')}, {r.get('label', '?')}): {notice}")
+        if r.get("repeated_episodes"):
+            lines.append(f"note ({r.get('task', '?')}, {r.get('label', '?')}): {r['repeated_episodes']} of its "
+                         f"episodes replayed a game already played (the task has a finite list of games): "
+                         f"{r['distinct_games']} distinct games; its score and interval are over the games, each "
+                         f"game's episodes averaged first")
     return lines

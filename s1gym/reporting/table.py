@@ -98,7 +98,7 @@ def rows_for(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 SUMMARY_KEYS = (
     "episodes", "mean_score", "ci95", "wins", "mean_steps", "mean_latency_s", "median_latency_s",
     "mean_search_s", "calls", "input_tokens", "output_tokens", "cost_usd", "errors", "failures", "agreement_at_1",
-    "mean_expert_p",
+    "mean_expert_p", "distinct_games", "repeated_episodes", "games_mean_score", "games_ci95",
 )
 
 
@@ -158,11 +158,14 @@ def policy_text(r: Mapping[str, Any]) -> str:
 
 
 def row_cells(r: Mapping[str, Any]) -> list[str]:
-    lo, hi = r["ci95"]
-    score = "-" if r["mean_score"] is None else f"{r['mean_score']:.3f} [{lo:.3f}, {hi:.3f}]"
+    # seeds that replayed a game of a finite list: the score and its interval are over distinct games
+    by_game = bool(r.get("repeated_episodes"))
+    mean_score, (lo, hi) = (r["games_mean_score"], r["games_ci95"]) if by_game else (r["mean_score"], r["ci95"])
+    score = "-" if mean_score is None else f"{mean_score:.3f} [{lo:.3f}, {hi:.3f}]"
     task = r["task"] + (f" {r['task_setup']}" if r.get("task_setup") else "")
     policy = policy_text(r)
-    episodes = str(r["episodes"]) + (f" (+{r['repeated_seeds']} repeats left out)" if r["repeated_seeds"] else "")
+    episodes = str(r["episodes"]) + (f" ({r['distinct_games']} games)" if by_game else "")
+    episodes += f" (+{r['repeated_seeds']} repeats left out)" if r["repeated_seeds"] else ""
     return [
         task,
         policy,

@@ -107,6 +107,7 @@ def play_episode(env: S1Env, policy: Policy, seed: int, *, frames: bool = False,
         screenshot = None
     try:
         observation, info = env.reset(seed=seed)
+        record["game"] = env.game_of(seed)  # which of a finite list of games this seed played (or None)
         policy.reset()
         clock = _Clock()
         terminated = truncated = False

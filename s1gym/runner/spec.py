@@ -276,6 +276,9 @@ def evaluate(
         frames = False
     spec = dataclasses.replace(spec, frames=bool(frames), agreement=bool(agreement), retries=retries,
                                policy_retries=policy_retries)
+    repeats = repeated_games(env, range(seed, seed + episodes))
+    if repeats:
+        warnings.warn(f"{spec.env_id}: {repeats}", stacklevel=2)
     config = {
         "job_name": job or "",
         "n_attempts": 1,
@@ -327,6 +330,28 @@ def evaluate(
         "errors_by_message": folder.errors(),
     }
     return folder.finish(summary, env_class_or_none(spec.env_id))
+
+
+def repeated_games(env: S1Env, seeds: range) -> str | None:
+    """What a job's seeds repeat, in words (``None`` when every seed plays a game of its own): a task with a
+    finite list of games (:meth:`S1Env.game_of`) plays seed s and seed s + len(list) alike."""
+    first: dict[str, int] = {}
+    again: list[tuple[int, int, str]] = []
+    for s in seeds:
+        game = env.game_of(s)
+        if game is None:
+            continue
+        if game in first:
+            again.append((s, first[game], game))
+        else:
+            first[game] = s
+    if not again:
+        return None
+    s, earlier, game = again[0]
+    return (f"the {len(seeds)} seeds {seeds.start}..{seeds.stop - 1} play {len(seeds) - len(again)} distinct games: "
+            f"{len(again)} seed{'s' if len(again) > 1 else ''} replay{'' if len(again) > 1 else 's'} a game already in this job (seed {s} plays {game}, as seed {earlier} does). "
+            "summary.json and `s1 table` give both counts and the interval over distinct games; for new games, "
+            "choose seeds inside the list or another fold")
 
 
 def _job_spec(

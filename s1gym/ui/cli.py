@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -379,7 +380,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra:  # argparse would report them as the top parser's ("s1: error"); they belong to the command
         parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     try:
-        return COMMANDS[args.command](args)
+        with warnings.catch_warnings():  # a warning is one line for the user, not a source location
+            warnings.showwarning = lambda message, *_, **__: print(f"s1 {args.command}: warning: {message}",
+                                                                   file=sys.stderr)
+            return COMMANDS[args.command](args)
     except JobWriteError as exc:  # before ValueError/OSError: a running job's disk failed, not a usage error
         print(f"s1 {args.command}: {exc}", file=sys.stderr)
         return 1

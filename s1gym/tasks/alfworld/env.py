@@ -215,6 +215,11 @@ class ALFWorldEnv(EngineEnv):
         self._admissible = tuple(state["admissible_commands"])
         self._holding = answer.holding
 
+    def game_of(self, seed: int) -> str:
+        """The game file ``seed`` plays (seed s plays game ``(s * stride) % n``, or the ``game`` option's)."""
+        index = self.game if self.game is not None else (int(seed) * self.stride) % len(self.games)
+        return f"game {index} of {len(self.games)}"
+
     # ------------------------------------------------------------- hooks
     def _choose_game(self, seed: int | None, options: dict[str, Any]) -> str:
         unknown = set(options) - {"game"}

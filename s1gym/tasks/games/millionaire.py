@@ -177,6 +177,10 @@ class MillionaireEnv(S1Env):
         self._outcome = "playing"
         self._winnings = 0
 
+    def game_of(self, seed: int) -> str | None:
+        """With ``ladders=N`` seed s plays ladder ``s mod N``; without it every seed is a ladder of its own."""
+        return None if self.ladders is None else f"ladder {int(seed) % self.ladders} of {self.ladders}"
+
     # ---------------------------------------------------------------- hooks
     def _new_game(self, seed: int | None, options: dict[str, Any]) -> str:
         ladder_id = seed if seed is not None else int(self.np_random.integers(2**31 - 1))

@@ -125,17 +125,29 @@ class ScienceWorldEnv(EngineEnv):
         if options:
             raise ValueError(f"ScienceWorld: reset takes no options, got {sorted(options)}; pass task=, fold= "
                              "and simplifications= to gym.make")
-        if seed is None:
-            seed = int(self.np_random.integers(2**31))
-        seed = int(seed)
+        game = self._game_for(int(self.np_random.integers(2**31)) if seed is None else int(seed))
+        self._game, self._expert_path = game, ()
+        return game
+
+    def _game_for(self, seed: int) -> Game:
         if seed < 0:
             raise ValueError(f"ScienceWorld: seed must be >= 0, got {seed}")
         if self.task is None:
-            game = (TASKS[seed % len(TASKS)], self.fold, seed // len(TASKS), self.simplifications)
-        else:
-            game = (self.task, self.fold, seed, self.simplifications)
-        self._game, self._expert_path = game, ()
-        return game
+            return (TASKS[seed % len(TASKS)], self.fold, seed // len(TASKS), self.simplifications)
+        return (self.task, self.fold, seed, self.simplifications)
+
+    def game_of(self, seed: int) -> str:
+        """The task and variation ``seed`` plays: a task's fold holds a fixed list of variations and the
+        seeds wrap around it (a variation's index is the seed, or the seed // 30 when tasks are drawn)."""
+        game = self._game_for(int(seed))
+        pool = self._pool()
+        with pool.lock:  # an engine of the pool reads the fold's list (a state it held is restored when needed)
+            engine = pool.acquire()
+            try:
+                variation = engine.variation_of(game)
+            finally:
+                pool.release(engine)
+        return f"{game[0]} variation {variation}"
 
     def _on_start(self, raw: dict[str, Any]) -> str:
         self._desc = raw["task"].strip()

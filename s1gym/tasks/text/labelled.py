@@ -133,6 +133,11 @@ class LabelledTextEnv(S1Env):
             "max_steps": "step limit (default: batch)",
         }
 
+    def game_of(self, seed: int) -> str:
+        """The run of texts ``seed`` plays: runs of ``batch`` texts wrap around the fixed order, so seeds whose
+        runs start at the same place play the same texts."""
+        return f"texts from {int(seed) * self.batch % len(self.items)} of {len(self.items)}, {self.batch} a run"
+
     # ---------------------------------------------------------------- hooks
     def _new_game(self, seed: int | None, options: dict[str, Any]) -> str:
         run = seed if seed is not None else int(self.np_random.integers(2**31 - 1))

@@ -219,6 +219,12 @@ class TWXEnv(EngineEnv):
         obs = r["observation"].strip()
         return "" if obs == r["look"].strip() else obs  # "look around" repeats the view already shown
 
+    def game_of(self, seed: int) -> str:
+        """The fold's game ``seed`` plays: a fold holds a fixed list of games and seed s plays game
+        ``s % len(fold)``."""
+        seeds = self._generator().fold_seeds[self.fold]
+        return f"{self.fold} game {int(seed) % len(seeds)} of {len(seeds)}"
+
     # ------------------------------------------------------------ hooks
     def _choose_game(self, seed: int | None, options: dict[str, Any]) -> tuple[int, str]:
         if options:
