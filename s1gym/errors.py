@@ -17,6 +17,7 @@ wrappers is on it)::
     ├── EpisodeError (RuntimeError)               s1gym.runner.episode: a policy broke the contract mid-episode
     ├── JobFolderError (ValueError)               s1gym.jobs.folder: a job folder cannot be used as asked
     ├── JobWriteError (OSError)                   s1gym.jobs.folder: a running job's file cannot be written
+    ├── RemoteJobsError (ValueError)              s1gym.jobs.remote: a folder of jobs at a URL cannot be reached
     ├── DataError (ValueError)                    s1gym.datasets: a data file is missing or malformed
     ├── FamilyError (ValueError)                  s1gym.family: a family's declaration is malformed
     ├── ReplayError (ValueError)                  s1gym.reporting.replay.page: a trial cannot be replayed

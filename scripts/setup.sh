@@ -89,7 +89,7 @@ if ! python -c "import llama_cpp.server, sys; sys.exit(llama_cpp.__version__ != 
     fi
     pip_install "$wheel[server]"
 fi
-pip_install -e ".[local,alfworld,textworld,babyai,scienceworld,ray,rl,web,test,desktop,plot,export,replay,llm,robot]"
+pip_install -e ".[local,alfworld,textworld,babyai,scienceworld,ray,rl,web,test,desktop,plot,export,remote,replay,llm,robot]"
 # the TWX snapshot helper, compiled into s1gym's cache now rather than by the first fork
 python -c "from textworld_express.constants import JAR_PATH; from s1gym.tasks.twx.snapshots import helper_classpath
 assert helper_classpath(JAR_PATH), 'compiling the TWX snapshot helper failed (see the warning above)'" >>"$LOG" 2>&1 \

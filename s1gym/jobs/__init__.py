@@ -48,11 +48,14 @@ from s1gym.jobs.harbor import (
     trial_name,
     trial_reward,
 )
+from s1gym.jobs.remote import Mirror, RemoteJobsError, is_remote
 from s1gym.jobs.summary import OUTCOMES, summarize_trials, trial_outcome, trial_verdict
 
 __all__ = [
     "EPISODE_FORMAT",
+    "Mirror",
     "OUTCOMES",
+    "RemoteJobsError",
     "JobFolder",
     "JobFolderError",
     "JobWriteError",
@@ -63,6 +66,7 @@ __all__ = [
     "find_jobs",
     "frame_path",
     "is_job_dir",
+    "is_remote",
     "iter_job_trials",
     "job_result",
     "load_trials",

@@ -21,6 +21,7 @@ from s1gym.jobs.files import (
 )
 from s1gym.jobs.harbor import eval_key, job_result, new_id, seed_of, trial_name
 from s1gym.jobs.provenance import config_notices
+from s1gym.jobs.remote import Mirror, is_remote
 from s1gym.jobs.summary import summarize_trials
 
 __all__ = [
@@ -62,10 +63,11 @@ def is_job_dir(folder: Path) -> bool:
 
 
 def find_jobs(roots: Iterable[Path | str]) -> list[Path]:
-    """Every s1gym job folder at or under ``roots`` (not descending into jobs), sorted."""
+    """Every s1gym job folder at or under ``roots`` (not descending into jobs), sorted. A root may be an
+    fsspec URL (``s3://bucket/jobs``): its jobs are read from a local mirror (:mod:`s1gym.jobs.remote`)."""
     found: list[Path] = []
     for root in roots:
-        root = Path(root)
+        root = Mirror(str(root)).pull() if is_remote(root) else Path(root)
         if not root.exists():
             raise FileNotFoundError(
                 f"{root}: no such folder; pass a job folder or a folder of jobs (e.g. ./jobs)"
@@ -139,24 +141,37 @@ class JobFolder:
     #: How often a running job rewrites its result.json (it grows with the job).
     RESULT_EVERY_S = 1.0
 
-    def __init__(self, path: Path, config: Mapping[str, Any], job_id: str, started_at: str) -> None:
+    def __init__(self, path: Path, config: Mapping[str, Any], job_id: str, started_at: str,
+                 mirror: Mirror | None = None) -> None:
         self.path = path
         self.config = dict(config)
         self.id = job_id
         self.started_at = started_at
         self.trials: dict[str, dict[str, Any]] = {t["trial_name"]: t for t in load_trials(path)}
         self._last_write = 0.0
+        #: the remote folder of jobs this one lives in (``--out s3://...``): every file written goes up
+        self.mirror = mirror
+
+    @property
+    def location(self) -> str:
+        """Where the job lives: its folder, or its URL for a job at a remote ``--out``."""
+        return self.mirror.url_of(self.path) if self.mirror else str(self.path)
 
     @classmethod
-    def open(cls, out: Path, name: str | None, config: Mapping[str, Any], *, resume: bool) -> JobFolder:
+    def open(cls, out: Path | str, name: str | None, config: Mapping[str, Any], *, resume: bool) -> JobFolder:
         """A new job folder ``out/name`` (default name: the start time), or, with ``resume``, the job of
-        that name or the latest job in ``out`` that ran the same task, options, agent and seeds."""
+        that name or the latest job in ``out`` that ran the same task, options, agent and seeds. ``out`` may
+        be an fsspec URL (``s3://bucket/jobs``): the job runs on a local mirror of it and every file written
+        goes up at once (:mod:`s1gym.jobs.remote`)."""
         if name is not None:
             check_job_name(name)
+        mirror = Mirror(str(out), private=True) if is_remote(out) else None
+        jobs_dir = str(out)
+        out = mirror.pull() if mirror else Path(out)
         found = _resumable(out, name, config) if resume else None
         _check_out_dir(out)
         path = found or (out / name if name else _fresh_job_path(out))
-        config = {**config, "job_name": path.name, "jobs_dir": str(out)}
+        config = {**config, "job_name": path.name, "jobs_dir": jobs_dir}
         if _unborn(path):  # a run killed while writing the job's first file left only its temp file
             remove_stale_temp_files(path)
         empty = path.is_dir() and not any(path.iterdir())  # nothing recorded: the job starts from its first trial
@@ -178,9 +193,15 @@ class JobFolder:
                 atomic_write_json(path / "config.json", config)
         except OSError as exc:
             raise JobFolderError(_unwritable(path, exc)) from exc
-        folder = cls(path, config, previous.get("id") or new_id(), previous.get("started_at") or now_iso())
+        folder = cls(path, config, previous.get("id") or new_id(), previous.get("started_at") or now_iso(), mirror)
+        folder.push(path / "config.json")
         folder.write_result(None)  # counts from the trials on disk (a killed run may have left more)
         return folder
+
+    def push(self, path: Path) -> None:
+        """Upload a file or folder of this job to its remote ``--out`` (nothing for a local job)."""
+        if self.mirror is not None:
+            self.mirror.push(path)
 
     def pending(self, seeds: Iterable[int], env_id: str, retry_errors: bool = False) -> list[int]:
         """The seeds without a finished trial (``retry_errors``: errored trials count as not finished)."""
@@ -206,6 +227,7 @@ class JobFolder:
             atomic_write_json(trial_dir / "result.json", files["result"])
         except OSError as exc:
             raise JobWriteError(self.path, trial_dir.name, exc) from exc
+        self.push(trial_dir)
         self.trials[files["name"]] = dict(files["result"])
         try:
             self.write_result(None, every_s=self.RESULT_EVERY_S)
@@ -230,15 +252,22 @@ class JobFolder:
                 key=eval_key(str(agent.get("name", "?")), str(task.get("name", "?"))),
             ),
         )
+        self.push(self.path / "result.json")
 
     def finish(self, summary: Mapping[str, Any], env_cls: type | None) -> dict[str, Any]:
         """Write the final result.json and summary.json; returns the summary (scrubbed)."""
         self.write_result(now_iso())
-        full = {**summary, "job_name": self.path.name, "job_dir": str(self.path),
+        full = {**summary, "job_name": self.path.name, "job_dir": self.location,
                 **summarize_trials(list(self.trials.values()), env_cls),
                 "fitted_on_played": config_notices(self.config, env_cls)}
         atomic_write_json(self.path / "summary.json", full)
+        self.push(self.path / "summary.json")
         return scrub(full)
+
+    def close(self) -> None:
+        """Done with the folder: a remote job's own mirror goes (everything in it was pushed)."""
+        if self.mirror is not None:
+            self.mirror.discard()
 
     def errors(self) -> dict[str, list[str]]:
         """Distinct error messages of the errored trials -> the trials that raised them."""

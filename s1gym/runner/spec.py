@@ -296,8 +296,8 @@ def evaluate(
     connected = False
     try:
         connected = bool(ray) and connect_ray(ray if isinstance(ray, str) else None)  # before any folder
-        folder = jobs.JobFolder.open(Path(out), job, config, resume=resume)
-    except (jobs.JobFolderError, RunError) as exc:
+        folder = jobs.JobFolder.open(out if jobs.is_remote(out) else Path(out), job, config, resume=resume)
+    except (jobs.JobFolderError, jobs.RemoteJobsError, RunError) as exc:
         env.close()
         if connected:
             disconnect_ray()
@@ -315,21 +315,23 @@ def evaluate(
                 line = joblog.note_trial(files["result"])
                 if line and report is not None:
                     report(line)
+        folder.push(folder.path / joblog.LOG_NAME)
+        summary = {
+            "task": spec.env_id,
+            "options": dict(spec.options),
+            "resolved_options": dict(spec.resolved_options),
+            "policy": spec.agent.policy,
+            "wrappers": spec.agent.wrapper_kinds,
+            "agent": spec.agent.as_dict(),
+            "label": spec.label,
+            "seeds": jobs.seed_record(seed, episodes),
+            "errors_by_message": folder.errors(),
+        }
+        return folder.finish(summary, env_class_or_none(spec.env_id))
     finally:
         if connected:
             disconnect_ray()
-    summary = {
-        "task": spec.env_id,
-        "options": dict(spec.options),
-        "resolved_options": dict(spec.resolved_options),
-        "policy": spec.agent.policy,
-        "wrappers": spec.agent.wrapper_kinds,
-        "agent": spec.agent.as_dict(),
-        "label": spec.label,
-        "seeds": jobs.seed_record(seed, episodes),
-        "errors_by_message": folder.errors(),
-    }
-    return folder.finish(summary, env_class_or_none(spec.env_id))
+        folder.close()
 
 
 def repeated_games(env: S1Env, seeds: range) -> str | None:

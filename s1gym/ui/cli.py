@@ -151,7 +151,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     run.add_argument(
         "--ray-workers", type=int, default=None, help="concurrent Ray actors (default: cluster CPUs)"
     )
-    run.add_argument("--out", default="jobs", help="jobs folder (default ./jobs)")
+    run.add_argument("--out", default="jobs", help="jobs folder (default ./jobs), or an fsspec URL such as "
+                     "s3://bucket/jobs (the remote extra; docs/cluster.md)")
     run.add_argument("--job", help="job name (default: the start time)")
     run.add_argument(
         "--resume", action="store_true", help="continue a job: skip finished trials, rerun the rest"

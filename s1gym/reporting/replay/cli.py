@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         "max_ticks": _positive("max-ticks", args.max_ticks),
         "frame_width": _positive("frame-width", args.frame_width),
     }
-    paths = [Path(p) for p in args.paths]
+    # a trial or job at a URL (s3://bucket/jobs/<job>) is replayed from a local mirror of it
+    paths = [jobs.Mirror(p).pull() if jobs.is_remote(p) else Path(p) for p in args.paths]
     kinds = {_kind(p) for p in paths}
     if not args.gif:
         return _pages(args, paths, kinds, out, page_options, None)
