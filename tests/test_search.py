@@ -126,11 +126,39 @@ def test_a_partial_plan_that_raises_the_score_is_followed_then_search_resumes():
     assert third.info["stop_reason"] == "won" and not third.info["diverged"]
     assert third.info["policy_calls"] == 1
 
-    # commit_partial=False: each decision searches again
+    # commit_partial=False: each decision searches again (reuse=0: from scratch)
     inner = TablePolicy({"up": 3.0, "aside": 1.0})
-    policy = Search(inner, budget=2, commit_partial=False)
+    policy = Search(inner, budget=2, commit_partial=False, reuse=0)
     env = make(stairs, scores=STAIRS_SCORES)
     env.step(policy.decide(env.situation()).action)
+    assert policy.decide(env.situation()).info["policy_calls"] == 2
+
+
+def test_tree_reuse_takes_the_subtree_answers_without_calls_and_decides_the_same():
+    """After a move is played, the next search gets the answers of the nodes below it from the last
+    search: the same decisions as a search from scratch, with fewer calls (issue 55)."""
+    games = {}
+    for reuse in (0, 4096):
+        inner = TablePolicy({"up": 3.0, "aside": 1.0})
+        policy = Search(inner, budget=2, commit_partial=False, reuse=reuse)
+        env = make(stairs, scores=STAIRS_SCORES)
+        infos = []
+        while env.candidates and not env.won:
+            d = policy.decide(env.situation())
+            infos.append((env.candidates[d.action], d.info["policy_calls"], d.info["reused"]))
+            env.step(d.action)
+        games[reuse] = (infos, inner.calls, [s.history for s in inner.asked])
+    (plain, plain_calls, plain_asked), (reused, reused_calls, reused_asked) = games[0], games[4096]
+    assert [m for m, _, _ in plain] == [m for m, _, _ in reused] == ["up", "up", "up", "up"]
+    assert [(c, r) for _, c, r in plain] == [(2, 0), (2, 0), (1, 0), (0, 0)]  # the last follows the win
+    # the second search's root is the first search's child "up": its answer is reused (one call less);
+    # the third's root ("up", "up") was asked in the second search
+    assert [(c, r) for _, c, r in reused] == [(2, 0), (1, 1), (0, 1), (0, 0)]
+    assert (plain_calls, reused_calls) == (5, 3)
+    assert len(set(reused_asked)) == len(reused_asked)  # no situation is asked twice
+    # reset() forgets: a new episode asks again
+    policy.reset()
+    env = make(stairs, scores=STAIRS_SCORES)
     assert policy.decide(env.situation()).info["policy_calls"] == 2
 
 
@@ -148,7 +176,7 @@ def test_until_gain_stops_at_the_first_higher_score_and_climbs_from_there():
 
 def test_episode_budget_caps_all_searches_of_an_episode_then_gives_up():
     inner = TablePolicy()
-    policy = Search(inner, budget=2, episode_budget=5, doubling=False)
+    policy = Search(inner, budget=2, episode_budget=5, doubling=False, reuse=0)  # every search from scratch
     decisions = play(make(wide_tree(3)), policy)
     assert [d.info["policy_calls"] for d in decisions] == [2, 2, 1, 0]
     assert decisions[-1].give_up and decisions[-1].info["stop_reason"] == "episode_budget"
@@ -188,7 +216,9 @@ def test_search_cap_keeps_one_search_from_spending_the_episodes_calls():
     inner = TablePolicy()
     capped = Search(inner, budget=2, episode_budget=20, search_cap=4)
     decisions = play(make(wide_tree(3)), capped, max_moves=3)
-    assert [d.info["policy_calls"] for d in decisions] == [4, 4, 4]  # 2 -> 4, then a move; not 2 -> 4 -> 8 -> 16
+    # 2 -> 4 answers a search, then a move; not 2 -> 4 -> 8 -> 16 (the later searches reuse one answer each)
+    assert [d.info["policy_calls"] + d.info["reused"] for d in decisions] == [4, 4, 4]
+    assert [d.info["reused"] for d in decisions] == [0, 1, 1]
     assert [d.info["doublings"] for d in decisions] == [1, 1, 1]
     with pytest.raises(ValueError, match="search_cap"):
         Search(inner, search_cap=0)
@@ -226,7 +256,8 @@ def test_a_partial_plan_without_progress_is_not_followed():
     policy = Search(inner, budget=3)
     env = make(wide_tree(3))
     env.step(policy.decide(env.situation()).action)
-    assert policy.decide(env.situation()).info["policy_calls"] == 3
+    again = policy.decide(env.situation()).info  # a new search: its root's answer is reused, two calls
+    assert again["stop_reason"] != "following_plan" and (again["policy_calls"], again["reused"]) == (2, 1)
 
 
 def test_winning_plan_is_followed_without_calls_and_search_resumes_on_divergence():

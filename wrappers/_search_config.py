@@ -4,8 +4,8 @@ Three groups, each a frozen dataclass, plus two settings of how a search runs:
 
 - :class:`SearchLimits`: what one search and the whole episode may spend, and when a search stops early;
 - :class:`SearchGuidance`: the order nodes are expanded in (priority formula, trust in the policy, ``h``);
-- :class:`SearchTies`: how nodes the policy is indifferent between are ordered (novelty), and how much of
-  what a search found is committed to (partial plans, the first gain);
+- :class:`SearchTies`: how nodes the policy is indifferent between are ordered (novelty), how much of
+  what a search found is committed to (partial plans, the first gain), and what the next search reuses;
 - ``batch_size`` and ``trace`` (on :class:`SearchConfig` itself).
 
 Users, ``wrap`` and job configs pass the options flat (``Search(p, budget=100, heuristic="progress")``,
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from s1gym.checks import fraction, non_negative_float, positive_float, positive_int
+from s1gym.checks import fraction, non_negative_float, non_negative_int, positive_float, positive_int
 from s1gym.core import Situation
 
 __all__ = [
@@ -151,9 +151,17 @@ class SearchTies:
     """Stop each search at the first state whose score beats the current one and commit to it
     (enforced hill-climbing, Hoffmann & Nebel 2001). Off by default: on a task whose score can rise
     into a dead end, committing to the first gain is a gamble a search for the win does not take."""
+    reuse: int = 4096
+    """Tree reuse: the inner policy's answers an episode's searches keep for the next ones (at most this
+    many, least recently used out), keyed by the state, the moves and feedback that reached it and the
+    notes. After a move is played, every node of the last search under it is reached again by the same
+    history, so the next search gets its answers without a call; the rest is evicted as it ages. A
+    reused answer counts in ``budget`` like a call (the search expands what it expanded before) but not
+    in the calls spent (``policy_calls``, ``episode_budget``, the usage). 0 turns it off."""
 
     def __post_init__(self) -> None:
         non_negative_float("novelty", self.novelty)
+        non_negative_int("reuse (inner-policy answers kept between searches)", self.reuse)
 
 
 #: group field of :class:`SearchConfig` -> its class
@@ -164,7 +172,7 @@ _GROUP_OF: dict[str, str] = {f.name: group for group, cls in _GROUPS.items() for
 OPTION_NAMES: tuple[str, ...] = (
     "budget", "priority", "epsilon", "h_scale", "heuristic", "max_expansions", "max_seconds", "batch_size",
     "trace", "commit_partial", "until_gain", "episode_budget", "fallback", "search_cap", "novelty",
-    "gain_patience", "doubling",
+    "gain_patience", "doubling", "reuse",
 )
 assert set(OPTION_NAMES) == {*_GROUP_OF, "batch_size", "trace"}, "OPTION_NAMES must list every option once"
 

@@ -63,6 +63,7 @@ class Plan:
             "plan_step": self.pos,
             "expansions": 0,
             "policy_calls": 0,
+            "reused": 0,
             "solved": self.solves,
             "partial": not self.solves,
         }

@@ -20,21 +20,35 @@ import numpy as np
 
 from s1gym import registration
 from s1gym.core import Decision, S1Env, Situation, Usage
+from s1gym.core.lru import LRU
 
-from ._base import normalised
+from ._base import normalised, situation_key
 from ._search_config import AUTO, PROGRESS, SearchConfig
 from ._search_nodes import Node, Plan, log_priority, one_hot
 
-__all__ = ["Ask", "Fork", "SearchRun"]
+__all__ = ["Answers", "Ask", "Fork", "SearchRun", "answer_key"]
 
 #: Forks the env behind a situation (an independent env in its state).
 Fork = Callable[[Situation], S1Env]
 #: Asks the inner policy about situations: one decision each, in order.
 Ask = Callable[[Sequence[Situation]], list[Decision]]
+#: The inner policy's answers kept between an episode's searches (tree reuse), by :func:`answer_key`.
+Answers = LRU[tuple[Any, ...], Decision]
+
+
+def answer_key(situation: Situation) -> tuple[Any, ...]:
+    """What an answer is reused for: the same state reached by the same moves and feedback, with the same
+    notes (so a policy that reads the history gets exactly the answer it gave)."""
+    return situation_key(situation), situation.history, situation.notes
+
+
 @dataclass
 class _Stats:
     expansions: int = 0
+    #: inner-policy calls made (reused answers are not calls)
     policy_calls: int = 0
+    #: answers taken from an earlier search of the episode (tree reuse) instead of a call
+    reused: int = 0
     generated: int = 0
     duplicates: int = 0
     losing_pruned: int = 0
@@ -67,13 +81,16 @@ class SearchRun:
         key: str,
         budget: int,
         cap: int | None = None,
+        answers: Answers | None = None,
     ) -> None:
         """A search from ``situation`` (whose state key is ``key``) with ``budget`` inner calls, which may
         double up to ``cap`` (``config.doubling``); ``fork`` and ``ask`` are the only ways it reaches the
-        env and the inner policy."""
+        env and the inner policy; ``answers`` are the answers of the episode's earlier searches, which it
+        reuses and adds to (``config.reuse``)."""
         self.config = config
         self.fork = fork
         self.ask_inner = ask
+        self.answers = answers
         self.situation = situation
         self.notes = situation.notes
         self.budget = budget
@@ -146,7 +163,7 @@ class SearchRun:
         limits = self.config.limits
         patience = limits.gain_patience
         if patience is not None and self.gain_at is not None:
-            if self.stats.policy_calls >= self.gain_at + max(1, math.ceil(patience * self.gain_at)):
+            if self.asks >= self.gain_at + max(1, math.ceil(patience * self.gain_at)):
                 return "gain_patience"
         if limits.max_expansions is not None and self.stats.expansions >= limits.max_expansions:
             return "max_expansions"
@@ -170,7 +187,7 @@ class SearchRun:
         if best is None or (node.score, -node.h, -node.g, node.log_pi) > (best.score, -best.h, -best.g, best.log_pi):
             self.best = node
             if node.score > self.situation.score and self.gain_at is None:
-                self.gain_at = self.stats.policy_calls
+                self.gain_at = self.asks
 
     def pop_batch(self) -> list[Node]:
         """Up to ``batch_size`` nodes in priority order (skipping entries reached more cheaply since)."""
@@ -255,20 +272,18 @@ class SearchRun:
 
         False when the budget did not cover every node (or the inner policy gave up at the root).
         """
-        room = self.budget - self.stats.policy_calls
+        room = self.budget - self.asks
         asked = pending[:room]
         self.unasked = pending[len(asked):]
         if asked:
             situations = [node.env.situation(self.notes) for node, _ in asked]
-            decisions = self.ask_inner(situations)
-            self.stats.policy_calls += len(asked)
+            decisions = self.answer(situations)
             for (node, kids), sit, d in zip(asked, situations, decisions, strict=True):
-                self.usages.append(d.usage)
                 if node is self.root and d.give_up:
                     self.inner_gave_up = True
                     return False
                 p = self._on_survivors(sit, d, kids)
-                if p.sum() == 0 and sit.texts[d.action] in node.noops and self.stats.policy_calls < self.budget:
+                if p.sum() == 0 and sit.texts[d.action] in node.noops and self.asks < self.budget:
                     p = self._reask_after_noop(node, sit.texts[d.action], kids)
                 node.noops = set()
                 epsilon = self.config.guidance.epsilon
@@ -288,12 +303,36 @@ class SearchRun:
         after = node.env.fork()
         after.step_move(noop)
         sit = after.situation(self.notes)
-        d = self.ask_inner([sit])[0]
+        d = self.answer([sit])[0]
         after.close()
-        self.stats.policy_calls += 1
         self.stats.noop_reasks += 1
-        self.usages.append(d.usage)
         return self._on_survivors(sit, d, kids)
+
+    @property
+    def asks(self) -> int:
+        """Answers this search has used, called for or reused: what ``budget`` limits."""
+        return self.stats.policy_calls + self.stats.reused
+
+    def answer(self, situations: Sequence[Situation]) -> list[Decision]:
+        """The inner policy's decisions on ``situations``: reused from an earlier search of the episode
+        where one answered the same situation (no call), else asked for in one ``decide_many``."""
+        keys = [answer_key(s) for s in situations] if self.answers is not None else [None] * len(situations)
+        found = [self.answers.get(k) if self.answers is not None else None for k in keys]
+        missing = [i for i, d in enumerate(found) if d is None]
+        fresh = iter(self.ask_inner([situations[i] for i in missing]) if missing else ())
+        self.stats.policy_calls += len(missing)
+        self.stats.reused += len(situations) - len(missing)
+        out = []
+        for key, d in zip(keys, found, strict=True):
+            if d is None:
+                d = next(fresh)
+                self.usages.append(d.usage)
+                if self.answers is not None:
+                    self.answers.put(key, d)
+            else:
+                d = dataclasses.replace(d, usage=Usage())
+            out.append(d)
+        return out
 
     @staticmethod
     def _on_survivors(sit: Situation, d: Decision, kids: list[Node]) -> np.ndarray:

@@ -58,7 +58,15 @@ costs a call.
 
 Options: :class:`SearchConfig` (in ``_search_config.py``), in three groups: what a search may
 spend (``budget``, ``episode_budget``, ``gain_patience``...), what guides it (``priority``,
-``epsilon``, ``heuristic``...), and ties and reuse (``novelty``, ``commit_partial``, ``until_gain``).
+``epsilon``, ``heuristic``...), and ties and reuse (``novelty``, ``commit_partial``, ``until_gain``,
+``reuse``).
+
+Tree reuse: the inner policy's answers are kept between the searches of an episode, keyed by the state
+and the history that reached it (``reuse`` of them, least recently used out). After a move is played the
+next search starts below it, where every node the last search asked about is reached again by the same
+history: it gets those answers without a call, and the forks it steps again cost about a step each. A
+reused answer counts in the search's ``budget`` (so it expands what a search without reuse would) but not
+in the calls spent: ``info["reused"]`` counts them, ``info["policy_calls"]`` the calls.
 A winning plan, or a partial one that raised the score, is followed by later ``decide`` calls with
 no policy calls while the real situation's state key matches the plan's; on divergence it searches
 again (``info["diverged"]``). ``reset()`` forgets the plan and the episode's call count.
@@ -87,7 +95,7 @@ from ._search_config import (
     SearchTies,
 )
 from ._search_nodes import Plan, log_priority
-from ._search_run import SearchRun
+from ._search_run import Answers, SearchRun
 
 __all__ = [
     "AUTO",
@@ -132,6 +140,8 @@ class Search(Wrapper):
         #: Inner-policy calls spent in this episode (``reset()`` zeroes it).
         self.episode_calls = 0
         self._plan: Plan | None = None
+        #: the inner policy's answers kept between this episode's searches (``reuse``; ``reset()`` clears it)
+        self._answers = Answers(self.config.ties.reuse) if self.config.ties.reuse else None
 
     @classmethod
     def option_names(cls) -> tuple[str, ...]:
@@ -147,6 +157,8 @@ class Search(Wrapper):
     def reset(self) -> None:
         self._plan = None
         self.episode_calls = 0
+        if self._answers is not None:
+            self._answers.clear()
         super().reset()
 
     # ------------------------------------------------------------- decide
@@ -172,7 +184,7 @@ class Search(Wrapper):
             cap = limits.episode_budget - self.episode_calls
             if limits.search_cap is not None:
                 cap = min(cap, max(budget, limits.search_cap))
-        run = SearchRun(self.config, self.fork, self.inner_many, situation, key, budget, cap)
+        run = SearchRun(self.config, self.fork, self.inner_many, situation, key, budget, cap, self._answers)
         try:
             decision, plan = run.result(run.run(), diverged)
             decision = dataclasses.replace(decision, planning_s=decision.info["elapsed_s"])
@@ -189,7 +201,7 @@ class Search(Wrapper):
             d = self.policy.decide(situation)
             self.episode_calls += d.usage.calls
             info = {**d.info, "fallback": GREEDY, "stop_reason": "episode_budget", "solved": False,
-                    "partial": True, "plan": [], "plan_length": 0, "expansions": 0, "policy_calls": 1}
+                    "partial": True, "plan": [], "plan_length": 0, "expansions": 0, "policy_calls": 1, "reused": 0}
             return dataclasses.replace(d, info=info)
         n = len(situation.candidates)
         info = {
@@ -200,6 +212,7 @@ class Search(Wrapper):
             "plan_length": 0,
             "expansions": 0,
             "policy_calls": 0,
+            "reused": 0,
             "note": f"the episode's {self.config.limits.episode_budget} inner-policy calls are spent without a winning plan",
         }
         return Decision(np.full(n, 1.0 / n), 0, Usage(), info, give_up=True)

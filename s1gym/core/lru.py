@@ -30,6 +30,15 @@ class LRU(Generic[K, V]):
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled with its entries, without its lock (a policy holding one goes to worker processes)."""
+        with self._lock:
+            return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def __len__(self) -> int:
         return len(self._items)
 
