@@ -19,7 +19,7 @@ from s1gym.jobs.files import (
     remove_stale_temp_files,
     scrub,
 )
-from s1gym.jobs.harbor import eval_key, job_result, new_id, seed_of, trial_name
+from s1gym.jobs.harbor import eval_key, job_result, new_id, seed_of, trial_metadata, trial_name
 from s1gym.jobs.provenance import config_notices
 from s1gym.jobs.remote import Mirror, is_remote
 from s1gym.jobs.summary import summarize_trials
@@ -107,6 +107,23 @@ def iter_job_trials(job_dirs: Iterable[Path]) -> Iterator[tuple[dict[str, Any], 
         yield read_json(job_dir / "config.json"), load_trials(job_dir)
 
 
+def trial_digest(result: Mapping[str, Any]) -> dict[str, Any]:
+    """What a running job keeps in memory of a finished trial: its name, seed, reward, usage, calls and
+    error, which its result.json, ``pending``, ``errors`` and the progress bar read -- not its per-decision
+    lists (latencies, search times) or final info, so the driver of a long job stays the same size; the
+    summary reads the trials' files (:func:`load_trials`)."""
+    usage = result.get("agent_result") or {}
+    error = result.get("exception_info")
+    return {
+        "trial_name": result["trial_name"],
+        "config": {"task": {"seed": seed_of(result)}},
+        "verifier_result": result.get("verifier_result"),
+        "exception_info": {k: error.get(k) for k in ("exception_type", "exception_message", "kind")} if error else None,
+        "agent_result": {**{k: usage.get(k) for k in ("n_input_tokens", "n_output_tokens", "cost_usd")},
+                         "metadata": {"n_calls": trial_metadata(result).get("n_calls")}},
+    }
+
+
 class JobFolderError(S1GymError, ValueError):
     """A job folder cannot be used as asked (exists, is a file, ran something else); the message says how."""
 
@@ -147,7 +164,8 @@ class JobFolder:
         self.config = dict(config)
         self.id = job_id
         self.started_at = started_at
-        self.trials: dict[str, dict[str, Any]] = {t["trial_name"]: t for t in load_trials(path)}
+        #: the finished trials by name, as :func:`trial_digest` keeps them
+        self.trials: dict[str, dict[str, Any]] = {t["trial_name"]: trial_digest(t) for t in load_trials(path)}
         self._last_write = 0.0
         #: the remote folder of jobs this one lives in (``--out s3://...``): every file written goes up
         self.mirror = mirror
@@ -228,7 +246,7 @@ class JobFolder:
         except OSError as exc:
             raise JobWriteError(self.path, trial_dir.name, exc) from exc
         self.push(trial_dir)
-        self.trials[files["name"]] = dict(files["result"])
+        self.trials[files["name"]] = trial_digest(files["result"])
         try:
             self.write_result(None, every_s=self.RESULT_EVERY_S)
         except OSError as exc:
@@ -258,7 +276,7 @@ class JobFolder:
         """Write the final result.json and summary.json; returns the summary (scrubbed)."""
         self.write_result(now_iso())
         full = {**summary, "job_name": self.path.name, "job_dir": self.location,
-                **summarize_trials(list(self.trials.values()), env_cls),
+                **summarize_trials(load_trials(self.path), env_cls),
                 "fitted_on_played": config_notices(self.config, env_cls)}
         atomic_write_json(self.path / "summary.json", full)
         self.push(self.path / "summary.json")
