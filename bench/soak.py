@@ -10,7 +10,7 @@ is left. Per process, after the warm-up (the first ``--warmup`` share of the job
 - **descriptors**: the open file descriptors at the end against just after the warm-up (goal: flat);
 - **leftovers**: processes of the job still alive 10 s after ``s1`` exited (goal: none).
 
-    python bench/soak.py                                   # every family, 400 episodes each, 2 workers
+    python bench/soak.py                                   # every family, its default episodes, 2 workers
     python bench/soak.py --families twx --episodes 2400    # the CookingWorld soak
     python bench/soak.py --json docs/data/soak.jsonl       # one JSON line per family
 
@@ -41,6 +41,8 @@ JOBS: dict[str, list[str]] = {
     "web": ["MiniWoB", "--option", "task=click-button", "--policy", "rule"],
     "robot": ["PickPlace", "--policy", "rule"],
 }
+#: family -> its default episodes: a few minutes of play each on this machine, thousands where episodes are short
+EPISODES = {"twx": 2400, "alfworld": 600, "blackjack": 20000, "2048": 300, "web": 600, "robot": 150}
 FIRST_SEED = 90000
 ENGINES = ("java", "chromium", "chrome", "Xvfb", "headless_shell")
 
@@ -182,7 +184,7 @@ def soak(family: str, episodes: int, workers: int, every: float, warmup: float, 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--families", default=",".join(JOBS), help=f"comma-separated, from {','.join(JOBS)}")
-    ap.add_argument("--episodes", type=int, default=400, help="episodes a family (default 400)")
+    ap.add_argument("--episodes", type=int, help=f"episodes a family (default: {EPISODES})")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--every", type=float, default=1.0, help="seconds between samples")
     ap.add_argument("--warmup", type=float, default=0.25, help="share of the samples left out as warm-up")
@@ -194,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown families {unknown}; choose from {', '.join(JOBS)}")
     with tempfile.TemporaryDirectory(prefix="s1-soak-") as tmp:
         for family in families:
-            r = soak(family, args.episodes, args.workers, args.every, args.warmup, Path(tmp))
+            r = soak(family, args.episodes or EPISODES[family], args.workers, args.every, args.warmup, Path(tmp))
             if args.json:
                 with open(args.json, "a") as f:
                     f.write(json.dumps(r) + "\n")

@@ -36,6 +36,7 @@ from s1gym.jobs.folder import (
     is_job_dir,
     iter_job_trials,
     load_trials,
+    summary_digest,
 )
 from s1gym.jobs.harbor import (
     eval_key,
@@ -70,6 +71,7 @@ __all__ = [
     "iter_job_trials",
     "job_result",
     "load_trials",
+    "summary_digest",
     "read_episode",
     "seed_of",
     "seed_record",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from s1gym.jobs.summary import summarize_trials
 
 __all__ = [
     "JobFolder", "JobFolderError", "JobWriteError", "check_job_name", "find_jobs", "is_job_dir", "iter_job_trials",
-    "load_trials",
+    "load_trials", "summary_digest", "trial_digest",
 ]
 
 
@@ -89,8 +89,11 @@ def find_jobs(roots: Iterable[Path | str]) -> list[Path]:
     return sorted(set(found))
 
 
-def load_trials(job_dir: Path) -> list[dict[str, Any]]:
-    """The finished trials of a job (their ``result.json``), sorted by seed."""
+def load_trials(job_dir: Path, digest: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+                ) -> list[dict[str, Any]]:
+    """The finished trials of a job (their ``result.json``), sorted by seed; ``digest`` (e.g.
+    :func:`summary_digest`) keeps part of each as it is read, so a job of many trials is summarised in
+    little memory."""
     trials = []
     for result in job_dir.glob("*/result.json"):
         try:
@@ -98,20 +101,21 @@ def load_trials(job_dir: Path) -> list[dict[str, Any]]:
         except (OSError, json.JSONDecodeError):
             continue  # cannot happen with atomic writes; a hand-edited file is skipped, not fatal
         if isinstance(data, dict) and "trial_name" in data:
-            trials.append(data)
+            trials.append(digest(data) if digest else data)
     return sorted(trials, key=lambda t: (seed_of(t), t["trial_name"]))
 
 
-def iter_job_trials(job_dirs: Iterable[Path]) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+def iter_job_trials(job_dirs: Iterable[Path], digest: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+                    ) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
     for job_dir in job_dirs:
-        yield read_json(job_dir / "config.json"), load_trials(job_dir)
+        yield read_json(job_dir / "config.json"), load_trials(job_dir, digest)
 
 
 def trial_digest(result: Mapping[str, Any]) -> dict[str, Any]:
     """What a running job keeps in memory of a finished trial: its name, seed, reward, usage, calls and
     error, which its result.json, ``pending``, ``errors`` and the progress bar read -- not its per-decision
     lists (latencies, search times) or final info, so the driver of a long job stays the same size; the
-    summary reads the trials' files (:func:`load_trials`)."""
+    summary reads the trials' files (:func:`load_trials` with :func:`summary_digest`)."""
     usage = result.get("agent_result") or {}
     error = result.get("exception_info")
     return {
@@ -122,6 +126,17 @@ def trial_digest(result: Mapping[str, Any]) -> dict[str, Any]:
         "agent_result": {**{k: usage.get(k) for k in ("n_input_tokens", "n_output_tokens", "cost_usd")},
                          "metadata": {"n_calls": trial_metadata(result).get("n_calls")}},
     }
+
+
+def summary_digest(result: Mapping[str, Any]) -> dict[str, Any]:
+    """What a summary or a table row reads of a trial (:func:`s1gym.jobs.summary.summarize_trials`): the
+    :func:`trial_digest`, the whole ``metadata``, the kinds of its earlier attempts and when it finished --
+    not its config, agent description or tracebacks (most of a result.json, the same in every trial)."""
+    out = trial_digest(result)
+    out["agent_result"]["metadata"] = dict(trial_metadata(result))
+    out["retries"] = [{"kind": a.get("kind")} for a in result.get("retries") or ()]
+    out["finished_at"] = result.get("finished_at")
+    return out
 
 
 class JobFolderError(S1GymError, ValueError):
@@ -276,7 +291,7 @@ class JobFolder:
         """Write the final result.json and summary.json; returns the summary (scrubbed)."""
         self.write_result(now_iso())
         full = {**summary, "job_name": self.path.name, "job_dir": self.location,
-                **summarize_trials(load_trials(self.path), env_cls),
+                **summarize_trials(load_trials(self.path, summary_digest), env_cls),
                 "fitted_on_played": config_notices(self.config, env_cls)}
         atomic_write_json(self.path / "summary.json", full)
         self.push(self.path / "summary.json")

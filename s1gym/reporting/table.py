@@ -49,7 +49,7 @@ def setup_groups(dirs: Sequence[str | Path]) -> list[dict[str, Any]]:
     ``by_seed`` (seed -> the trial's result.json). ``rows_for`` of this list gives the rows in the
     same order, so row i summarizes ``by_seed`` of group i (``s1gym.reporting.plots`` draws the trials)."""
     groups: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for config, trials in jobs.iter_job_trials(jobs.find_jobs(dirs)):
+    for config, trials in jobs.iter_job_trials(jobs.find_jobs(dirs), jobs.summary_digest):
         env_id, options, agent = _setup_of(config)
         key = (env_id, json.dumps(options, sort_keys=True, default=repr), agent.key())
         group = groups.setdefault(key, {"env_id": env_id, "options": options, "agent": agent, "by_seed": {}, "repeats": 0})
