@@ -206,3 +206,66 @@ def test_the_registry_finds_the_fitted_model_and_it_plays(games):
     env.reset(seed=2)
     decision = Local().decide(env.situation())
     assert len(decision.probabilities) == len(env.candidates)
+
+
+def test_maskable_ppo_trains_on_textworld_and_only_ever_plays_legal_moves(games):
+    """A MaskablePPO smoke on s1/TextWorld-v0 (coin collector, train seed 3, the text hashed): 128 PPO steps
+    run, and every action taken, in training and in play, is one the mask allowed (an illegal one would
+    raise here)."""
+    import numpy as np
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from s1gym.rl import EncodeText, HashedBagOfWords, play_episodes
+
+    class OneGameLegalOnly(gym.Wrapper):
+        """Every reset without a seed plays seed 3 (a cached game); every step checks the mask."""
+
+        def __init__(self, env: gym.Env) -> None:
+            super().__init__(env)
+            self.steps = 0
+
+        def action_masks(self) -> np.ndarray:
+            return self.env.get_wrapper_attr("action_masks")()
+
+        def reset(self, *, seed=None, options=None):  # type: ignore[no-untyped-def]
+            return self.env.reset(seed=3 if seed is None else seed, options=options)
+
+        def step(self, action):  # type: ignore[no-untyped-def]
+            assert self.action_masks()[int(action)] == 1, (int(action), self.action_masks())
+            self.steps += 1
+            return self.env.step(action)
+
+    torch.set_num_threads(1)
+    env = OneGameLegalOnly(EncodeText(make(max_steps=16), HashedBagOfWords(dim=256)))
+    model = MaskablePPO("MlpPolicy", env, seed=0, n_steps=64, batch_size=32, n_epochs=2).learn(128)
+    assert env.steps >= 128
+    finals = play_episodes(env, model, [3])
+    assert len(finals) == 1 and finals[0]["challenge"] == "tw-coin_collector" and finals[0]["steps"] <= 16
+
+
+def test_the_model_reads_whether_the_meal_is_ready_and_whether_a_move_changes_nothing(games):
+    """tw-cooking (train seed 1): ``prepare meal`` reads ``prepare|missing`` until the inventory holds every
+    ingredient cut and cooked as the recipe says, then ``prepare|ready``; under Lookahead an early
+    ``prepare meal`` (the game says what is still missing and nothing changes) reads ``out:same``."""
+    from s1gym.policies import Uniform
+    from s1gym.wrappers import Lookahead
+
+    from s1gym.tasks.textworld.tokens import candidate_tokens
+
+    env = make()
+    env.reset(seed=1)
+    seen = []
+    while not env.done:
+        situation, move = env.situation(), env.expert_action()
+        if "prepare meal" in situation.texts and "\n\nRecipe (from the cookbook): " in situation.state_text:
+            tokens = candidate_tokens(situation)[situation.texts.index("prepare meal")]
+            ready = move == "prepare meal"
+            seen.append(ready)
+            assert ("prepare|ready" in tokens, "prepare|missing" in tokens) == (ready, not ready), tokens
+            if seen == [False]:  # the game says what is missing and nothing changes: the move leads back here
+                annotated, _, _ = Lookahead(Uniform()).annotate(situation)
+                i = annotated.texts.index("prepare meal")
+                assert "out:same" in candidate_tokens(annotated)[i] and annotated.candidates[i].revisits == 1
+        env.step_move(move)
+    assert env.won and seen[-1] and not all(seen)

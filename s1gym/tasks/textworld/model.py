@@ -18,5 +18,7 @@ class TextWorldModel(TokenModel):
     """Weights by feature name and a moves-left estimate (see the module docstring)."""
 
     kind: ClassVar[str] = "textworld"
+    #: 2: ``out:same``, ``out:revisit2/3``, ``out:fewest``, ``prepare|ready/missing`` added
+    features_version: ClassVar[int] = 2
     read = staticmethod(candidate_tokens)
     progress_tokens = staticmethod(progress_tokens)

@@ -8,10 +8,15 @@ Per candidate (``verb`` its first word, ``obj`` the words naming what it acts on
   goal's next instruction (the goal's sentences matched in order against the moves played);
 - ``<verb>|held``: the inventory names the object;
 - cooking, once the recipe is read: ``<verb>|recipe`` (an ingredient), ``prep|wanted`` / ``prep|unwanted``
-  (a cut or a cook the recipe does or does not ask for), ``take|tool`` (a knife when the recipe cuts);
+  (a cut or a cook the recipe does or does not ask for), ``take|tool`` (a knife when the recipe cuts),
+  ``prepare|ready`` / ``prepare|missing`` (the inventory does / does not yet hold every ingredient cut and
+  cooked as the directions say);
 - ``go|new`` / ``go|known``: the exit leads to a room not yet seen, or back to one (a map read off the
   moves played and the room headers their feedback printed);
-- with Lookahead: ``out:reward`` (the move raises the score), ``out:revisit``, ``out:lost``.
+- with Lookahead: ``out:reward`` (the move raises the score), ``out:same`` (the outcome shows the same room,
+  inventory, score and recipe as now: the move changes nothing), ``out:revisit`` / ``out:revisit2`` /
+  ``out:revisit3`` (the episode was in the move's outcome state at least once / twice / three times),
+  ``out:fewest`` (no other candidate leads to a state visited fewer times), ``out:lost``.
 
 :func:`progress_tokens` names what the progress estimate reads: the score, the recipe read, how many goal
 instructions are done and rooms seen.
@@ -33,6 +38,11 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[a-z]+")
 CUTS = ("chop", "slice", "dice")
 COOKS = {"stove": "fry", "oven": "roast", "bbq": "grill"}
+#: What a direction's verb leaves on the ingredient, as the inventory names it.
+DONE = {"chop": "chopped", "slice": "sliced", "dice": "diced", "fry": "fried", "roast": "roasted",
+        "grill": "grilled"}
+_MOVES = re.compile(r"\bMoves: \d+\.")
+_RECIPE_PART = re.compile(r"ingredients:\s*(.*?)\s*directions:\s*(.*)", re.DOTALL)
 _STOP = {"the", "a", "an", "of", "to", "and"}
 
 
@@ -106,6 +116,37 @@ class _View:
         return seen, edges
 
 
+def _items(inventory: str) -> list[str]:
+    """The inventory's items ("you are carrying: a knife and a sliced red apple." -> their names)."""
+    _, _, listed = inventory.partition(":")
+    items = re.split(r",\s*|\s+and\s+", listed.strip().rstrip("."))
+    return [re.sub(r"^(a|an|some|the)\s+", "", i.strip()) for i in items if i.strip()]
+
+
+def _ready(recipe: str, inventory: str) -> bool:
+    """Whether the inventory holds every ingredient of the recipe, cut and cooked as its directions say."""
+    found = _RECIPE_PART.search(recipe)
+    if not found:
+        return False
+    items = _items(inventory)
+    for line in found.group(1).splitlines():
+        name = line.strip()
+        if name and not any(i.endswith(name) for i in items):
+            return False
+    for line in found.group(2).splitlines():
+        verb, _, rest = line.strip().partition(" ")
+        name = rest.removeprefix("the ").strip()
+        if verb in DONE and not any(i.endswith(name) and DONE[verb] in i.split() for i in items):
+            return False
+    return True
+
+
+def _body(state_text: str) -> str:
+    """A state text without its feedback and its move count: what the world shows."""
+    start = state_text.find("Goal: ")
+    return _MOVES.sub("", state_text[max(start, 0):])
+
+
 def _cook_tokens(view: _View, verb: str, obj: str, tool: str) -> list[str]:
     if not view.recipe:
         return []
@@ -121,12 +162,17 @@ def _cook_tokens(view: _View, verb: str, obj: str, tool: str) -> list[str]:
         out.append("prep|wanted" if want in view.recipe else "prep|unwanted")
     if verb == "take" and obj == "knife" and any(c in view.recipe for c in CUTS):
         out.append("take|tool")
+    if verb == "prepare":
+        out.append("prepare|ready" if _ready(view.recipe, view.inventory) else "prepare|missing")
     return out
 
 
 def candidate_tokens(situation: Situation) -> list[list[str]]:
     """Per candidate, the feature names above."""
     view = _View(situation)
+    now = _body(situation.state_text)
+    counts = [c.revisits for c in situation.candidates if c.revisits is not None]
+    fewest = min(counts, default=None)
     rows = []
     for c in situation.candidates:
         verb, obj, tool = _parts(c.text)
@@ -144,8 +190,13 @@ def candidate_tokens(situation: Situation) -> list[list[str]]:
         row += _cook_tokens(view, verb, obj, tool)
         if c.reward is not None and c.reward > 0:
             row.append("out:reward")
+        if c.outcome is not None and _body(c.outcome) == now:
+            row.append("out:same")
         if c.revisits:
-            row.append("out:revisit")
+            row += [name for n, name in ((1, "out:revisit"), (2, "out:revisit2"), (3, "out:revisit3"))
+                    if c.revisits >= n]
+        if c.revisits is not None and len(counts) > 1 and c.revisits == fewest:
+            row.append("out:fewest")
         if c.outcome is not None and "*** You lost! ***" in c.outcome:
             row.append("out:lost")
         rows.append(row)
