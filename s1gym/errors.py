@@ -10,6 +10,7 @@ wrappers is on it)::
     S1GymError
     ├── TooManyCandidatesError (RuntimeError)     s1gym.core.progress: more legal moves than the task's cap N
     ├── RunError (RuntimeError)                   s1gym.errors: a run cannot start or go on (runner, backends)
+    │   └── RayHeadLost                           s1gym.runner.ray_cluster: the Ray head stopped answering mid-job
     ├── EngineCrashed (RuntimeError)              s1gym.errors: an engine process (JVM, browser, desktop) died
     │   ├── BrowserCrashed                        s1gym.engines.chromium: the browser died or hung
     │   ├── CalculatorCrashed (DesktopError)      s1gym.tasks.desktop.engine: the calculator died

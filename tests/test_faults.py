@@ -365,7 +365,8 @@ def _identities(pids: list[int]) -> dict[int, str]:
 
 @pytest.fixture
 def ray_head():
-    """A real Ray head on loopback, as a user starts one (``ray start --head``), with Ray's token
+    """A real Ray head on loopback (127.0.0.2: Ray swaps 127.0.0.1 for the machine's routable address,
+    see s1gym.runner.ray_cluster.LoopbackCluster), as a user starts one (``ray start --head``), with Ray's token
     authentication on (its default where a token exists) and this checkout on its workers' path; yields
     (address, the environment a driver needs). Stopped after: SIGTERM to ``ray start --block`` ends every
     process it started, and any left over (found by ancestry before) is killed by pid."""
@@ -378,7 +379,7 @@ def ray_head():
         "RAY_AUTH_MODE": "token",
         "RAY_AUTH_TOKEN": secrets.token_hex(32),
     }
-    args = [str(Path(sys.executable).with_name("ray")), "start", "--head", "--block", "--node-ip-address=127.0.0.1",
+    args = [str(Path(sys.executable).with_name("ray")), "start", "--head", "--block", "--node-ip-address=127.0.0.2",
             f"--port={port}", f"--temp-dir={temp}", "--num-cpus=2", "--include-dashboard=false",
             "--disable-usage-stats", f"--dashboard-port={_free_port()}",
             f"--dashboard-agent-listen-port={_free_port()}"]
@@ -392,7 +393,7 @@ def ray_head():
                 pytest.fail(f"ray start --head did not start:\n{(temp / 'head.log').read_text()[-3000:]}")
             time.sleep(0.2)
         started = _identities(descendants(head.pid, (b"",)))
-        yield f"127.0.0.1:{port}", env
+        yield f"127.0.0.2:{port}", env
     finally:
         started.update(_identities(descendants(head.pid, (b"",))))
         head.send_signal(signal.SIGTERM)

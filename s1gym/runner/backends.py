@@ -8,8 +8,9 @@ seeds they play), so results are the same whatever runs them.
 Faults cost one episode. An episode whose engine died (:class:`~s1gym.errors.EngineCrashed`) is played
 again from its seed on a fresh engine up to ``retries`` times (``policy_retries`` for a
 :class:`~s1gym.policies.PolicyError`); a worker process or Ray actor that dies takes only the episode it
-was playing (:class:`WorkerCrashed`, retried the same way) and is replaced. Each trial's ``retries`` lists
-the attempts that failed before it, with their tracebacks.
+was playing (:class:`WorkerCrashed`, retried the same way) and is replaced; an episode whose Ray node was
+lost is played again on another node whatever ``retries`` says (an attempt of kind ``"node"``). Each
+trial's ``retries`` lists the attempts that failed before it, with their tracebacks.
 """
 
 from __future__ import annotations
@@ -200,12 +201,14 @@ class LostEpisodes:
         self.spec, self.queue = spec, queue
 
     def __call__(self, seed: int, earlier: list[dict[str, Any]], started: str, detail: str,
-                 engine: str = "worker process", cause: str = "") -> dict[str, Any] | None:
-        """``detail``: one line on what died; ``cause``: the full report of it (Ray's), kept for the log."""
+                 engine: str = "worker process", cause: str = "", kind: str = "engine") -> dict[str, Any] | None:
+        """``detail``: one line on what died; ``cause``: the full report of it (Ray's), kept for the log.
+        ``kind="node"``: the episode's Ray node was lost, no fault of the episode: it is played again
+        elsewhere whatever ``retries`` says (the attempt is listed, and counts towards no limit)."""
         exc = WorkerCrashed(detail, engine=engine, seed=seed)
         text = f"{type(exc).__module__}.{type(exc).__name__}: {exc}\n" + (f"caused by:\n{cause}\n" if cause else "")
-        if _may_retry(self.spec, "engine", earlier):
-            self.queue.appendleft((seed, [*earlier, _attempt_record(exc, text, "engine", len(earlier) + 1)]))
+        if kind == "node" or _may_retry(self.spec, "engine", earlier):
+            self.queue.appendleft((seed, [*earlier, _attempt_record(exc, text, kind, len(earlier) + 1)]))
             return None
         info = {**jobs.exception_record(exc, text), "kind": "engine"}
         return trial_record(self.spec, seed, started, {"seed": seed, "ticks": []}, info, earlier)

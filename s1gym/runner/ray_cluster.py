@@ -3,7 +3,10 @@ or a clear error), one actor per concurrent slot, each holding a :class:`~s1gym.
 
 An actor whose process dies costs the episode it was playing: it is replaced, and the episode is played
 again (``--retries``) or recorded with a :class:`~s1gym.runner.backends.WorkerCrashed` naming the process,
-its node and Ray's reason. Ray's own note of the death goes to the job's log, not the terminal.
+its node and Ray's reason. Ray's own note of the death goes to the job's log, not the terminal. A worker
+node lost mid-job costs no retry: its unfinished episodes are played again on the other nodes. A head that
+stops answering ends the job with :class:`RayHeadLost` (``--resume`` continues). :class:`LoopbackCluster`
+starts a cluster of several nodes on this machine's loopback interface (tests, benches, docs/cluster.md).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import contextlib
 import re
 import socket
 import sys
+import time
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -21,16 +25,26 @@ from s1gym.errors import RunError
 from s1gym.runner import joblog
 from s1gym.runner.backends import Job, LostEpisodes, Player, check_picklable
 
-__all__ = ["RAY_HINT", "RAY_PROBE_S", "RayBackend", "connect_ray", "disconnect_ray"]
+__all__ = ["RAY_HINT", "RAY_PROBE_S", "LoopbackCluster", "RayBackend", "RayHeadLost", "connect_ray", "disconnect_ray"]
 
 
 class RayBackend:
-    """One Ray actor per concurrent slot, each holding a Player; a local Ray without an address. An actor
-    that dies costs the episode it was playing (retried on a new actor, like a dead engine)."""
+    """One Ray actor per concurrent slot, each holding a Player, spread over the cluster's nodes; a local Ray
+    without an address.
+
+    An actor gets seeds only once it has started (it says on which node), so an actor Ray cannot place
+    (no free CPU left after a node was lost, more ``workers`` than the cluster has CPUs) holds no episode:
+    the others play them. An actor that dies costs the episode it was playing (played again on a new actor,
+    like a dead engine, up to ``retries``); an actor lost with its node costs no retry: the node's unfinished
+    episodes are played again on the other nodes, and the job's log names the node. A head that stops
+    answering ends the job with :class:`RayHeadLost` (the trials written so far stay; ``--resume``
+    continues). ``placements``: the episodes each node played (``'IP (node ID)'`` -> count), after :meth:`play`."""
 
     def __init__(self, spec: Job, address: str | None, workers: int | None) -> None:
         check_picklable(spec, "ray")
         self.spec, self.address, self.workers = spec, address, workers
+        self.placements: dict[str, int] = {}
+        self.lost_nodes: dict[str, str] = {}  # node id -> its address, for each node lost mid-job
 
     def play(self, seeds: Sequence[int]) -> Iterator[dict[str, Any]]:
         if not seeds:
@@ -41,33 +55,178 @@ class RayBackend:
 
         queue: deque[tuple[int, list[dict[str, Any]]]] = deque((s, []) for s in seeds)
         lost = LostEpisodes(self.spec, queue)
-        actor_cls = ray.remote(num_cpus=1, max_restarts=0)(_RayPlayer)
+        actor_cls = ray.remote(num_cpus=1, max_restarts=0, scheduling_strategy="SPREAD")(_RayPlayer)
+        head: _HeadWatch | None = None
+        starting: dict[Any, Any] = {}  # an actor's where() call -> the actor, until it answers
+        idle: list[tuple[Any, _Place]] = []
+        running: dict[Any, tuple[Any, _Place, int, list[dict[str, Any]], str]] = {}
+
+        def spawn() -> None:
+            actor = actor_cls.remote(self.spec)
+            starting[actor.where.remote()] = actor
+
         try:
+            head = _HeadWatch(self.address)
             n = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-            idle = [actor_cls.remote(self.spec) for _ in range(min(n, len(seeds)))]
-            running: dict[Any, tuple[Any, int, list[dict[str, Any]], str]] = {}
+            for _ in range(min(n, len(seeds))):
+                spawn()
+            opened, first_ready, busy_since = False, None, time.monotonic()
             while queue or running:
-                while idle and queue:
-                    actor, (seed, earlier) = idle.pop(), queue.popleft()
-                    running[actor.play.remote(seed, earlier)] = (actor, seed, earlier, jobs.now_iso())
-                (ref,), _ = ray.wait(list(running), num_returns=1)
-                actor, seed, earlier, started = running.pop(ref)
+                now = time.monotonic()
+                # the first seeds wait until every actor asked for has started (or RAY_START_WAIT_S after the
+                # first did), so a fast actor does not take every short episode while the others start
+                opened = opened or not starting or (first_ready is not None and now - first_ready >= RAY_START_WAIT_S)
+                while opened and idle and queue:
+                    (actor, place), (seed, earlier) = idle.pop(), queue.popleft()
+                    running[actor.play.remote(seed, earlier)] = (actor, place, seed, earlier, jobs.now_iso())
+                if running or idle:
+                    busy_since = now
+                elif now - busy_since > RAY_STARVED_S:
+                    raise RunError(
+                        f"--ray: no Ray actor has started in {RAY_STARVED_S:.0f} s (the cluster has "
+                        f"{ray.available_resources().get('CPU', 0):g} CPU free of "
+                        f"{ray.cluster_resources().get('CPU', 0):g}); give the cluster a node with a free CPU, or "
+                        "fewer --ray-workers; the trials finished so far are saved (--resume)")
+                ready, _ = ray.wait([*running, *starting], num_returns=1, timeout=RAY_HEAD_CHECK_S)
+                head.check()
+                if not ready:
+                    continue
+                (ref,) = ready
+                if ref in starting:
+                    actor = starting.pop(ref)
+                    try:
+                        idle.append((actor, _Place(*ray.get(ref))))
+                        first_ready = first_ready or time.monotonic()
+                    except (RayActorError, WorkerCrashedError) as exc:
+                        head.check(now=True)
+                        _kill(ray, actor)
+                        if _creation_failed(exc):  # the spec cannot be built there: not a node's fault
+                            raise RunError(f"a Ray actor could not start: {_first_lines(exc)}") from None
+                        spawn()  # its node went away before it started
+                    continue
+                actor, place, seed, earlier, started = running.pop(ref)
                 try:
                     files = ray.get(ref)
                 except (RayActorError, WorkerCrashedError) as exc:
-                    with contextlib.suppress(Exception):
-                        ray.kill(actor)
-                    idle.append(actor_cls.remote(self.spec))
-                    record = lost(seed, earlier, started, _actor_death(seed, exc), "Ray actor",
-                                  f"{type(exc).__module__}.{type(exc).__name__}: {exc}")
+                    head.check(now=True)  # an actor lost with the head: the job ends here
+                    _kill(ray, actor)
+                    spawn()
+                    cause = f"{type(exc).__module__}.{type(exc).__name__}: {exc}"
+                    if _node_lost(ray, place.node_id):
+                        self._note_lost_node(place, queue, running)
+                        record = lost(seed, earlier, started, f"the Ray node {place} playing seed {seed} was "
+                                      "lost", "Ray node", cause, kind="node")
+                    else:
+                        record = lost(seed, earlier, started, _actor_death(seed, exc), "Ray actor", cause)
                     if record is not None:
                         yield record
                     continue
-                idle.append(actor)
+                idle.append((actor, place))
+                self.placements[str(place)] = self.placements.get(str(place), 0) + 1
                 yield files
+            if self.placements:
+                joblog.log.info("episodes per Ray node: %s", ", ".join(
+                    f"{node}: {count}" for node, count in sorted(self.placements.items())))
         finally:
+            if head is not None and not head.lost:  # (with the head gone, Ray would wait a minute for each)
+                for actor in [*starting.values(), *(a for a, _ in idle), *(v[0] for v in running.values())]:
+                    _kill(ray, actor)
             if started_here:
                 disconnect_ray()
+
+    def _note_lost_node(self, place: _Place, queue: deque[tuple[int, list[dict[str, Any]]]],
+                        running: Mapping[Any, tuple[Any, _Place, int, list[dict[str, Any]], str]]) -> None:
+        if place.node_id in self.lost_nodes:
+            return
+        self.lost_nodes[place.node_id] = place.ip
+        also = sorted(v[2] for v in running.values() if v[1].node_id == place.node_id)
+        joblog.log.warning("Ray node %s was lost mid-job; the episodes it was playing are played again on the "
+                           "other nodes%s", place, f" (also seeds {also})" if also else "")
+
+
+class _Place:
+    """Where an actor runs: its node's id and address, and its process."""
+
+    def __init__(self, node_id: str, ip: str, pid: int) -> None:
+        self.node_id, self.ip, self.pid = node_id, ip, pid
+
+    def __str__(self) -> str:
+        return f"{self.ip} (node {self.node_id[:12]})"
+
+
+def _kill(ray: Any, actor: Any) -> None:
+    with contextlib.suppress(Exception):
+        ray.kill(actor, no_restart=True)
+
+
+def _node_lost(ray: Any, node_id: str) -> bool:
+    """Whether Ray holds the node dead (an actor lost with its node) rather than only the actor's process."""
+    try:
+        return any(n.get("NodeID") == node_id and not n.get("Alive") for n in ray.nodes())
+    except Exception:  # noqa: BLE001  the head is gone too: the next wait says so
+        return False
+
+
+def _creation_failed(exc: BaseException) -> bool:
+    """An actor whose constructor raised (Ray: "The actor died because of an error raised in its creation
+    task"), as opposed to one whose process or node died."""
+    return "creation task" in str(exc)
+
+
+def _first_lines(exc: BaseException, n: int = 6) -> str:
+    return " ".join(ln.strip() for ln in str(exc).strip().splitlines()[:n] if ln.strip())
+
+
+#: Seconds between checks that the head still answers; and how long it may not before the job ends.
+RAY_HEAD_CHECK_S = 2.0
+RAY_HEAD_LOST_S = 10.0
+#: Seconds the first seeds wait, after the first actor started, for the others to start.
+RAY_START_WAIT_S = 10.0
+#: Seconds with episodes left and no actor started (none can be placed) before the job ends.
+RAY_STARVED_S = 300.0
+
+
+class RayHeadLost(RunError):
+    """The Ray head stopped answering mid-job: the job ends; the trials written so far stay (``--resume``)."""
+
+
+class _HeadWatch:
+    """A TCP connection to the head's GCS every few seconds (and at once when an actor dies: Ray's own calls,
+    ``ray.nodes()`` among them, wait a minute for a head that is gone, then end this process): a head that
+    refuses them for :data:`RAY_HEAD_LOST_S`, or as an actor dies, ends the job with :class:`RayHeadLost`."""
+
+    def __init__(self, address: str | None) -> None:
+        import ray
+
+        self.address = address
+        gcs = ray.get_runtime_context().gcs_address
+        self.host, _, port = gcs.rpartition(":")
+        self.port = int(port)
+        self.since: float | None = None
+        self.last = time.monotonic()
+        self.lost = False
+
+    def check(self, now: bool = False) -> None:
+        """Probe the head if the last probe is :data:`RAY_HEAD_CHECK_S` old (``now``: at once); raise once it
+        has not answered for :data:`RAY_HEAD_LOST_S` (``now``: if it does not answer)."""
+        if not now and time.monotonic() - self.last < RAY_HEAD_CHECK_S:
+            return
+        self.last = time.monotonic()
+        try:
+            socket.create_connection((self.host.strip("[]"), self.port), timeout=RAY_PROBE_S).close()
+            self.since = None
+            return
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+        self.since = self.since or self.last
+        if not now and self.last - self.since < RAY_HEAD_LOST_S:
+            return
+        self.lost = True
+        where = self.address or f"{self.host}:{self.port}"
+        raise RayHeadLost(
+            f"--ray {where}: the Ray head stopped answering mid-job ({reason} at {self.host}:{self.port}); "
+            "the trials finished so far are saved: start the head again (or another cluster) and rerun the "
+            "same command with --resume to play the rest")
 
 
 def _actor_death(seed: int, exc: BaseException) -> str:
@@ -217,5 +376,198 @@ class _RayPlayer:
 
         return os.getpid()
 
+    def where(self) -> tuple[str, str, int]:
+        """This actor's node id, node address and process id (its first answer: it has started)."""
+        import os
+
+        import ray
+
+        return ray.get_runtime_context().get_node_id(), ray.util.get_node_ip_address(), os.getpid()
+
     def play(self, seed: int, earlier: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
         return self.player.play(seed, earlier)
+
+
+class LoopbackCluster:
+    """A Ray cluster of ``nodes`` nodes on this machine, started with Ray's own ``ray start`` (a head, then
+    one ``ray start --address`` a worker node, each with ``cpus`` CPUs), every one of them on the loopback
+    interface: the head on 127.0.0.2, worker node ``i`` on 127.0.0.(3+i). For trying a job on several
+    nodes without a second machine (the tests and ``bench/ray_cluster.py`` do), and for killing a node.
+
+    Why not 127.0.0.1: Ray replaces ``127.0.0.1`` and ``localhost`` by the machine's routable address
+    wherever it is given (``--node-ip-address``, ``--address``: ``resolve_ip_for_localhost``), so a cluster
+    started "on 127.0.0.1" advertises and dials the ethernet address. Any other 127.x address is taken as
+    given, and Linux answers on all of 127.0.0.0/8; each node binds its servers to its own address.
+
+    ``env``: the environment for the nodes and for a driver (``PYTHONPATH`` so the nodes' workers import
+    what the driver does; Ray's token authentication off unless the caller's environment sets it; Ray's
+    node health checks every 0.5 s, a node missing 4 in a row is dead). Use as a context manager:
+    :meth:`stop` ends every process the cluster started (SIGTERM to each ``ray start``, then SIGKILL to
+    what is left of each one's process group); if this process dies first, each ``ray start`` gets SIGTERM
+    from the kernel (``setpriv --pdeathsig``, where util-linux is installed) and stops its node."""
+
+    HEAD_IP = "127.0.0.2"
+
+    def __init__(self, nodes: int = 3, cpus: int = 1, env: Mapping[str, str] | None = None,
+                 start_timeout_s: float = 180.0) -> None:
+        import os
+        import tempfile
+        from pathlib import Path
+
+        if nodes < 1 or cpus < 1:
+            raise ValueError(f"LoopbackCluster(nodes={nodes}, cpus={cpus}): give at least one node and one CPU")
+        self.nodes, self.cpus, self.start_timeout_s = nodes, cpus, start_timeout_s
+        path = os.pathsep.join(p for p in [*sys.path, os.environ.get("PYTHONPATH", "")] if p)
+        self.env = {"RAY_AUTH_MODE": "disabled", **os.environ, "PYTHONPATH": path,
+                    "RAY_health_check_period_ms": "500", "RAY_health_check_timeout_ms": "1000",
+                    "RAY_health_check_failure_threshold": "4", "RAY_USAGE_STATS_ENABLED": "0", **(env or {})}
+        self.temp = Path(tempfile.mkdtemp(prefix="s1ray", dir="/tmp"))  # short: Ray's socket paths are limited
+        self.port = _free_port()
+        self.address = f"{self.HEAD_IP}:{self.port}"
+        self.procs: list[Any] = []  # the `ray start --block` processes: head first
+
+    def ips(self) -> list[str]:
+        return [self.HEAD_IP] + [f"127.0.0.{3 + i}" for i in range(self.nodes - 1)]
+
+    def __enter__(self) -> LoopbackCluster:  # noqa: PYI034
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        ray_cli = str(__import__("pathlib").Path(sys.executable).with_name("ray"))
+        common = ["--block", f"--num-cpus={self.cpus}", "--num-gpus=0", "--disable-usage-stats",
+                  "--object-store-memory=100000000"]
+        for i, ip in enumerate(self.ips()):
+            where = [f"--node-ip-address={ip}", f"--node-manager-port={_free_port()}",
+                     f"--object-manager-port={_free_port()}", f"--dashboard-agent-listen-port={_free_port()}",
+                     f"--dashboard-agent-grpc-port={_free_port()}", f"--metrics-export-port={_free_port()}",
+                     f"--runtime-env-agent-port={_free_port()}"]
+            if i == 0:
+                role = ["--head", f"--port={self.port}", f"--temp-dir={self.temp}", "--include-dashboard=false",
+                        f"--dashboard-port={_free_port()}"]
+            else:
+                role = [f"--address={self.address}"]
+            self._start([ray_cli, "start", *role, *where, *common], f"node{i}")
+
+    def _start(self, args: list[str], name: str) -> None:
+        import subprocess
+
+        log_path = self.temp / f"{name}.log"
+        import shutil
+
+        setpriv = shutil.which("setpriv")  # util-linux: SIGTERM to the node when this process dies, however it
+        if setpriv:  # dies (a test runner killed), so a node never outlives its cluster's owner
+            args = [setpriv, "--pdeathsig", "TERM", *args]
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(args, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        self.procs.append(proc)
+        deadline = time.monotonic() + self.start_timeout_s
+        while b"Ray runtime started" not in log_path.read_bytes():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RunError(f"ray start ({name}) did not start:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.2)
+
+    def raylet_pid(self, node: int) -> int:
+        """The pid of node ``node``'s raylet (0 is the head)."""
+        (pid,) = _descendants(self.procs[node].pid, "raylet")
+        return pid
+
+    def kill_node(self, node: int) -> int:
+        """SIGKILL node ``node``'s raylet (its workers follow it); its pid."""
+        import os
+        import signal
+
+        pid = self.raylet_pid(node)
+        os.kill(pid, signal.SIGKILL)
+        return pid
+
+    def kill_head(self) -> None:
+        """SIGKILL the head's whole process group (GCS, raylet, monitors): a head that vanishes."""
+        import os
+        import signal
+
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.procs[0].pid, signal.SIGKILL)
+
+    def stop(self) -> None:
+        import os
+        import shutil
+        import signal
+        import subprocess
+
+        everything = {pid for p in self.procs for pid in _descendants(p.pid)}
+        for proc in reversed(self.procs):
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+        for proc in reversed(self.procs):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(15)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(10)
+        for pid in everything:  # any that left the groups: still ours if still below a node's process
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self.procs.clear()
+        shutil.rmtree(self.temp, ignore_errors=True)
+
+    def leftovers(self) -> list[int]:
+        """Live processes whose command line names this cluster's folder (after :meth:`stop`: none)."""
+        return _processes_naming(str(self.temp))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _proc_table() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, command line) for every live (non-zombie) process."""
+    from pathlib import Path
+
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] != "Z":
+            table[int(entry.name)] = (int(fields[1]), cmd)
+    return table
+
+
+def _descendants(root: int, name: str = "") -> list[int]:
+    """Live processes below ``root`` whose command's first word ends with ``name`` (any, if empty)."""
+    table = _proc_table()
+    out = []
+    for pid, (_, cmd) in table.items():
+        first = cmd.split(" ", 1)[0]
+        if name and not first.endswith(name):
+            continue
+        parent = pid
+        for _ in range(64):
+            parent = table.get(parent, (0, ""))[0]
+            if parent == root:
+                out.append(pid)
+                break
+            if parent <= 1:
+                break
+    return out
+
+
+def _processes_naming(text: str) -> list[int]:
+    return [pid for pid, (_, cmd) in _proc_table().items() if text in cmd]
