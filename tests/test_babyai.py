@@ -178,3 +178,92 @@ def test_the_registry_finds_the_fitted_model_and_the_progress_estimate() -> None
     assert len(model.scores(situation)) == len(situation.candidates)
     decision = Lookahead(Local()).decide(situation)
     assert situation.candidates[decision.action].text in situation.texts
+
+
+def test_the_replay_view_draws_the_map_of_a_played_episode(tmp_path) -> None:
+    """A real job (the bot on UnlockPickup, train seed 1) replayed: the views rebuild the map from the texts
+    in the agent's starting frame; the agent, the door and the dropped key sit where minigrid has them."""
+    from s1gym.reporting.replay.page import Strings, load_trial, trial_data
+    from s1gym.reporting.replay.views import view_assets, view_kind
+    from s1gym.runner.spec import evaluate
+
+    assert view_kind("s1/BabyAI-v0") == "babyai"
+    script, style = view_assets("s1/BabyAI-v0")
+    assert "VIEWS.babyai = drawBabyAI" in script and ".bai-wall" in style
+    evaluate("BabyAI", "rule", episodes=1, seed=1, options={"level": "UnlockPickup"}, out=tmp_path, job="bai")
+    trial = load_trial(next((tmp_path / "bai").glob("*__1")))
+    moves = [t["move"] for t in trial.episode["ticks"]]
+    assert moves == ["turn right", "move forward", "pick up", "turn left", "move forward", "turn left", "move forward",
+                     "toggle", "turn right", "drop", "turn left", "move forward", "move forward", "turn left", "pick up"]
+    views = trial_data(trial, Strings())["views"]
+    assert len(views) == 16 and {v["kind"] for v in views} == {"babyai"}
+    first, end = views[0], views[-1]
+    assert (first["agent"], first["carrying"], first["mission"]) == ([0, 0, "up"], "", "pick up the purple box")
+    assert first["objects"] == [[-1, -1, "door", "yellow", "locked"], [2, 0, "key", "yellow", ""]]
+    assert first["walls"] == [[-1, 0], [0, -4]]
+    assert views[7]["agent"] == [0, -1, "left"] and [-1, -1, "door", "yellow", "open"] in views[8]["objects"]
+    assert (end["agent"], end["carrying"]) == ([-2, -1, "down"], "purple box")
+    assert end["objects"] == [[-1, -1, "door", "yellow", "open"], [0, -2, "key", "yellow", ""]]
+    assert end["trail"] == [[0, 0], [1, 0], [1, -1], [0, -1], [-1, -1], [-2, -1]]
+    assert (end["x0"], end["y0"], end["width"], end["height"]) == (-6, -4, 11, 6)
+
+    # the truth: the same game in minigrid, the map's frame turned onto the grid's
+    env = BabyAIEnv(level="UnlockPickup")
+    env.reset(seed=1)
+    (sx, sy), facing = env.world.agent_pos, env.world.dir_vec
+    right = (-facing[1], facing[0])
+
+    def world_cell(x: int, y: int) -> tuple[int, int]:  # map x is to the agent's right at the start, -y ahead
+        return int(sx - y * facing[0] + x * right[0]), int(sy - y * facing[1] + x * right[1])
+
+    for move in moves:
+        env.step_move(move)
+    assert world_cell(*end["agent"][:2]) == tuple(int(v) for v in env.world.agent_pos)
+    for x, y, kind, colour, state in end["objects"]:
+        obj = env.world.grid.get(*world_cell(x, y))
+        assert (obj.type, obj.color) == (kind, colour) and (kind != "door" or obj.is_open == (state == "open"))
+    assert all(env.world.grid.get(*world_cell(x, y)).type == "wall" for x, y in end["walls"])
+
+
+def test_maskable_ppo_trains_on_babyai_and_only_ever_plays_legal_moves() -> None:
+    """A MaskablePPO smoke on s1/BabyAI-v0 (GoToLocal, the text hashed): 256 PPO steps run, and every
+    action taken, in training and in play, is one the mask allowed (an illegal one would raise here)."""
+    import numpy as np
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from s1gym.rl import EncodeText, HashedBagOfWords, play_episodes
+
+    class LegalOnly(gym.Wrapper):
+        def __init__(self, env: gym.Env) -> None:
+            super().__init__(env)
+            self.steps = 0
+
+        def action_masks(self) -> np.ndarray:
+            return self.env.get_wrapper_attr("action_masks")()
+
+        def step(self, action):  # type: ignore[no-untyped-def]
+            assert self.action_masks()[int(action)] == 1, (int(action), self.action_masks())
+            self.steps += 1
+            return self.env.step(action)
+
+    torch.set_num_threads(1)
+    env = LegalOnly(EncodeText(gym.make("s1/BabyAI-v0", level="GoToLocal", max_steps=32), HashedBagOfWords(dim=256)))
+    model = MaskablePPO("MlpPolicy", env, seed=0, n_steps=128, batch_size=32, n_epochs=2).learn(256)
+    assert env.steps >= 256
+    finals = play_episodes(env, model, range(10**6, 10**6 + 3))
+    assert len(finals) == 3 and all(f["steps"] <= 32 and f["level"] == "GoToLocal" for f in finals)
+
+
+def test_the_view_names_the_parts_done_and_the_reader_takes_the_first_part_left() -> None:
+    from s1gym.tasks.babyai.tokens import goal_of, read_view
+
+    env = BabyAIEnv(level="SynthSeq", fold="dev")
+    obs, info = env.reset(seed=0)
+    assert info["mission"] == "go to a red ball and pick up the red key"
+    assert goal_of(read_view(obs)) == ("goto", [("red", "ball")])
+    while info["score"] == 0:
+        obs, _r, _te, _tr, info = env.step_move(env.expert_action())
+    assert "\nParts of the mission done: 1 of 2 (go to a red ball).\n" in obs
+    view = read_view(obs)
+    assert view.done_parts == ("go to a red ball",) and goal_of(view) == ("pickup", [("red", "key")])

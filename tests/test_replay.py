@@ -438,7 +438,8 @@ def test_index_links_open_replays(made, tmp_path, browser):
 @pytest.mark.slow
 def test_every_task_replays_in_chromium(tmp_path, browser):
     """One short episode of every registered task, replayed and drawn without a script error."""
-    kinds = {"s1/2048-v0": "2048", "s1/Blackjack-v0": "blackjack", "s1/Millionaire-v0": "millionaire"}
+    kinds = {"s1/2048-v0": "2048", "s1/Blackjack-v0": "blackjack", "s1/Millionaire-v0": "millionaire",
+             "s1/BabyAI-v0": "babyai"}
     for env_id in task_ids():
         job = env_id.split("/")[-1]
         evaluate(env_id, "random", episodes=1, seed=1, options={"max_steps": 4}, out=tmp_path, job=job)

@@ -17,7 +17,10 @@ from typing import Any
 from s1gym.tasks.babyai.env import BabyAIEnv
 from s1gym.tasks.babyai.world import DEFAULT_LEVELS
 
-__all__ = ["fork_ratio", "main", "play"]
+__all__ = ["MULTI_ROOM", "fork_ratio", "main", "play"]
+
+#: the levels of several rooms (longer episodes: the protocol gives them fewer seeds)
+MULTI_ROOM = ("Open", "GoToSeq", "SynthSeq", "BossLevel")
 
 
 def _chooser(name: str, model_path: Path | None) -> Any:
@@ -100,17 +103,26 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--policies", default="bot,random,local,lookahead")
     parser.add_argument("--levels", default=",".join(DEFAULT_LEVELS))
-    parser.add_argument("--seeds", type=int, default=100, help="test-fold seeds 0..N-1 of each level")
+    parser.add_argument("--seeds", type=int, default=100, help="N seeds of each level: START..START+N-1")
+    parser.add_argument("--start", type=int, default=0, help="the first seed (default 0)")
+    parser.add_argument("--multi-seeds", type=int, default=None,
+                        help="N seeds for the multi-room levels (Open, GoToSeq, SynthSeq, BossLevel; default: --seeds)")
+    parser.add_argument("--multi-start", type=int, default=None, help="their first seed (default: --start)")
     parser.add_argument("--fold", default="test")
     parser.add_argument("--model", type=Path, default=None, help="a model file to play greedily instead of the shipped one")
     parser.add_argument("--forks", action="store_true", help="also measure the fork's cost")
     args = parser.parse_args(argv)
     for level in args.levels.split(","):
+        multi = level in MULTI_ROOM
+        n = args.multi_seeds if multi and args.multi_seeds is not None else args.seeds
+        first = args.multi_start if multi and args.multi_start is not None else args.start
+        seeds = range(first, first + n)
         if args.forks:
             print(json.dumps({"level": level, "fork_ratio": fork_ratio(level)}), flush=True)
         for policy in args.policies.split(","):
             t = time.time()
-            row = {"level": level, "policy": policy, **play(policy, level, range(args.seeds), args.fold, args.model)}
+            row = {"level": level, "policy": policy, "seeds": f"{args.fold} {seeds.start}-{seeds.stop - 1}",
+                   **play(policy, level, seeds, args.fold, args.model)}
             row["seconds"] = round(time.time() - t, 1)
             print(json.dumps(row), flush=True)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -24,22 +25,46 @@ from s1gym.tasks.babyai.world import (
     reset_world,
 )
 
-__all__ = ["FOLDS", "BabyAIEnv", "clauses_done"]
+__all__ = ["FOLDS", "BabyAIEnv", "clause_flags", "clauses_done", "mission_clauses", "parts_line"]
 
 #: a fold's seeds play minigrid seeds ``seed + FOLDS[fold]``: the folds never share a game
 FOLDS: dict[str, int] = {"train": 0, "dev": 1_000_000_000, "test": 2_000_000_000}
 
 
-def clauses_done(instr: Any, finished: bool = False) -> tuple[int, int]:
-    """``(done, total)`` clauses of a BabyAI instruction ("go to X, then pick up Y": 2 clauses), read
-    from minigrid's verifier (a sequence marks a side done with ``a_done``/``b_done == "success"``)."""
+def clause_flags(instr: Any, finished: bool = False) -> tuple[bool, ...]:
+    """Whether each clause of a BabyAI instruction is done, in the mission's text order ("go to X and pick
+    up Y": 2 clauses), read from minigrid's verifier (a sequence marks a side done with ``a_done``/``b_done
+    == "success"``; the mission's text is ``a``'s then ``b``'s)."""
     from minigrid.envs.babyai.core.verifier import SeqInstr
 
     if not isinstance(instr, SeqInstr):
-        return (1 if finished else 0), 1
-    da, ta = clauses_done(instr.instr_a, finished or instr.a_done == "success")
-    db, tb = clauses_done(instr.instr_b, finished or instr.b_done == "success")
-    return da + db, ta + tb
+        return (finished,)
+    return (clause_flags(instr.instr_a, finished or instr.a_done == "success")
+            + clause_flags(instr.instr_b, finished or instr.b_done == "success"))
+
+
+def clauses_done(instr: Any, finished: bool = False) -> tuple[int, int]:
+    """``(done, total)`` clauses of a BabyAI instruction (:func:`clause_flags` counted)."""
+    flags = clause_flags(instr, finished)
+    return sum(flags), len(flags)
+
+
+def mission_clauses(mission: str) -> list[str]:
+    """The mission's clauses in its text order (minigrid writes a sequence as ``a`` joined to ``b`` by
+    ", then ", " after you " or " and "; no object description holds those words)."""
+    return [c for part in re.split(r", then | after you ", mission) for c in part.split(" and ")]
+
+
+def parts_line(world: Any) -> str:
+    """``"Parts of the mission done: 1 of 2 (go to a red ball)."``, the parts done named in the mission's
+    order ("; " between them); ``""`` for a mission of one part."""
+    flags = clause_flags(world.instrs)
+    if len(flags) < 2:
+        return ""
+    texts = mission_clauses(str(world.mission))
+    done = [t for t, f in zip(texts, flags, strict=False) if f] if len(texts) == len(flags) else []
+    named = f" ({'; '.join(done)})" if done else ""
+    return f"Parts of the mission done: {sum(flags)} of {len(flags)}{named}."
 
 
 class BabyAIEnv(S1Env):
@@ -75,7 +100,7 @@ class BabyAIEnv(S1Env):
     "F steps ahead (behind), S to the left/right" is F cells forward (back), then S cells sideways; doors read locked,
     closed or open; "Walls" gives the nearest wall straight ahead and to each side within view. A mission
     of several parts ("go to the red ball, then open a door") adds, under the level, how many parts are
-    done ("Parts of the mission done: 1 of 2.").
+    done, naming them ("Parts of the mission done: 1 of 2 (go to the red ball)."; "; " between several).
 
     ## Action space
 
@@ -220,8 +245,8 @@ class BabyAIEnv(S1Env):
 
     def _describe(self) -> str:
         if self._text is None:
-            done, total = clauses_done(self.world.instrs)
-            parts = f"\nParts of the mission done: {done} of {total}." if total > 1 else ""
+            parts = parts_line(self.world)
+            parts = f"\n{parts}" if parts else ""
             self._text = f"Level: {self.level}.{parts}\n\n{describe_world(self.world, self._memory, self._view)}"
         return self._text
 
@@ -246,7 +271,7 @@ class BabyAIEnv(S1Env):
         w = self.world
         digest = hashlib.blake2b(w.grid.encode().tobytes(), digest_size=12).hexdigest()
         carry = object_name(w.carrying) if w.carrying is not None else "-"
-        return f"{self.level}|{w.agent_pos}|{w.agent_dir}|{carry}|{digest}|{clauses_done(w.instrs)}|{self._status}"
+        return f"{self.level}|{w.agent_pos}|{w.agent_dir}|{carry}|{digest}|{clause_flags(w.instrs)}|{self._status}"
 
     # ------------------------------------------------------------ baseline
     def expert_action(self) -> str:

@@ -7,8 +7,8 @@ are seen too. Every decision with a choice, labelled with the bot's move, become
 shared recipe (:mod:`s1gym.models.fitting`): the plain candidates and the candidates as Lookahead shows
 them (its own annotation: outcome, reward, revisits), so one model serves both. The L2 is the one with
 the lowest NLL on dev-fold seeds, and the penalty on moves back into a visited state (which the bot, never
-looping, cannot teach) the one with the most dev-fold wins under Lookahead; test-fold seeds are never
-used here. The progress estimate is a ridge
+looping, cannot teach) the one with the most dev-fold wins under Lookahead (it also weighs the rungs
+``out:revisit:4+/8+/16+``, which are left unfitted); test-fold seeds are never used here. The progress estimate is a ridge
 fit of the moves left to the episode's end on :func:`.tokens.progress_tokens` (episodes the bot alone
 finishes). Needs scipy (``pip install scipy``).
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from s1gym.tasks.babyai.env import BabyAIEnv
-from s1gym.tasks.babyai.tokens import candidate_tokens, progress_tokens
+from s1gym.tasks.babyai.tokens import REVISIT_LADDER, candidate_tokens, progress_tokens
 from s1gym.tasks.babyai.world import DEFAULT_LEVELS
 
 __all__ = ["collect", "main"]
@@ -66,14 +66,18 @@ def collect(fold: str, seeds: range, noise: float, cap: int = 200) -> dict[str, 
 
 #: the levels (dev fold) on which the revisit penalty is chosen: the cheap ones to play
 TUNE_LEVELS = ("GoToLocal", "PickupLoc", "PutNextLocal", "UnlockPickup")
-#: the penalties tried: ``out:revisit:1`` loses p, ``out:revisit:2`` loses 2p
+#: the penalties tried: ``out:revisit:1`` loses p, ``out:revisit:2`` loses 2p, each ``out:revisit:k+`` p more
 PENALTIES = (0.0, 2.0, 4.0, 8.0)
 
 
 def _penalised(weights: dict[str, float], p: float) -> dict[str, float]:
+    """``weights`` with the revisit penalty ``p``: a move back into a visited state loses p (2p when it was
+    visited twice or more), and p more at each rung of :data:`.tokens.REVISIT_LADDER` (4, 8, 16 visits)."""
     out = dict(weights)
     out["out:revisit:1"] = out.get("out:revisit:1", 0.0) - p
     out["out:revisit:2"] = out.get("out:revisit:2", 0.0) - 2 * p
+    for k in REVISIT_LADDER:
+        out[f"out:revisit:{k}+"] = out.get(f"out:revisit:{k}+", 0.0) - p
     return out
 
 
@@ -133,6 +137,9 @@ def main(argv: list[str] | None = None) -> None:
         "seconds": round(time.time() - start, 1),
     }
     weights = design.weights(best.w)
+    # a move into a state visited 4+ times is rare in the roll-ins (the bot never loops): its rungs are not
+    # fitted on those few labels but weighed by the revisit penalty alone
+    weights = {k: v for k, v in weights.items() if not any(k == f"out:revisit:{r}+" for r in REVISIT_LADDER)}
     penalty, dev_wins = _revisit_penalty(weights, args.dev_play)
     weights = _penalised(weights, penalty)
     provenance["revisit_penalty"] = {"chosen": penalty, "dev_wins_by_penalty": dev_wins,

@@ -1,12 +1,25 @@
 """Local's fitted BabyAI model: weights on the feature names :func:`.tokens.candidate_tokens` reads off the
-text view (kind ``"babyai"``), fitted by :mod:`.fit` on train seeds labelled by minigrid's bot and shipped
-as ``data/local_babyai.json``."""
+text view (kind ``"babyai"``) and a moves-left estimate on :func:`.tokens.progress_tokens`, fitted by
+:mod:`.fit` on train seeds labelled by minigrid's bot and shipped as ``data/local_babyai.json``."""
 
 from __future__ import annotations
 
-from s1gym.models.token_model import token_model
-from s1gym.tasks.babyai.tokens import candidate_tokens
+from dataclasses import dataclass
+from typing import ClassVar
+
+from s1gym.models.token_model import TokenModel
+from s1gym.tasks.babyai.tokens import candidate_tokens, progress_tokens
 
 __all__ = ["BabyAIModel"]
 
-BabyAIModel = token_model("BabyAIModel", "babyai", candidate_tokens, __name__)
+
+@dataclass(frozen=True)
+class BabyAIModel(TokenModel):
+    """Weights by feature name and a moves-left estimate (see the module docstring)."""
+
+    kind: ClassVar[str] = "babyai"
+    #: 2: the current clause is the first not done (the view names the parts done), a door to open is not an
+    #: open one, ``move|narrow``, ``move|what|front|carry`` and ``move|out:tgt:*`` added
+    features_version: ClassVar[int] = 2
+    read = staticmethod(candidate_tokens)
+    progress_tokens = staticmethod(progress_tokens)

@@ -3,8 +3,8 @@ candidate move, feature names (:func:`candidate_tokens`).
 
 Everything is read from the observation text (and, under Lookahead, from each move's outcome text), never
 from the env. The mission is split into clauses in the order they must be done ("A, then B"; "A after you
-B" is B first; "A and B" either way); "Parts of the mission done: k of n" says which clause is current.
-The current clause names a target object (for "put X next to Y": X until it is carried, then Y) and what
+B" is B first; "A and B" in the order written); "Parts of the mission done: k of n (A; ...)" names the
+clauses done, and the current clause is the first one not done. The current clause names a target object (for "put X next to Y": X until it is carried, then Y) and what
 to do with it (``goto``, ``open``, ``pickup``, ``putnext``). A move's features pair the move with what is
 in front, what is carried, where the nearest target is (or the nearest door, when no target is in view),
 and with Lookahead, whether the move brings the target closer, shows it, or earns a part of the mission.
@@ -17,13 +17,14 @@ from dataclasses import dataclass
 
 from s1gym.core import Candidate, Situation
 
-__all__ = ["View", "candidate_tokens", "parse_mission", "progress_tokens", "read_view"]
+__all__ = ["REVISIT_LADDER", "View", "candidate_tokens", "clauses_in_order", "goal_of", "parse_mission", "progress_tokens", "read_view"]
 
 _DESC = re.compile(r"\b(?:the|a|an) (?:(red|green|blue|purple|yellow|grey) )?(door|ball|box|key|object)\b")
 _SEEN = re.compile(r"^- an? (?:(locked|closed|open) )?(\w+) (\w+) (?:(\d+) steps? (ahead|behind)|in your row)"
                    r"(?:, (\d+) to the (left|right))?$")
 _CELLS = re.compile(r"^Cells seen so far: (\d+)\.$", re.MULTILINE)
-_PARTS = re.compile(r"^Parts of the mission done: (\d+) of (\d+)\.$", re.MULTILINE)
+_PARTS = re.compile(r"^Parts of the mission done: (\d+) of (\d+)(?: \((.*)\))?\.$", re.MULTILINE)
+_WALLS = re.compile(r"^Walls: ahead .*, left (\d+|none)\D.*, right (\d+|none)\D", re.MULTILINE)
 _FRONT = re.compile(r"^In front of you: (.*)$", re.MULTILINE)
 _CARRY = re.compile(r"^You carry (?:an? )?(.*)\.$", re.MULTILINE)
 
@@ -51,6 +52,13 @@ class View:
     front: str  # "nothing (the cell is free)", "a wall", "a closed red door", ...
     carrying: str  # "nothing" or "red ball"
     cells: int = 0  # cells seen so far
+    done_parts: tuple[str, ...] = ()  # the mission's clauses done, as the view names them
+    narrow: bool = False  # walls 1 step to the left and to the right (a doorway or a corridor)
+
+
+#: a move back into a state visited this often or more also reads ``out:revisit:k+`` (k = 4, 8, 16): the
+#: fit weighs these by its revisit penalty, so an agent stuck going round the same states leaves them
+REVISIT_LADDER = (4, 8, 16)
 
 
 def read_view(text: str) -> View | None:
@@ -72,22 +80,25 @@ def read_view(text: str) -> View | None:
             steps = int(ahead or 0) * (-1 if back == "behind" else 1)
             seen.append(Seen(kind, color, state or "", steps, right, in_view))
     cells = _CELLS.search(text)
+    walls = _WALLS.search(text)
+    done_parts = tuple(parts[3].split("; ")) if parts and parts[3] else ()
     return View(mission[1], int(parts[1]) if parts else 0, tuple(seen), front[1].rstrip("."), carry[1],
-                int(cells[1]) if cells else 0)
+                int(cells[1]) if cells else 0, done_parts,
+                walls is not None and walls[1] == "1" and walls[2] == "1")
 
 
 def _descs(text: str) -> list[tuple[str, str]]:
     return [(color or "", kind) for color, kind in _DESC.findall(text)]
 
 
-def parse_mission(mission: str) -> list[list[tuple[str, tuple[tuple[str, str], ...]]]]:
-    """The mission's clause groups in the order they are done; a clause is ``(verb, descriptors)``."""
-    def clause(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+def parse_mission(mission: str) -> list[list[tuple[str, str, tuple[tuple[str, str], ...]]]]:
+    """The mission's clause groups in the order they are done; a clause is ``(text, verb, descriptors)``."""
+    def clause(text: str) -> tuple[str, str, tuple[tuple[str, str], ...]]:
         text = text.strip()
         verb = next((v for v in ("go to", "open", "pick up", "put") if text.startswith(v)), "go to")
-        return verb, tuple(_descs(text))
+        return text, verb, tuple(_descs(text))
 
-    def group(text: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+    def group(text: str) -> list[tuple[str, str, tuple[tuple[str, str], ...]]]:
         return [clause(c) for c in text.split(" and ")]
 
     if ", then " in mission:
@@ -111,23 +122,33 @@ def _carried_matches(carrying: str, desc: tuple[str, str]) -> bool:
     return (desc[1] in ("object", kind)) and (not desc[0] or desc[0] == color)
 
 
+def clauses_in_order(mission: str) -> list[tuple[str, str, tuple[tuple[str, str], ...]]]:
+    """The mission's clauses in the order they are done: ``(text, verb, descriptors)``."""
+    out = []
+    for group in parse_mission(mission):
+        out.extend(group)
+    return out
+
+
 def goal_of(view: View) -> tuple[str, list[tuple[str, str]]]:
-    """What the current clause asks (``goto``/``open``/``pickup``/``putnext``) and its target descriptors."""
-    groups = parse_mission(view.mission)
-    flat = [(g, c) for g, grp in enumerate(groups) for c in grp]
-    g = flat[min(view.done, len(flat) - 1)][0]
-    targets: list[tuple[str, str]] = []
-    what = "goto"
-    for verb, descs in groups[g]:
-        if verb == "put" and len(descs) == 2:
-            if _carried_matches(view.carrying, descs[0]):
-                what, targets = "putnext", targets + [descs[1]]
-            else:
-                what, targets = "pickup", targets + [descs[0]]
-        else:
-            what = {"go to": "goto", "open": "open", "pick up": "pickup"}.get(verb, "goto")
-            targets += list(descs[:1])
-    return what, targets
+    """What the current clause (the first not done) asks (``goto``/``open``/``pickup``/``putnext``) and its
+    target descriptors."""
+    clauses = clauses_in_order(view.mission)
+    done = list(view.done_parts)
+    skip = 0 if done else view.done  # a view without the names: the first ``done`` clauses
+    current = clauses[-1]
+    for k, clause in enumerate(clauses):
+        if clause[0] in done:
+            done.remove(clause[0])
+        elif k >= skip:
+            current = clause
+            break
+    _text, verb, descs = current
+    if verb == "put" and len(descs) == 2:
+        if _carried_matches(view.carrying, descs[0]):
+            return "putnext", [descs[1]]
+        return "pickup", [descs[0]]
+    return {"go to": "goto", "open": "open", "pick up": "pickup"}.get(verb, "goto"), list(descs[:1])
 
 
 def _where(s: Seen | None) -> str:
@@ -145,7 +166,8 @@ def _where(s: Seen | None) -> str:
 
 
 def _key_detour(view: View, targets: list[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]] | None:
-    """When no target has been seen and a locked door has: open it with its key (pick the key up first)."""
+    """When no target has been seen and a locked door has: open it with its key (pick the key up first; the
+    door to open is then a locked one of the key's colour, not another door of that colour)."""
     if any(any(_matches(s, t) for t in targets) for s in view.seen):
         return None
     for door in sorted((s for s in view.seen if s.state == "locked"), key=lambda s: s.distance):
@@ -159,8 +181,11 @@ def _key_detour(view: View, targets: list[tuple[str, str]]) -> tuple[str, list[t
 def _facts(view: View) -> dict[str, object]:
     """The facts the features are named from, for one view."""
     what, targets = goal_of(view)
-    what, targets = _key_detour(view, targets) or (what, targets)
+    detour = _key_detour(view, targets)
+    what, targets = detour or (what, targets)
     tseen = [s for s in view.seen if any(_matches(s, t) for t in targets)]
+    if what == "open":  # a door to open: not one open already (the detour's: the locked one)
+        tseen = [s for s in tseen if s.state == "locked" or (not detour and s.state != "open")]
     near = min(tseen, key=lambda s: (s.distance, s.ahead), default=None)
     doors = [s for s in view.seen if s.kind == "door"]
     door = min(doors, key=lambda s: (s.distance, s.ahead), default=None)
@@ -181,7 +206,7 @@ def _facts(view: View) -> dict[str, object]:
     drop_next = fcat == "free" and what == "putnext" and any(
         abs(s.ahead - 1) + abs(s.right) == 1 for s in tseen)
     return {"what": what, "near": near, "door": door, "front": fcat, "carry": carry, "drop_next": drop_next,
-            "cells": view.cells}
+            "cells": view.cells, "narrow": view.narrow}
 
 
 def _compare(before: Seen | None, after: Seen | None) -> str:
@@ -199,7 +224,10 @@ def _move_tokens(move: str, f: dict[str, object]) -> list[str]:
     near = f["near"]
     where = _where(near) + ("" if near is None or near.in_view else "~")  # type: ignore[arg-type,union-attr]
     out = [move, f"{move}|front:{front}", f"{move}|{what}|front:{front}", f"{move}|{what}|carry:{carry}",
-           f"{move}|{what}|tgt:{where}", f"{move}|tgt:{where}|front:{front}"]
+           f"{move}|{what}|tgt:{where}", f"{move}|tgt:{where}|front:{front}",
+           f"{move}|{what}|front:{front}|carry:{carry}"]
+    if f["narrow"]:
+        out.append(f"{move}|narrow")
     if where == "none":
         out.append(f"{move}|door:{_where(f['door'])}|front:{front}")  # type: ignore[arg-type]
     if f["drop_next"]:
@@ -213,12 +241,14 @@ def _outcome_tokens(c: Candidate, f: dict[str, object]) -> list[str]:
         out.append("out:gain")
     if c.revisits is not None:
         out.append(f"out:revisit:{min(c.revisits, 2)}")
+        out.extend(f"out:revisit:{k}+" for k in REVISIT_LADDER if c.revisits >= k)
     after = read_view(c.outcome or "")
     if after is None:
         return out
     g = _facts(after)
     change = _compare(f["near"], g["near"])  # type: ignore[arg-type]
     out.append(f"out:tgt:{change}")
+    out.append(f"{c.text}|out:tgt:{change}")
     out.append(f"out:front:{g['front']}")
     if change == "none":
         out.append(f"out:door:{_compare(f['door'], g['door'])}")  # type: ignore[arg-type]
