@@ -84,3 +84,48 @@ def test_a_general_statistic_is_bootstrapped_the_same_way():
     assert got == pytest.approx(reference(x, n=3000, seed=5, statistic=np.median), rel=1e-12)
     assert stats.mean([1.0, 2.0, 6.0]) == 3.0 and stats.median([1.0, 2.0, 6.0]) == 2.0
     assert stats.mean([]) is None and stats.median([]) is None
+
+
+# Mutation testing (bench/mutation.py) found what the tests above let through; each test names the mutant it kills.
+
+
+def test_scores_of_any_float_width_are_resampled_in_float64():
+    # catches: np.asarray(values) without dtype=np.float64 (float32 scores would be averaged in float32)
+    x = np.random.default_rng(11).random(50).astype(np.float32)
+    assert stats.bootstrap_ci(x) == pytest.approx(reference(x.astype(np.float64)), abs=0, rel=1e-12)
+    assert stats.bootstrap_ci(x) != reference(x)
+
+
+def test_a_constant_sample_is_returned_as_is_whatever_its_float_rounding():
+    # the mean of three 0.1s is 0.10000000000000002: a constant sample must skip the resampling altogether
+    # catches: `and` for `or`, `x != x[0]`, np.all(None)
+    assert np.mean([0.1] * 3) != 0.1
+    assert stats.bootstrap_ci([0.1] * 3) == (0.1, 0.1)
+    # catches: `x.size == 2` for `x.size == 1` (two different values are a real interval)
+    assert stats.bootstrap_ci([0.0, 1.0]) == pytest.approx(reference(np.array([0.0, 1.0])), abs=0, rel=1e-12)
+    assert stats.bootstrap_ci([0.0, 1.0]) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("confidence", [0.0, 1.0, 1.5, -0.1])
+def test_a_confidence_outside_0_1_is_refused_before_anything_else(confidence):
+    # catches: `<=` for either `<`, `< 2` for `< 1`, in both functions, and in bootstrap_ci also on the
+    # early returns (no values, one value) that never reach bootstrap_interval
+    for values in ([], [0.3], [0.0, 1.0, 1.0]):
+        with pytest.raises(ValueError, match=r"confidence must be in \(0, 1\)"):
+            stats.bootstrap_ci(values, confidence=confidence)
+    with pytest.raises(ValueError, match=r"confidence must be in \(0, 1\)"):
+        stats.bootstrap_interval(np.array([0.0, 1.0]), lambda r: r.mean(axis=1), confidence=confidence)
+
+
+def test_bootstrap_interval_defaults_to_seed_0_and_10k_resamples():
+    # catches: another default seed (on a continuous sample: a small discrete one has the same quantiles
+    # under many seeds)
+    x = SAMPLES["skewed"]
+    assert stats.bootstrap_interval(x, lambda r: r.mean(axis=1)) == pytest.approx(reference(x), abs=0, rel=1e-12)
+
+
+def test_a_large_sample_is_resampled_in_small_chunks_with_the_same_interval(monkeypatch):
+    x = np.random.default_rng(5).random(3_000)
+    whole = stats.bootstrap_ci(x, n_resamples=400)
+    monkeypatch.setattr(stats, "_CELLS", 3_000 * 7)  # 7 resamples a chunk, the last one short
+    assert stats.bootstrap_ci(x, n_resamples=400) == whole
