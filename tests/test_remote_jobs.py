@@ -104,6 +104,9 @@ def test_a_job_at_an_s3_url_is_killed_resumed_tabled_and_replayed_there(s3, tmp_
     done_before = sorted(p for p in _remote_files("jobs/runs/j") if p.endswith("/result.json") and p.count("/") == 4)
     assert 1 <= len(done_before) < 6  # the trials finished before the kill are on the remote, whole
 
+    wrong = _s1([*run[:-3], "--job", "nope", "--resume"], tmp_path / "machine-c", s3)
+    assert wrong.returncode == 2 and "there is no job 'nope' in s3://jobs/runs (its jobs: j)" in wrong.stderr
+    assert not [p for p in (tmp_path / "machine-c").rglob("runs/*") if p.is_dir()]  # its mirror is gone
     resumed = _s1([*run, "--resume"], tmp_path / "machine-b", s3)  # another machine: nothing cached
     assert resumed.returncode == 0, resumed.stderr
     files = _remote_files("jobs/runs/j")

@@ -198,9 +198,21 @@ class JobFolder:
         goes up at once (:mod:`s1gym.jobs.remote`)."""
         if name is not None:
             check_job_name(name)
-        mirror = Mirror(str(out), private=True) if is_remote(out) else None
-        jobs_dir = str(out)
-        out = mirror.pull() if mirror else Path(out)
+        if not is_remote(out):
+            return cls._open(Path(out), str(out), name, config, resume, None)
+        mirror = Mirror(str(out), private=True)
+        try:
+            return cls._open(mirror.pull(), str(out), name, config, resume, mirror)
+        except JobFolderError as exc:  # said of the URL, not of the mirror's folder
+            mirror.discard()
+            raise JobFolderError(str(exc).replace(str(mirror.local), mirror.url)) from None
+        except BaseException:
+            mirror.discard()
+            raise
+
+    @classmethod
+    def _open(cls, out: Path, jobs_dir: str, name: str | None, config: Mapping[str, Any], resume: bool,
+              mirror: Mirror | None) -> JobFolder:
         found = _resumable(out, name, config) if resume else None
         _check_out_dir(out)
         path = found or (out / name if name else _fresh_job_path(out))
