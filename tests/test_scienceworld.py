@@ -79,6 +79,13 @@ def test_seed_picks_task_and_variation_and_the_game_starts_with_load_alone():
     assert info["score"] == 0.0 and not env.done
     first = env.engine().folds(TASKS[1], "easy")["train"][1]
     assert info["variation"] == first
+    # the game a seed plays, asked as the runner asks after a reset, leaves the live game its engine
+    pool = env.unwrapped._pool()
+    taken = (pool.takeovers, pool.restores)
+    n = len(env.engine().folds(TASKS[1], "easy")["train"])
+    assert env.game_of(31) == env.game_of(31 + 30 * n) == f"{TASKS[1]} variation {first}"
+    env.step(0)
+    assert (pool.takeovers, pool.restores) == taken
     env.close()
 
 

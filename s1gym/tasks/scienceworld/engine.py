@@ -179,3 +179,12 @@ class SWEngine(Engine):
 
     def close(self) -> None:
         self.loaded = None  # the JVM is the process's: it ends with the process
+
+
+def cached_variation(game: Game) -> int | None:
+    """:meth:`SWEngine.variation_of` when this process read the game's fold list already (no engine is
+    touched, so a live game keeps its engine), else ``None``."""
+    task, fold, index, simplifications = game
+    jvm = _jvm if _jvm is not None and _jvm.pid == os.getpid() else None
+    variations = jvm.folds.get((task, simplifications), {}).get(fold) if jvm is not None else None
+    return None if variations is None else variations[index % len(variations)]

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from s1gym.core import Progress, charset_for
 from s1gym.engines.base import EngineEnv
 from s1gym.tasks.scienceworld.candidates import gold_candidate, narrow
-from s1gym.tasks.scienceworld.engine import Game, SWEngine
+from s1gym.tasks.scienceworld.engine import Game, SWEngine, cached_variation
 
 __all__ = ["FOLDS", "SIMPLIFICATIONS", "TASKS", "ScienceWorldEnv"]
 
@@ -140,13 +140,15 @@ class ScienceWorldEnv(EngineEnv):
         """The task and variation ``seed`` plays: a task's fold holds a fixed list of variations and the
         seeds wrap around it (a variation's index is the seed, or the seed // 30 when tasks are drawn)."""
         game = self._game_for(int(seed))
-        pool = self._pool()
-        with pool.lock:  # an engine of the pool reads the fold's list (a state it held is restored when needed)
-            engine = pool.acquire()
-            try:
-                variation = engine.variation_of(game)
-            finally:
-                pool.release(engine)
+        variation = cached_variation(game)  # after a reset of this task, always: the runner asks per episode
+        if variation is None:
+            pool = self._pool()
+            with pool.lock:  # an engine of the pool reads the fold's list (a state it held is restored when needed)
+                engine = pool.acquire()
+                try:
+                    variation = engine.variation_of(game)
+                finally:
+                    pool.release(engine)
         return f"{game[0]} variation {variation}"
 
     def _on_start(self, raw: dict[str, Any]) -> str:
