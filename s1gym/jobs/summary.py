@@ -83,18 +83,20 @@ def failures(trials: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     return out
 
 
-def distinct_games(trials: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def distinct_games(trials: Sequence[Mapping[str, Any]],
+                   ci95: tuple[float | None, float | None] | None = None) -> dict[str, Any]:
     """The sample counted by games, for jobs whose seeds repeat a game of a finite list (a trial's ``game``,
     from :meth:`S1Env.game_of`; a trial without one is a game of its own): ``distinct_games``,
     ``repeated_episodes`` (the trials that played a game again), and the mean score with its 95 % bootstrap
     interval over games (each game's trials averaged first), so a repeated game is not counted as new
-    evidence."""
+    evidence. ``ci95``: the interval over the trials, when known; with no game repeated the games are the
+    trials in the same order, so it is the games' interval too and is not drawn again."""
     by_game: dict[Any, list[float]] = {}
     for t in trials:
         game = trial_metadata(t).get("game")
         by_game.setdefault(("seed", seed_of(t)) if game is None else game, []).append(trial_reward(t))
     per_game = [mean(scores) for scores in by_game.values()]
-    low, high = bootstrap_ci(per_game)
+    low, high = ci95 if ci95 is not None and len(by_game) == len(trials) else bootstrap_ci(per_game)
     return {"distinct_games": len(by_game), "repeated_episodes": len(trials) - len(by_game),
             "games_mean_score": mean(per_game), "games_ci95": [low, high]}
 
@@ -134,7 +136,7 @@ def summarize_trials(trials: Sequence[Mapping[str, Any]], env_cls: type | None =
         **_agreement(scored),
         "fallback_moves": sum(int(trial_metadata(t).get("fallback_moves") or 0) for t in scored),
         "failures": failures(trials),
-        **distinct_games(scored),
+        **distinct_games(scored, (low, high)),
         **usage_totals(trials),
     }
     if env_cls is not None and scored:
