@@ -90,7 +90,7 @@ class SearchRun:
         self.config = config
         self.fork = fork
         self.ask_inner = ask
-        self.answers = answers
+        self.answers = answers if answers is not None else Answers(0)  # capacity 0 keeps nothing
         self.situation = situation
         self.notes = situation.notes
         self.budget = budget
@@ -316,8 +316,8 @@ class SearchRun:
     def answer(self, situations: Sequence[Situation]) -> list[Decision]:
         """The inner policy's decisions on ``situations``: reused from an earlier search of the episode
         where one answered the same situation (no call), else asked for in one ``decide_many``."""
-        keys = [answer_key(s) for s in situations] if self.answers is not None else [None] * len(situations)
-        found = [self.answers.get(k) if self.answers is not None else None for k in keys]
+        keys = [answer_key(s) for s in situations]
+        found = [self.answers.get(k) for k in keys]
         missing = [i for i, d in enumerate(found) if d is None]
         fresh = iter(self.ask_inner([situations[i] for i in missing]) if missing else ())
         self.stats.policy_calls += len(missing)
@@ -327,8 +327,7 @@ class SearchRun:
             if d is None:
                 d = next(fresh)
                 self.usages.append(d.usage)
-                if self.answers is not None:
-                    self.answers.put(key, d)
+                self.answers.put(key, d)
             else:
                 d = dataclasses.replace(d, usage=Usage())
             out.append(d)

@@ -141,7 +141,7 @@ class Search(Wrapper):
         self.episode_calls = 0
         self._plan: Plan | None = None
         #: the inner policy's answers kept between this episode's searches (``reuse``; ``reset()`` clears it)
-        self._answers = Answers(self.config.ties.reuse) if self.config.ties.reuse else None
+        self._answers = Answers(self.config.ties.reuse)
 
     @classmethod
     def option_names(cls) -> tuple[str, ...]:
@@ -157,8 +157,7 @@ class Search(Wrapper):
     def reset(self) -> None:
         self._plan = None
         self.episode_calls = 0
-        if self._answers is not None:
-            self._answers.clear()
+        self._answers.clear()
         super().reset()
 
     # ------------------------------------------------------------- decide
