@@ -220,7 +220,6 @@ def test_atomic_writes_and_temp_files(tmp_path):
     assert path.read_text() == '{"a":[1]}\n'
     mask = os.umask(0o027)
     try:
-        assert files._umask() == 0o027
         files.atomic_write_bytes(tmp_path / "b", b"x")
     finally:
         os.umask(mask)
@@ -320,27 +319,6 @@ def test_writes_keep_their_temp_file_beside_the_target_and_fsync_when_asked(tmp_
     with pytest.raises(OSError, match="disk gone"):
         files.atomic_write_bytes(tmp_path / "x", b"1")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m", "t.json"]
-
-
-def test_the_umask_without_proc(monkeypatch):
-    # catches: the fallback that sets and restores the umask (reached where /proc cannot be read)
-    import builtins
-
-    real_open = builtins.open
-
-    def no_proc(path, *args, **kwargs):
-        if str(path).startswith("/proc/"):
-            raise OSError("no /proc here")
-        return real_open(path, *args, **kwargs)
-
-    mask = os.umask(0o027)
-    try:
-        monkeypatch.setattr(builtins, "open", no_proc)
-        assert files._umask() == 0o027
-        monkeypatch.setattr(builtins, "open", real_open)
-        assert files._umask() == 0o027
-    finally:
-        assert os.umask(mask) == 0o027
 
 
 def test_scrubbing_nested_values_and_overlapping_secrets(monkeypatch):

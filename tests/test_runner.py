@@ -407,6 +407,23 @@ def test_secrets_never_written(tmp_path, monkeypatch):
     assert episode["ticks"][0]["info"]["echo"] == f"key={jobs.REDACTED}"
 
 
+def test_a_secret_set_or_changed_mid_job_is_scrubbed_from_the_next_file(tmp_path, monkeypatch):
+    # the secret values are kept between writes while the environment is unchanged: a change must be seen
+    monkeypatch.delenv("MID_JOB_TOKEN", raising=False)
+    path = tmp_path / "f.json"
+    jobs.atomic_write_json(path, {"m": "value-one-123 value-two-456"})
+    assert jobs.read_json(path) == {"m": "value-one-123 value-two-456"}
+    monkeypatch.setenv("MID_JOB_TOKEN", "value-one-123")
+    jobs.atomic_write_json(path, {"m": "value-one-123 value-two-456"})
+    assert jobs.read_json(path) == {"m": f"{jobs.REDACTED} value-two-456"}
+    monkeypatch.setenv("MID_JOB_TOKEN", "value-two-456")
+    jobs.atomic_write_json(path, {"m": "value-one-123 value-two-456"})
+    assert jobs.read_json(path) == {"m": f"value-one-123 {jobs.REDACTED}"}
+    monkeypatch.delenv("MID_JOB_TOKEN")
+    jobs.atomic_write_json(path, {"m": "value-one-123 value-two-456"})
+    assert jobs.read_json(path) == {"m": "value-one-123 value-two-456"}
+
+
 def test_scrub_keeps_token_counts_and_cuts_bearer():
     data = {
         "n_input_tokens": 5,

@@ -8,7 +8,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -78,8 +77,21 @@ def _is_secret_key(key: str) -> bool:
 
 
 def _secret_values() -> list[str]:
+    """The values of secret-looking environment variables, longest first. Read on every file a job writes,
+    so the list is kept while the environment is unchanged (a compare of CPython's byte mapping, not a
+    walk of ``os.environ``, which decodes every variable)."""
+    global _secrets_for, _secrets
+    data = getattr(os.environ, "_data", None)
+    if data is not None and data == _secrets_for:
+        return _secrets
     values = {v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v.strip()) >= _MIN_SECRET_LEN}
-    return sorted(values, key=len, reverse=True)
+    _secrets = sorted(values, key=len, reverse=True)
+    _secrets_for = dict(data) if data is not None else None
+    return _secrets
+
+
+_secrets_for: dict[Any, Any] | None = None
+_secrets: list[str] = []
 
 
 def scrub(value: Any) -> Any:
@@ -121,12 +133,11 @@ def atomic_write_json(path: Path | str, data: Any, *, indent: int | None = 2, fs
 
 
 def atomic_write_bytes(path: Path | str, data: bytes, *, fsync: bool = False) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, then ``os.replace``)."""
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, then ``os.replace``), the folder
+    made if missing. The temp file is created with mode 0666 less the umask, as ``open()`` would make it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp, fd = _create_temp(path)
     try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a plain open() would honour the umask
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             if fsync:
@@ -138,18 +149,18 @@ def atomic_write_bytes(path: Path | str, data: bytes, *, fsync: bool = False) ->
         raise
 
 
-def _umask() -> int:
-    """The process umask, read without changing it (Linux), else by setting and restoring it."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except OSError:
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+def _create_temp(path: Path) -> tuple[str, int]:
+    """A new ``.NAME.XXXXXXXX.tmp`` beside ``path`` (a random name; ``O_EXCL``, so never another's file)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(4).hex()}.tmp")
+        try:
+            return tmp, os.open(tmp, flags, 0o666)
+        except FileExistsError:
+            continue
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+    raise FileExistsError(f"no free temporary name beside {path} after 100 tries")
 
 
 def read_json(path: Path | str) -> Any:

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from s1gym.errors import S1GymError
 from s1gym.jobs.files import (
@@ -25,7 +25,7 @@ from s1gym.jobs.remote import Mirror, is_remote
 from s1gym.jobs.summary import summarize_trials
 
 __all__ = [
-    "JobFolder", "JobFolderError", "JobWriteError", "check_job_name", "find_jobs", "is_job_dir", "iter_job_trials",
+    "JobFolder", "JobFolderError", "JobWriteError", "KeptTrial", "check_job_name", "find_jobs", "is_job_dir", "iter_job_trials",
     "load_trials", "summary_digest", "trial_digest",
 ]
 
@@ -111,21 +111,58 @@ def iter_job_trials(job_dirs: Iterable[Path], digest: Callable[[dict[str, Any]],
         yield read_json(job_dir / "config.json"), load_trials(job_dir, digest)
 
 
+class KeptTrial(NamedTuple):
+    """What a running job keeps in memory of a finished trial: its name, seed, reward, error, tokens, cost
+    and calls, which its result.json, ``pending``, ``errors`` and the progress bar read -- not its
+    per-decision lists (latencies, search times) or final info; a tuple of a few hundred bytes, the repeated
+    values shared, so the driver of a job of 100,000 episodes stays the same size. The summary reads the
+    trials' files (:func:`load_trials` with :func:`summary_digest`)."""
+
+    name: str
+    seed: int
+    reward: float | None  # verifier_result.rewards.reward; None: the trial has no verifier_result
+    error: tuple[Any, Any, Any] | None  # exception_type, exception_message, kind
+    usage: tuple[Any, Any, Any, Any]  # n_input_tokens, n_output_tokens, cost_usd, n_calls
+
+    @classmethod
+    def of(cls, result: Mapping[str, Any]) -> KeptTrial:
+        usage = result.get("agent_result") or {}
+        error = result.get("exception_info")
+        verifier = result.get("verifier_result")
+        reward = ((verifier.get("rewards") or {}).get("reward") if isinstance(verifier, Mapping) else None)
+        return cls(result["trial_name"], seed_of(result), _shared(reward),
+                   tuple(error.get(k) for k in ("exception_type", "exception_message", "kind")) if error else None,
+                   _shared((usage.get("n_input_tokens"), usage.get("n_output_tokens"), usage.get("cost_usd"),
+                            trial_metadata(result).get("n_calls"))))
+
+    def as_result(self) -> dict[str, Any]:
+        """The trial as a result.json's readers see it (:func:`trial_digest`'s shape)."""
+        tin, tout, cost, calls = self.usage
+        return {
+            "trial_name": self.name,
+            "config": {"task": {"seed": self.seed}},
+            "verifier_result": None if self.reward is None else {"rewards": {"reward": self.reward}},
+            "exception_info": (dict(zip(("exception_type", "exception_message", "kind"), self.error, strict=True))
+                               if self.error else None),
+            "agent_result": {"n_input_tokens": tin, "n_output_tokens": tout, "cost_usd": cost,
+                             "metadata": {"n_calls": calls}},
+        }
+
+
+_SHARED: dict[Any, Any] = {}
+
+
+def _shared(value: Any) -> Any:
+    """One object for each of the first 4,096 distinct values kept (rewards, usage tuples repeat)."""
+    try:
+        return _SHARED.setdefault(value, value) if len(_SHARED) < 4096 else _SHARED.get(value, value)
+    except TypeError:  # an unhashable value (a hand-edited result.json) is kept as it is
+        return value
+
+
 def trial_digest(result: Mapping[str, Any]) -> dict[str, Any]:
-    """What a running job keeps in memory of a finished trial: its name, seed, reward, usage, calls and
-    error, which its result.json, ``pending``, ``errors`` and the progress bar read -- not its per-decision
-    lists (latencies, search times) or final info, so the driver of a long job stays the same size; the
-    summary reads the trials' files (:func:`load_trials` with :func:`summary_digest`)."""
-    usage = result.get("agent_result") or {}
-    error = result.get("exception_info")
-    return {
-        "trial_name": result["trial_name"],
-        "config": {"task": {"seed": seed_of(result)}},
-        "verifier_result": result.get("verifier_result"),
-        "exception_info": {k: error.get(k) for k in ("exception_type", "exception_message", "kind")} if error else None,
-        "agent_result": {**{k: usage.get(k) for k in ("n_input_tokens", "n_output_tokens", "cost_usd")},
-                         "metadata": {"n_calls": trial_metadata(result).get("n_calls")}},
-    }
+    """A trial's name, seed, reward, usage, calls and error in result.json's shape (:class:`KeptTrial`)."""
+    return KeptTrial.of(result).as_result()
 
 
 def summary_digest(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -179,8 +216,8 @@ class JobFolder:
         self.config = dict(config)
         self.id = job_id
         self.started_at = started_at
-        #: the finished trials by name, as :func:`trial_digest` keeps them
-        self.trials: dict[str, dict[str, Any]] = {t["trial_name"]: trial_digest(t) for t in load_trials(path)}
+        #: the finished trials by name, as :class:`KeptTrial` keeps them
+        self.trials: dict[str, KeptTrial] = {t["trial_name"]: KeptTrial.of(t) for t in load_trials(path)}
         self._last_write = 0.0
         #: the remote folder of jobs this one lives in (``--out s3://...``): every file written goes up
         self.mirror = mirror
@@ -251,12 +288,12 @@ class JobFolder:
     def pending(self, seeds: Iterable[int], env_id: str, retry_errors: bool = False) -> list[int]:
         """The seeds without a finished trial (``retry_errors``: errored trials count as not finished)."""
         if retry_errors:
-            self.trials = {k: t for k, t in self.trials.items() if not t.get("exception_info")}
+            self.trials = {k: t for k, t in self.trials.items() if not t.error}
         return [s for s in seeds if trial_name(env_id, s) not in self.trials]
 
     def write_trial(self, files: Mapping[str, Any]) -> None:
         """config first, the screenshots and the episode next, ``result.json`` last: its presence marks
-        a finished trial. Each file is written whole or not at all (temp file, fsync, ``os.replace``); a
+        a finished trial. Each file is written whole or not at all (temp file, ``os.replace``); a
         write that fails (a full disk, an I/O error) is a :class:`JobWriteError` and leaves the files
         written before intact."""
         trial_dir = self.path / files["name"]
@@ -273,7 +310,7 @@ class JobFolder:
         except OSError as exc:
             raise JobWriteError(self.path, trial_dir.name, exc) from exc
         self.push(trial_dir)
-        self.trials[files["name"]] = trial_digest(files["result"])
+        self.trials[files["name"]] = KeptTrial.of(files["result"])
         try:
             self.write_result(None, every_s=self.RESULT_EVERY_S)
         except OSError as exc:
@@ -293,7 +330,7 @@ class JobFolder:
                 started_at=self.started_at,
                 finished_at=finished_at,
                 n_total_trials=int((self.config.get("seeds") or {}).get("count", len(self.trials))),
-                trials=list(self.trials.values()),
+                trials=[t.as_result() for t in self.trials.values()],
                 key=eval_key(str(agent.get("name", "?")), str(task.get("name", "?"))),
             ),
         )
@@ -318,9 +355,8 @@ class JobFolder:
         """Distinct error messages of the errored trials -> the trials that raised them."""
         out: dict[str, list[str]] = {}
         for name, t in sorted(self.trials.items()):
-            info = t.get("exception_info")
-            if info:
-                out.setdefault(f"{info['exception_type']}: {info['exception_message']}", []).append(name)
+            if t.error:
+                out.setdefault(f"{t.error[0]}: {t.error[1]}", []).append(name)
         return out
 
 

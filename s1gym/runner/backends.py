@@ -277,13 +277,16 @@ class ProcessBackend:
         queue: deque[tuple[int, list[dict[str, Any]]]] = deque((s, []) for s in seeds)
         lost = LostEpisodes(self.spec, queue)
         workers = [_Worker(ctx, self.spec, log_path) for _ in range(min(self.workers, len(seeds)))]
+        def feed(w: _Worker) -> None:
+            if w.task is None and queue:
+                seed, earlier = queue.popleft()
+                w.task = (seed, earlier, jobs.now_iso())
+                w.conn.send((seed, earlier))
+
         try:
             while True:
                 for w in workers:
-                    if w.task is None and queue:
-                        seed, earlier = queue.popleft()
-                        w.task = (seed, earlier, jobs.now_iso())
-                        w.conn.send((seed, earlier))
+                    feed(w)
                 busy = [w for w in workers if w.task is not None]
                 if not busy:
                     return
@@ -297,6 +300,7 @@ class ProcessBackend:
                             files = w.conn.recv()
                     if files is not None:
                         w.task = None
+                        feed(w)  # its next episode starts while the driver writes this one's files
                         yield files
                         continue
                     seed, earlier, started = w.task

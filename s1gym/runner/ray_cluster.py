@@ -61,6 +61,11 @@ class RayBackend:
         idle: list[tuple[Any, _Place]] = []
         running: dict[Any, tuple[Any, _Place, int, list[dict[str, Any]], str]] = {}
 
+        def dispatch() -> None:
+            while opened and idle and queue:
+                (actor, place), (seed, earlier) = idle.pop(), queue.popleft()
+                running[actor.play.remote(seed, earlier)] = (actor, place, seed, earlier, jobs.now_iso())
+
         def spawn() -> None:
             actor = actor_cls.remote(self.spec)
             starting[actor.where.remote()] = actor
@@ -76,9 +81,7 @@ class RayBackend:
                 # the first seeds wait until every actor asked for has started (or RAY_START_WAIT_S after the
                 # first did), so a fast actor does not take every short episode while the others start
                 opened = opened or not starting or (first_ready is not None and now - first_ready >= RAY_START_WAIT_S)
-                while opened and idle and queue:
-                    (actor, place), (seed, earlier) = idle.pop(), queue.popleft()
-                    running[actor.play.remote(seed, earlier)] = (actor, place, seed, earlier, jobs.now_iso())
+                dispatch()
                 if running or idle:
                     busy_since = now
                 elif now - busy_since > RAY_STARVED_S:
@@ -122,6 +125,7 @@ class RayBackend:
                         yield record
                     continue
                 idle.append((actor, place))
+                dispatch()  # its next episode starts while the driver writes this one's files
                 self.placements[str(place)] = self.placements.get(str(place), 0) + 1
                 yield files
             if self.placements:

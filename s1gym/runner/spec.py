@@ -308,7 +308,7 @@ def evaluate(
         seeds = folder.pending(range(seed, seed + episodes), spec.env_id, retry_errors)
         label = f"{spec.env_id.removeprefix('s1/')} · {spec.label}"
         with joblog.capture(folder.path / joblog.LOG_NAME), \
-                JobProgress(progress, label, episodes, folder.trials.values()) as bar:
+                JobProgress(progress, label, episodes, (t.as_result() for t in folder.trials.values())) as bar:
             for files in backend.play(seeds):
                 folder.write_trial(files)
                 bar.update(files["result"])
