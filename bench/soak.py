@@ -6,7 +6,9 @@ below it (the workers and their engines: a JVM, Chromium, Xvfb), and after the j
 is left. Per process, after the warm-up (the first ``--warmup`` share of the job's samples):
 
 - **RSS growth**: the median of the last 10 % of its samples against the median of the first 10 % after the
-  warm-up (goal: at most +10 % in every process, the driver included), and the driver's growth per episode;
+  warm-up (goal: at most +10 % in every process, the driver included), and the driver's growth per episode,
+  over the samples taken while trials were being written; the samples after the last trial (the driver's
+  summary and table, which read every trial back) are reported apart, as their peak;
 - **descriptors**: the open file descriptors at the end against just after the warm-up (goal: flat);
 - **leftovers**: processes of the job still alive 10 s after ``s1`` exited (goal: none).
 
@@ -54,6 +56,8 @@ class Series:
     pid: int
     kind: str
     samples: list[tuple[float, int, int]] = field(default_factory=list)
+    #: the samples taken once every trial was written (the driver's summary and table read them all back)
+    end: list[tuple[float, int, int]] = field(default_factory=list)
 
 
 def _status_rss(pid: int) -> int | None:
@@ -113,9 +117,9 @@ def _kind(pid: int, root: int) -> str:
 
 
 class Sampler(threading.Thread):
-    def __init__(self, root: int, every: float) -> None:
+    def __init__(self, root: int, every: float, job: Path, episodes: int) -> None:
         super().__init__(daemon=True)
-        self.root, self.every = root, every
+        self.root, self.every, self.job, self.episodes = root, every, job, episodes
         self.series: dict[int, Series] = {}
         self.stop = threading.Event()
         self.t0 = time.monotonic()
@@ -123,13 +127,15 @@ class Sampler(threading.Thread):
     def run(self) -> None:
         while not self.stop.is_set():
             now = time.monotonic() - self.t0
+            played = self.job.is_dir() and sum(1 for e in os.scandir(self.job) if e.is_dir()) >= self.episodes
             for pid in _descendants(self.root):
                 rss, fds = _status_rss(pid), _fds(pid)
                 if rss is None or fds is None:
                     continue
                 if pid not in self.series:
                     self.series[pid] = Series(pid, _kind(pid, self.root))
-                self.series[pid].samples.append((now, rss, fds))
+                series = self.series[pid]
+                (series.end if played else series.samples).append((now, rss, fds))
             self.stop.wait(self.every)
 
 
@@ -142,7 +148,8 @@ def _growth(series: Series, warmup: float) -> dict[str, float] | None:
     first = statistics.median(s[1] for s in after[:k])
     last = statistics.median(s[1] for s in after[-k:])
     return {"rss_first_mb": first / 2**20, "rss_last_mb": last / 2**20, "rss_growth": last / first - 1.0,
-            "fds_first": after[0][2], "fds_last": after[-1][2], "samples": len(series.samples)}
+            "fds_first": after[0][2], "fds_last": after[-1][2], "samples": len(series.samples),
+            "end_peak_mb": max((s[1] for s in series.end), default=0) / 2**20}
 
 
 def soak(family: str, episodes: int, workers: int, every: float, warmup: float, out: Path) -> dict:
@@ -150,7 +157,7 @@ def soak(family: str, episodes: int, workers: int, every: float, warmup: float, 
            str(FIRST_SEED), "--workers", str(workers), "--out", str(out), "--job", family, "-q"]
     started = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    sampler = Sampler(proc.pid, every)
+    sampler = Sampler(proc.pid, every, out / family, episodes)
     sampler.start()
     _, err = proc.communicate()
     sampler.stop.set()
@@ -204,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{r['scored']} scored, {r['errors']} errors, load {r['load']:.1f})")
             for p in r["processes"]:
                 print(f"  {p['kind']:9s} {p['pid']:>7d}  RSS {p['rss_first_mb']:7.1f} -> {p['rss_last_mb']:7.1f} MB "
-                      f"({100 * p['rss_growth']:+5.1f} %)  fds {p['fds_first']} -> {p['fds_last']}")
+                      f"({100 * p['rss_growth']:+5.1f} %)  fds {p['fds_first']} -> {p['fds_last']}"
+                      + (f"  after the last trial: peak {p['end_peak_mb']:.1f} MB" if p["end_peak_mb"] else ""))
             if r["driver_kb_per_episode"] is not None:
                 print(f"  driver: {r['driver_kb_per_episode']:+.2f} KB an episode after the warm-up")
             print(f"  largest growth {100 * (r['max_rss_growth'] or 0):+.1f} % (goal <= +10 %), descriptors "
