@@ -30,6 +30,9 @@ cost per episode against the local pool. Protocol and figures: docs/benchmarks.m
    descriptors at the end against after the warm-up, and the actors and engines still alive 10 s after the
    job ended (bench/soak.py's measures, on the Ray path).
 
+Each job's line also gives the machine's busy cores over the call (every process's CPU, the kernel's and
+other jobs' included, from /proc/stat) and the driver's CPU an episode: what a node shares its cores with.
+
 Every job is a real :func:`s1gym.runner.evaluate` into a temporary folder; the rewards of each pair of jobs
 are compared seed by seed (they must be equal). Figures are from one run; the machine is shared.
 """
@@ -53,10 +56,12 @@ JOBS = {"cooking": ("CookingWorld", "local", {"size": "medium"}), "blackjack": (
 
 def run(kind: str, episodes: int, seed: int, out: Path, name: str, slots: int, **where: object) -> dict:
     task, policy, options = JOBS[kind]
+    busy_before, driver_before = _busy_cpu_s(), time.process_time()
     start = time.perf_counter()
     summary = evaluate(task, policy, options=options, episodes=episodes, seed=seed, out=out, job=name,
                        agreement=False, **where)
     wall = time.perf_counter() - start
+    busy, driver = _busy_cpu_s() - busy_before, time.process_time() - driver_before
     trials = jobs.load_trials(Path(summary["job_dir"]))
     first = min(datetime.fromisoformat(t["started_at"]) for t in trials)
     last = max(datetime.fromisoformat(t["finished_at"]) for t in trials)
@@ -73,13 +78,22 @@ def run(kind: str, episodes: int, seed: int, out: Path, name: str, slots: int, *
     warm_span = (last - warm_from).total_seconds()
     return {"kind": kind, "name": name, "episodes": len(trials), "errors": errors, "steps": steps, "span": span,
             "wall": wall, "steps_s": steps / span, "s_episode": span / len(trials), "rewards": rewards,
-            "warm_steps_s": warm_steps / warm_span if warm_span > 0 else float("nan")}
+            "warm_steps_s": warm_steps / warm_span if warm_span > 0 else float("nan"),
+            "cores_busy": busy / wall, "driver_ms": 1000 * driver / len(trials)}
+
+
+def _busy_cpu_s() -> float:
+    """CPU seconds this machine has spent busy (every process, the kernel's included) since boot."""
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # less idle and iowait
 
 
 def show(r: dict) -> None:
     print(f"  {r['name']:<22} {r['episodes']:>5} episodes {r['errors']} errors {r['steps']:>6} steps  "
           f"span {r['span']:7.2f} s  wall {r['wall']:7.2f} s  {r['steps_s']:8.1f} steps/s  "
-          f"{1000 * r['s_episode']:8.2f} ms/episode  warm {r['warm_steps_s']:8.1f} steps/s", flush=True)
+          f"{1000 * r['s_episode']:8.2f} ms/episode  warm {r['warm_steps_s']:8.1f} steps/s  "
+          f"{r['cores_busy']:.2f} cores busy, driver {r['driver_ms']:.2f} ms CPU/episode", flush=True)
 
 
 def main() -> None:

@@ -25,8 +25,8 @@ from s1gym.jobs.remote import Mirror, is_remote
 from s1gym.jobs.summary import summarize_trials
 
 __all__ = [
-    "JobFolder", "JobFolderError", "JobWriteError", "KeptTrial", "check_job_name", "find_jobs", "is_job_dir", "iter_job_trials",
-    "load_trials", "summary_digest", "trial_digest",
+    "JobFolder", "JobFolderError", "JobWriteError", "KeptTrial", "check_job_name", "find_jobs", "is_job_dir",
+    "iter_job_trials", "load_trials", "summary_digest", "trial_digest",
 ]
 
 

@@ -277,6 +277,7 @@ class ProcessBackend:
         queue: deque[tuple[int, list[dict[str, Any]]]] = deque((s, []) for s in seeds)
         lost = LostEpisodes(self.spec, queue)
         workers = [_Worker(ctx, self.spec, log_path) for _ in range(min(self.workers, len(seeds)))]
+
         def feed(w: _Worker) -> None:
             if w.task is None and queue:
                 seed, earlier = queue.popleft()
