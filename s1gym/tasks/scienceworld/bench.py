@@ -5,7 +5,9 @@ to candidates) on the first ``--variations`` train variations of each of the 30 
 gold-path states whose gold move names a candidate, the episodes won and the candidate counts.
 ``python -m s1gym.tasks.scienceworld.bench speed`` times, in one run and one JVM, a raw simulator step
 (``PythonInterface.step`` alone), the env's step (the step plus look, inventory, the valid list and the
-narrowing) and a fork's first step at depth 40 (a replay: ``load`` and 40 moves, then the step).
+narrowing) and at depth 40 a fork with its first step (:func:`speed`); ``S1GYM_SW_HELPER=0`` runs it without
+the family's JVM helper (reads one py4j call each, forks replay). ``python -m s1gym.tasks.scienceworld.bench
+forks`` checks snapshots and exact replays against the game played straight on every task (:func:`fork_exactness`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import gymnasium as gym
 import s1gym  # noqa: F401 - registers the ids
 from s1gym.tasks.scienceworld.env import TASKS, ScienceWorldEnv
 
-__all__ = ["gold_survival", "speed"]
+__all__ = ["fork_exactness", "gold_survival", "speed"]
 
 
 def gold_survival(variations: int = 2, tasks: tuple[str, ...] = TASKS) -> dict:
@@ -70,27 +72,50 @@ def _play_raw(env: ScienceWorldEnv, move: str) -> None:
 
 
 def speed(task: str = "inclined-plane-determine-angle", seed: int = 0, depth: int = 40, repeats: int = 10) -> dict:
-    """Median seconds of a raw simulator step, the env's step and a fork's first step at ``depth``."""
+    """Median seconds (warm: the walk is played once untimed first) of a raw simulator step, the env's step
+    along the expert's walk to ``depth`` (with snapshots, each paired with a raw step from the same state
+    just before it: ``paired_raw_step`` and the median of the pairs' ratios, ``paired_env_over_raw``),
+    a step at ``depth`` on an engine holding the
+    state, and at ``depth`` a fork and its first step (with the JVM helper: the snapshot taken at the fork and
+    the step; without it: a replay, ``load`` and the moves with the reads between them, and the step), and
+    that plus the original taking its engine back (a restore, or a replay)."""
     env: ScienceWorldEnv = gym.make("s1/ScienceWorld-v0", task=task)
     env.reset(seed=seed)
     gold = env.gold_path()
     if len(gold) <= depth + 1:
         raise ValueError(f"{task} seed {seed}: its gold path has {len(gold)} moves, not more than {depth + 1}")
-    steps = []
+    while env.steps < depth:  # warm-up, untimed: the JVM compiles the simulator's hot code on this walk
+        env.step_move(env.expert_action())
+    env.reset(seed=seed)
+    steps, paired = [], []
     while env.steps < depth:
         move = env.expert_action()
+        engine = env.engine()
+        if engine.can_snapshot:  # paired: a raw step from this very state just before the env's step
+            snap = engine.snapshot()
+            # both timed steps start on a restored copy (a raw step right after a snapshot ran about 40 %
+            # slower than one after a restore or one in a plain walk: docs/benchmarks.md)
+            engine.restore(engine.loaded, snap)
+            t = time.perf_counter()
+            engine.server.step(move)
+            paired.append(time.perf_counter() - t)
+            engine.restore(engine.loaded, snap)  # the state again, the global random generator included
         t = time.perf_counter()
         env.step_move(move)
         steps.append(time.perf_counter() - t)
     nxt = env.expert_action()
-    forks, at_depth = [], []
+    forks, rounds, at_depth = [], [], []
     for _ in range(repeats):
-        fork = env.fork()  # the engine holds env's state: the fork takes it over and replays (load + moves)
+        env.engine()  # untimed: the engine holds env's state again
+        env.game_state.snapshot = None  # as at a state a step just reached: the fork takes the snapshot
         t = time.perf_counter()
-        fork.step_move(nxt)
+        fork = env.fork()
+        fork.step_move(nxt)  # the fork takes the engine (snapshots) or replays on it
         forks.append(time.perf_counter() - t)
+        env.engine()  # the original takes its engine back: a restore (snapshots) or a replay
+        rounds.append(time.perf_counter() - t)
         held = env.fork()
-        held.engine()  # untimed: the engine replays to depth 40 for this fork
+        held.engine()  # untimed: the engine brought to depth 40 for this fork
         t = time.perf_counter()
         held.step_move(nxt)  # a step at depth 40 on an engine that holds the state
         at_depth.append(time.perf_counter() - t)
@@ -103,25 +128,63 @@ def speed(task: str = "inclined-plane-determine-angle", seed: int = 0, depth: in
             engine.server.step(move)
             raw.append(time.perf_counter() - t)
     engine.replay(env.game_state.game, env.game_state.moves)
-    out = {"task": task, "seed": seed, "depth": depth, "raw_step": statistics.median(raw),
-           "env_step": statistics.median(steps), "step_at_depth": statistics.median(at_depth),
-           "fork_first_step": statistics.median(forks)}
+    out = {"task": task, "seed": seed, "depth": depth, "helper": engine.helper is not None,
+           "raw_step": statistics.median(raw), "env_step": statistics.median(steps),
+           "step_at_depth": statistics.median(at_depth), "fork_first_step": statistics.median(forks),
+           "fork_first_step_and_back": statistics.median(rounds)}
     out["env_over_raw"] = out["env_step"] / out["raw_step"]
+    if paired:
+        out["paired_raw_step"] = statistics.median(paired)
+        out["paired_env_over_raw"] = statistics.median(e / r for e, r in zip(steps, paired, strict=True))
     out["fork_over_step"] = out["fork_first_step"] / out["step_at_depth"]
+    out["fork_and_back_over_step"] = out["fork_first_step_and_back"] / out["step_at_depth"]
     env.close()
     return out
 
 
+def fork_exactness(tasks: tuple[str, ...] = TASKS, steps: int = 5) -> dict:
+    """Per task (train variation index 0): the engine plays the gold path's first half with every read, then
+    ``steps`` more gold moves; a snapshot taken at the half, restored, and an exact replay (``load`` and the
+    moves with the reads) each play the same ``steps`` moves. Counts the tasks where all three answers (step
+    text, look, inventory, valid list, score, completion) and the global random generator's seed agree."""
+    rows = {}
+    for task in tasks:
+        env: ScienceWorldEnv = gym.make("s1/ScienceWorld-v0", task=task)
+        env.reset(seed=0)
+        gold = env.gold_path()
+        engine = env.engine()
+        seed_of = engine.jvm.gateway.jvm.s1gym.scienceworld.S1ScienceWorld.globalSeed
+        half = len(gold) // 2
+        for move in gold[:half]:
+            engine.step(move)
+        snap = engine.snapshot()
+        game, moves = engine.loaded, engine.moves
+        runs = []
+        for way in ("played", "restored", "replayed"):
+            if way == "restored":
+                engine.restore(game, snap)
+            elif way == "replayed":
+                engine.replay(game, moves)
+            answers = [engine.step(move) for move in gold[half:half + steps]]
+            runs.append((answers, int(seed_of())))
+        rows[task] = {"depth": half, "agree": runs[0] == runs[1] == runs[2]}
+        print(task, rows[task], flush=True)
+        env.close()
+    return {"tasks": rows, "agree": sum(r["agree"] for r in rows.values()), "of": len(rows)}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m s1gym.tasks.scienceworld.bench", description=__doc__)
-    parser.add_argument("what", choices=("survival", "speed"))
+    parser.add_argument("what", choices=("survival", "speed", "forks"))
     parser.add_argument("--variations", type=int, default=2)
     parser.add_argument("--tasks", default="", help="comma-separated task names (default: all 30)")
     parser.add_argument("--out", default="")
     args = parser.parse_args(argv)
+    tasks = tuple(t for t in args.tasks.split(",") if t) or TASKS
     if args.what == "survival":
-        tasks = tuple(t for t in args.tasks.split(",") if t) or TASKS
         result = gold_survival(args.variations, tasks)
+    elif args.what == "forks":
+        result = fork_exactness(tasks)
     else:
         result = speed()
     text = json.dumps(result, indent=1)

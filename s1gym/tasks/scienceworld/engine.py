@@ -4,7 +4,13 @@ The ``scienceworld`` wheel ships its JAR (Scala and py4j inside); :func:`get_jvm
 process with the family's heap (:data:`HEAP`) and every engine is a Scala ``PythonInterface`` in it. The
 simulator keeps a JVM-global random generator that ``load`` seeds with the variation index, so a game is
 the same game only when nothing else loads or steps in between: the family runs **one** engine per process
-(``engine_capacity = 1``) and a state another env holds is rebuilt by a replay (``load`` and the moves).
+(``engine_capacity = 1``) and a state another env holds is restored from a snapshot taken in the JVM, or
+rebuilt by a replay (``load`` and the moves, with every read the engine made in between: reading
+ScienceWorld's valid list draws from that random generator).
+
+With the family's Java helper (:mod:`.helper`) a step and all its reads are one round trip and a state is
+snapshotted and restored in the JVM (``can_snapshot``); without it (no ``javac``) each read is a py4j call of
+its own and forks replay.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import threading
 from typing import Any
 
 from s1gym.engines.base import Engine
+from s1gym.tasks.scienceworld.helper import SEP, Helper, Snapshot, helper_classpath
 
 __all__ = ["HEAP", "Game", "SWEngine", "get_jvm"]
 
@@ -38,10 +45,14 @@ class _JVM:
         from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
         from scienceworld.constants import BASEPATH, JAR_PATH
 
-        port, proc = launch_gateway(classpath=JAR_PATH, die_on_exit=True, cwd=BASEPATH, return_proc=True,
+        extra = helper_classpath(JAR_PATH)
+        classpath = JAR_PATH if extra is None else JAR_PATH + os.pathsep + extra
+        port, proc = launch_gateway(classpath=classpath, die_on_exit=True, cwd=BASEPATH, return_proc=True,
                                     javaopts=[f"-Xmx{HEAP}", *IDENTITY_HASH])
         self.gateway = JavaGateway(gateway_parameters=GatewayParameters(auto_field=True, port=port),
                                    java_process=proc)
+        #: the family's helper in this JVM (:mod:`.helper`), ``None`` without it
+        self.helper = Helper.of(self.gateway, extra)
         self.process = proc
         self.pid = os.getpid()  # a forked child (a vector env's worker) starts its own JVM
         self.lock = threading.RLock()
@@ -86,15 +97,23 @@ class SWEngine(Engine):
     """One ScienceWorld game (a Scala ``PythonInterface``). An answer is a dict: ``observation`` (the
     step's text), ``look``, ``inventory``, ``score`` (ScienceWorld's, -1..1), ``completed``,
     ``variation`` and ``valid`` (ScienceWorld's valid action-object combinations as ``[text, template id,
-    object ids, type ids]``); a new game's answer adds ``task`` (the task description)."""
+    object ids, type ids]``); a new game's answer adds ``task`` (the task description).
+
+    The reads are ScienceWorld's own calls, made in the same order with or without the helper (the valid
+    list, look, inventory, score, completion): the same moves give the same answers and the same random
+    draws either way."""
 
     label = "ScienceWorld JVM"
 
     def __init__(self) -> None:
         self.jvm = get_jvm()
         self.server = self.jvm.interface()
+        self.helper = self.jvm.helper
+        self.can_snapshot = self.helper is not None
         self.loaded: Game | None = None
         self.variation = -1
+        #: the moves played since the game was loaded (a snapshot keeps them, to replay it in another JVM)
+        self.moves: tuple[str, ...] = ()
 
     # ------------------------------------------------------------ games
     def folds(self, task: str, simplifications: str) -> dict[str, list[int]]:
@@ -124,14 +143,15 @@ class SWEngine(Engine):
 
     def gold_path(self, game: Game) -> tuple[str, ...]:
         """ScienceWorld's gold action sequence of ``game`` (cached per process). Generating it loads the game
-        again, so the engine is then at the start of ``game`` (the caller replays its moves)."""
+        again, so the engine is then at the start of ``game``, before its first read (the caller restores or
+        replays its state)."""
         variation = self.variation_of(game)
         key = (game[0], variation, game[3])
         if key not in self.jvm.gold:
             with self.jvm.lock:
                 self._load(game[0], variation, game[3], True)
                 self.jvm.gold[key] = tuple(str(a) for a in self.server.getGoldActionSequence())
-                self.loaded, self.variation = game, variation
+                self.loaded, self.variation, self.moves = game, variation, ()
         return self.jvm.gold[key]
 
     def new_game(self, game: Game) -> dict[str, Any]:
@@ -147,31 +167,65 @@ class SWEngine(Engine):
         # ``load`` leaves the score and the completion of the previous game until the first step: reset them
         getattr(self.server, "score_$eq")(0.0)
         getattr(self.server, "isComplete_$eq")(False)
-        self.loaded = game
+        self.loaded, self.moves = game, ()
 
     def step(self, move: str) -> dict[str, Any]:
         with self.jvm.lock:
+            self.moves = (*self.moves, move)
+            if self.helper is not None:
+                return self._unpack(str(self.helper.step(self.server, move)))
             return self._read(str(self.server.step(move)))
 
     def replay(self, game: Game, moves: tuple[str, ...]) -> None:
-        """``load`` and the moves, reading nothing in between (a fork's engine catching up)."""
+        """``load`` and the moves, with every read :meth:`new_game` and :meth:`step` make in between (the
+        valid list draws from the global random generator: without them the state would differ)."""
         with self.jvm.lock:
-            self._start(game)
-            for move in moves:
-                self.server.step(move)
+            if self.helper is None or any("\n" in m for m in moves):
+                self.new_game(game)
+                for move in moves:
+                    self.step(move)
+                return
+            self.variation = self.variation_of(game)
+            msg = str(self.helper.replay(self.server, game[0], self.variation, game[3], "\n".join(moves), True))
+            if msg.strip():
+                raise ValueError(f"ScienceWorld rejected {game[0]} variation {self.variation} ({game[3]!r}): {msg}")
+            self.loaded, self.moves = game, tuple(moves)
+
+    def snapshot(self) -> Snapshot:
+        with self.jvm.lock:
+            return self.helper.take(self.server, self.loaded, self.moves)
+
+    def restore(self, game: Game, snapshot: Snapshot) -> None:
+        with self.jvm.lock:
+            variation = self.variation_of(game)  # first: reading a fold's list may load a game
+            if self.helper is not None and self.helper.restore(self.server, snapshot):
+                self.loaded, self.moves, self.variation = game, snapshot.moves, variation
+            else:  # taken in a JVM that has gone, or the copy failed
+                self.replay(game, snapshot.moves)
 
     def _read(self, observation: str) -> dict[str, Any]:
+        if self.helper is not None:
+            return self._unpack(str(self.helper.read(self.server, observation)))
         s = self.server
-        valid = json.loads(str(s.getValidActionObjectCombinationsJSON()))["validActions"]
+        valid = str(s.getValidActionObjectCombinationsJSON())
+        return self._answer(observation, valid, str(s.freeActionLook()), str(s.freeActionInventory()),
+                            float(s.getScore()), bool(s.getCompleted()))
+
+    def _unpack(self, packed: str) -> dict[str, Any]:
+        observation, valid, look, inventory, score, completed = packed.split(SEP)
+        return self._answer(observation, valid, look, inventory, float(score), completed == "1")
+
+    def _answer(self, observation: str, valid: str, look: str, inventory: str, score: float,
+                completed: bool) -> dict[str, Any]:
         return {
             "observation": observation,
-            "look": str(s.freeActionLook()),
-            "inventory": str(s.freeActionInventory()),
-            "score": float(s.getScore()),
-            "completed": bool(s.getCompleted()),
+            "look": look,
+            "inventory": inventory,
+            "score": score,
+            "completed": completed,
             "variation": self.variation,
             "valid": [(str(a["action"]), int(a["template_id"]), tuple(int(i) for i in a["obj_ids"]),
-                       tuple(int(i) for i in a["type_ids"])) for a in valid],
+                       tuple(int(i) for i in a["type_ids"])) for a in json.loads(valid)["validActions"]],
         }
 
     def alive(self) -> bool:

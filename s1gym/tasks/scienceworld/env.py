@@ -61,8 +61,11 @@ class ScienceWorldEnv(EngineEnv):
     ``reset(seed=s)`` loads the game with ScienceWorld's ``load`` and nothing else (no extra ``look around``
     step: ScienceWorld's own ``reset()`` adds one, which breaks time-sensitive gold paths). With ``task``
     set, seed ``s`` plays that task's variation ``fold[s % n]``; without it the seed picks the task as well,
-    ``TASKS[s % 30]`` and variation ``fold[(s // 30) % n]``. ``fork()`` replays the game's moves from its
-    ``load`` on the process's one engine (the simulator's global random generator makes replays exact).
+    ``TASKS[s % 30]`` and variation ``fold[(s // 30) % n]``. ``fork()`` snapshots the game inside the JVM
+    (the family's Java helper: the game, the simulator's global random generator, id counter and
+    simplifications) and a fork or the original restores that copy when it needs the process's one engine;
+    without ``javac`` the state is replayed from ``load`` with every read made in between (reading the valid
+    list draws from that generator), which is exact too, and slower.
 
     ## Episode end
 
@@ -198,9 +201,13 @@ class ScienceWorldEnv(EngineEnv):
         with engine.jvm.lock:
             key = (state.game[0], engine.variation_of(state.game), state.game[3])
             fresh = key not in engine.jvm.gold
+            snap = engine.snapshot() if fresh and engine.can_snapshot else None
             path = engine.gold_path(state.game)
             if fresh:  # generating it loaded the game again: bring the engine back to this state
-                engine.replay(state.game, state.moves)
+                if snap is not None:
+                    engine.restore(state.game, snap)
+                else:
+                    engine.replay(state.game, state.moves)
         return path
 
     def expert_action(self) -> str:

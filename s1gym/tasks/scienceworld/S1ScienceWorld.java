@@ -1,0 +1,584 @@
+package s1gym.scienceworld;
+
+// ScienceWorld's step and its reads in one py4j round trip, and snapshots of a game inside the JVM.
+//
+// s1gym compiles this file at first use (s1gym/tasks/scienceworld/helper.py: javac into a cache folder) and
+// puts the folder on the JVM's classpath.
+//
+// Reads: ``step`` plays a move and answers the step's text, look, inventory, score, completion and the valid
+// list in one string (fields separated by \u0001), calling ScienceWorld's own methods in the order the Python
+// engine called them one by one. Every call first turns Nagle's algorithm off on the py4j connection serving
+// it: py4j writes a long answer (the valid list: about 27 KB) in 8 KB pieces and with Nagle's algorithm each
+// waited up to 40 ms for the delayed ACK of the previous one.
+//
+// Snapshots: a deep copy of a PythonInterface (the game, its agent, task, parser, history: every object it
+// reaches, field by field through sun.misc.Unsafe, sharing and cycles kept; no constructor runs) together with
+// the JVM-global state a game reads: scala.util.Random's generator (``load`` seeds it with the variation),
+// the UniqueIdentifier counter (new objects' ids) and the SimplifierProcessor's list. Restoring copies the
+// stored game again into the live interface (the object py4j holds), so a snapshot restores any number of
+// times. Shared rather than copied: strings, boxed primitives, classes, enums, Scala ``object``s (the global
+// state above is saved separately) and objects without fields.
+//
+// Identity: the family's JVM runs with -XX:hashCode=2 (every identity hash is 1, so hash sets of game objects
+// iterate in insertion order and a copied set keeps working). An IdentityHashMap would then degrade to a list,
+// so the copy maps originals to copies by their (compressed) address, valid while no collection moves objects:
+// the copy is redone when the collectors' counts changed during it.
+
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import main.scala.scienceworld.runtime.SimplifierProcessor$;
+import scala.collection.mutable.ArrayBuffer;
+import scienceworld.actions.PossibleAction;
+import scienceworld.input.ActionDefinitions;
+import scienceworld.input.InputParser;
+import scienceworld.objects.portal.Portal;
+import scienceworld.runtime.AgentInterface;
+import scienceworld.runtime.pythonapi.PythonInterface;
+import scienceworld.struct.EnvObject;
+import sun.misc.Unsafe;
+
+public final class S1ScienceWorld {
+    private static final Unsafe U;
+    private static final char SEP = '\u0001';
+    private static final long UID_COUNT, RNG_SEED, RNG_GAUSSIAN, RNG_HAS_GAUSSIAN;
+    /** PythonInterface's TaskMaker1: every task's definitions (most of the interface's objects), read by
+     *  ``load`` and the gold-path generator only: never copied, the live interface keeps its own */
+    private static final long TASK_MAKER;
+    private static final boolean COMPRESSED;
+    private static final long ARRAY_BASE;
+    static {
+        try {
+            Field f = Unsafe.class.getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            U = (Unsafe) f.get(null);
+            UID_COUNT = U.objectFieldOffset(util.UniqueIdentifier$.class.getDeclaredField("count"));
+            RNG_SEED = U.objectFieldOffset(Random.class.getDeclaredField("seed"));
+            RNG_GAUSSIAN = U.objectFieldOffset(Random.class.getDeclaredField("nextNextGaussian"));
+            RNG_HAS_GAUSSIAN = U.objectFieldOffset(Random.class.getDeclaredField("haveNextNextGaussian"));
+            TASK_MAKER = U.objectFieldOffset(PythonInterface.class.getDeclaredField("taskMaker"));
+            COMPRESSED = U.arrayIndexScale(Object[].class) == 4;
+            ARRAY_BASE = U.arrayBaseOffset(Object[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- reads
+    private static final ThreadLocal<Boolean> NO_DELAY = new ThreadLocal<>();
+
+    /** TCP_NODELAY on the py4j connection serving this thread (py4j runs each connection in a thread whose
+     *  Runnable is the connection, which has getSocket()); anything unexpected leaves it alone. */
+    public static void noDelay() {
+        if (NO_DELAY.get() != null) return;
+        NO_DELAY.set(Boolean.TRUE);
+        try {
+            Object target = U.getObject(Thread.currentThread(), U.objectFieldOffset(Thread.class.getDeclaredField("target")));
+            if (target == null) return;
+            Object socket = target.getClass().getMethod("getSocket").invoke(target);
+            if (socket instanceof java.net.Socket) ((java.net.Socket) socket).setTcpNoDelay(true);
+        } catch (Throwable e) {
+            // another py4j or Java: the answers arrive as before
+        }
+    }
+
+    /** ``observation``, then what SWEngine reads after a step, in its order: the valid list (JSON, from
+     *  :meth:`validJSON`), look, inventory, score, completion; separated by \u0001. */
+    public static String read(PythonInterface pi, String observation) {
+        noDelay();
+        String valid = validJSON(pi);
+        String look = pi.freeActionLook();
+        String inventory = pi.freeActionInventory();
+        StringBuilder out = new StringBuilder(observation.length() + valid.length() + look.length() + inventory.length() + 64);
+        out.append(observation).append(SEP).append(valid).append(SEP).append(look).append(SEP).append(inventory)
+                .append(SEP).append(Double.toString(pi.getScore())).append(SEP).append(pi.getCompleted() ? '1' : '0');
+        return out.toString();
+    }
+
+    /** ``pi.step(move)`` and :meth:`read`, in one call. */
+    public static String step(PythonInterface pi, String move) {
+        noDelay();
+        return read(pi, pi.step(move));
+    }
+
+    /** SWEngine's start of a game (the id counter restarted, ``load``, the score and completion cleared) and
+     *  the moves (separated by newlines); returns ``load``'s error text. With ``reads`` every read the engine
+     *  makes is made too (``read`` after the start and after each move, the task after the first): reading the
+     *  valid list draws from the global random generator (ScienceWorld's unique-referent choice), so only such
+     *  a replay reaches the state the moves reached when they were played. */
+    public static String replay(PythonInterface pi, String task, int variation, String simplifications, String moves,
+                                boolean reads) {
+        noDelay();
+        util.UniqueIdentifier.reset();
+        String err = pi.load(task, variation, simplifications, false);
+        pi.score_$eq(0.0);
+        pi.isComplete_$eq(false);
+        if (err != null && !err.trim().isEmpty()) return err;
+        if (reads) {
+            read(pi, "");
+            pi.freeActionTaskDesc();
+        }
+        if (!moves.isEmpty()) {
+            for (String move : moves.split("\n", -1)) {
+                pi.step(move);
+                if (reads) read(pi, "");
+            }
+        }
+        return "";
+    }
+
+    // ------------------------------------------------------------------------------------------ valid list
+    /** Off (``-Ds1gym.sw.fastValid=false``): :meth:`validJSON` is ScienceWorld's own call. */
+    private static final boolean FAST_VALID = !"false".equals(System.getProperty("s1gym.sw.fastValid"));
+
+    /**
+     * ``pi.getValidActionObjectCombinationsJSON()``, the same text with the same draws from the global random
+     * generator, in about half the time. ScienceWorld's version (1.2.3: AgentInterface, InputParser) names
+     * every object of the universe uniquely on each call, though only the rooms' names are used (teleport),
+     * through Scala collections; the unique-name choice draws from the global generator once its first ten
+     * rounds leave duplicates, so it cannot be skipped. This runs the same algorithm over the same objects in
+     * the same order (each object's referents from ScienceWorld's own getReferents, ScienceWorld's collection
+     * of objects and its action generators), with Java collections. In the parser's ambiguity state, or when
+     * an object has no referent (ScienceWorld's own code then fails), ScienceWorld's call runs instead.
+     * tests/test_scienceworld_fast.py checks text and generator state against ScienceWorld's on many states.
+     */
+    public static String validJSON(PythonInterface pi) {
+        if (!FAST_VALID || pi.agentInterface().isEmpty()) return pi.getValidActionObjectCombinationsJSON();
+        AgentInterface ai = pi.agentInterface().get();
+        if (ai.inputParser().isInAmbiguousState()) return pi.getValidActionObjectCombinationsJSON();
+        EnvObject root = ai.getAgentVisibleObjects(false)._2();
+        EnvObject[] visible = objects(InputParser.collectObjects(root, false));
+        EnvObject[] all = objects(InputParser.collectObjects(ai.universe(), true));
+        String[][] visibleRefs = new String[visible.length][], allRefs = new String[all.length][];
+        for (int k = 0; k < visible.length; k++) {
+            visibleRefs[k] = referents(visible[k], root);
+            if (visibleRefs[k].length == 0) return pi.getValidActionObjectCombinationsJSON();
+        }
+        for (int k = 0; k < all.length; k++) {
+            allRefs[k] = referents(all[k], root);
+            if (allRefs[k].length == 0) return pi.getValidActionObjectCombinationsJSON();
+        }
+        scala.collection.immutable.Map<Object, String> lut = lut(visible, visibleRefs);
+        scala.collection.immutable.Map<Object, String> lutAll = lut(all, allRefs);
+        PossibleAction[] actions = ActionDefinitions.mkPossibleActions(ai.agent(), visible, all, lut, lutAll);
+        StringBuilder out = new StringBuilder(actions.length * 96 + 32).append("{\"validActions\": [");
+        for (int k = 0; k < actions.length; k++) {
+            if (k > 0) out.append(',');
+            out.append(actions[k].toTemplate().toJSON());
+        }
+        return out.append("]}").toString();
+    }
+
+    /** ScienceWorld's self-check: "" when :meth:`validJSON` gives ScienceWorld's text and leaves the global
+     *  generator where ScienceWorld's call leaves it, else what differs (the generator is left at ScienceWorld's). */
+    public static String checkValid(PythonInterface pi) {
+        java.util.concurrent.atomic.AtomicLong seed = (java.util.concurrent.atomic.AtomicLong) U.getObject(globalRandom(), RNG_SEED);
+        long before = seed.get();
+        String fast = validJSON(pi);
+        long afterFast = seed.get();
+        seed.set(before);
+        String slow = pi.getValidActionObjectCombinationsJSON();
+        long afterSlow = seed.get();
+        if (!fast.equals(slow)) return "text differs:\n" + fast + "\n" + slow;
+        if (afterFast != afterSlow) return "random generator differs";
+        return "";
+    }
+
+    /** The global generator's seed (tests check that a read draws from it). */
+    public static long globalSeed() {
+        return ((java.util.concurrent.atomic.AtomicLong) U.getObject(globalRandom(), RNG_SEED)).get();
+    }
+
+    private static EnvObject[] objects(scala.collection.mutable.Set<EnvObject> set) {
+        EnvObject[] out = new EnvObject[set.size()];
+        scala.collection.Iterator<EnvObject> it = set.iterator();
+        int k = 0;
+        while (it.hasNext()) out[k++] = it.next();
+        return out;
+    }
+
+    /** EnvObject.getReferentsWithContainers(perspective).toArray.sorted (1.2.3), with Java collections. */
+    private static String[] referents(EnvObject o, EnvObject perspective) {
+        scala.collection.immutable.Set<String> refs = o instanceof Portal ? ((Portal) o).getReferents(perspective) : o.getReferents();
+        HashSet<String> out = new HashSet<>();
+        String[] containerRefs = null;  // the container's referents, read once (ScienceWorld reads them per referent)
+        scala.collection.Iterator<String> it = refs.iterator();
+        while (it.hasNext()) {
+            String ref = it.next();
+            if (ref.trim().length() > 0) {
+                out.add(ref.toLowerCase());
+                if (containerRefs == null) {
+                    scala.Option<EnvObject> container = o.getContainer();
+                    containerRefs = container.isDefined() ? strings(container.get().getReferents()) : new String[0];
+                }
+                for (String c : containerRefs) {
+                    out.add((ref + " in " + c).toLowerCase());
+                    out.add((ref + " on " + c).toLowerCase());
+                }
+            }
+        }
+        ArrayList<String> kept = new ArrayList<>(out.size());
+        for (String r : out) if (r.length() > 1) kept.add(r);
+        String[] sorted = kept.toArray(new String[0]);
+        Arrays.sort(sorted);
+        return sorted;
+    }
+
+    private static String[] strings(scala.collection.immutable.Set<String> set) {
+        String[] out = new String[set.size()];
+        scala.collection.Iterator<String> it = set.iterator();
+        int k = 0;
+        while (it.hasNext()) out[k++] = it.next();
+        return out;
+    }
+
+    /** InputParser.getAllUniqueReferentsLUTObjList (1.2.3): object id -> its unique referent, chosen by
+     *  InputParser.chooseUniqueReferents (its filter of duplicates, ten rounds of the next referent, ten of a
+     *  random one from the global generator, every round over every object). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static scala.collection.immutable.Map<Object, String> lut(EnvObject[] objs, String[][] referents1) {
+        // every distinct referent as an int (the rounds then count in an array)
+        HashMap<String, Integer> ids = new HashMap<>();
+        int[][] refIds1 = new int[referents1.length][];
+        for (int i = 0; i < referents1.length; i++) {
+            refIds1[i] = new int[referents1[i].length];
+            for (int j = 0; j < referents1[i].length; j++) {
+                Integer id = ids.get(referents1[i][j]);
+                if (id == null) ids.put(referents1[i][j], id = ids.size());
+                refIds1[i][j] = id;
+            }
+        }
+        int[] count = new int[ids.size()];
+        for (int[] refs : refIds1) for (int r : refs) count[r]++;  // (referents are lower case already)
+        int[][] refIds = new int[refIds1.length][];
+        String[][] referents = new String[referents1.length][];
+        for (int i = 0; i < refIds1.length; i++) {
+            int n = 0;
+            for (int r : refIds1[i]) if (count[r] <= 1) n++;
+            if (n == 0) {
+                refIds[i] = refIds1[i];
+                referents[i] = referents1[i];
+                continue;
+            }
+            refIds[i] = new int[n];
+            referents[i] = new String[n];
+            n = 0;
+            for (int j = 0; j < refIds1[i].length; j++) {
+                if (count[refIds1[i][j]] <= 1) {
+                    refIds[i][n] = refIds1[i][j];
+                    referents[i][n++] = referents1[i][j];
+                }
+            }
+        }
+        int[] indices = new int[referents.length];
+        int[] frequency = new int[ids.size()];
+        scala.util.Random$ random = scala.util.Random$.MODULE$;
+        for (int attempt = 0; attempt < 20; attempt++) {
+            Arrays.fill(frequency, 0);
+            for (int i = 0; i < refIds.length; i++) frequency[refIds[i][indices[i]]]++;
+            for (int i = 0; i < refIds.length; i++) {
+                if (frequency[refIds[i][indices[i]]] > 1) {
+                    indices[i] = attempt < 10 ? (indices[i] + 1) % refIds[i].length : random.nextInt(refIds[i].length);
+                }
+            }
+        }
+        scala.collection.immutable.Map out = scala.collection.immutable.Map$.MODULE$.empty();
+        for (int i = 0; i < objs.length; i++) {
+            out = out.$plus(new scala.Tuple2<Object, String>(objs[i].uuid(), referents[i][indices[i]].toLowerCase()));
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------------------------------- snapshots
+    private static final class Stored {
+        final PythonInterface pi;
+        final long uid, seed;
+        final double gaussian;
+        final boolean hasGaussian;
+        final Object[] simplifications;
+
+        Stored(PythonInterface pi, long uid, long seed, double gaussian, boolean hasGaussian, Object[] simplifications) {
+            this.pi = pi; this.uid = uid; this.seed = seed; this.gaussian = gaussian; this.hasGaussian = hasGaussian;
+            this.simplifications = simplifications;
+        }
+    }
+
+    private static final Map<Integer, Stored> STORE = new HashMap<>();
+    private static int nextId = 1;
+
+    private static Random globalRandom() {
+        return scala.util.Random$.MODULE$.self();
+    }
+
+    /** Snapshot ``pi`` and the JVM-global state; returns the snapshot's id (``free``: ids to drop first). */
+    public static synchronized int take(PythonInterface pi, String free) throws InstantiationException {
+        noDelay();
+        free(free);
+        Random rng = globalRandom();
+        ArrayBuffer<?> simp = SimplifierProcessor$.MODULE$.simplifications();
+        Object[] simplifications = new Object[simp.length()];
+        for (int k = 0; k < simplifications.length; k++) simplifications[k] = simp.apply(k);
+        PythonInterface copy = (PythonInterface) deepCopy(pi, U.getObject(pi, TASK_MAKER));
+        int id = nextId++;
+        STORE.put(id, new Stored(copy, U.getLong(util.UniqueIdentifier$.MODULE$, UID_COUNT),
+                ((java.util.concurrent.atomic.AtomicLong) U.getObject(rng, RNG_SEED)).get(),
+                U.getDouble(rng, RNG_GAUSSIAN), U.getBoolean(rng, RNG_HAS_GAUSSIAN), simplifications));
+        return id;
+    }
+
+    /** Bring ``pi`` and the global state to snapshot ``id`` (a fresh copy: the snapshot stays usable); false if
+     *  ``id`` is unknown. */
+    @SuppressWarnings("unchecked")
+    public static synchronized boolean restore(PythonInterface pi, int id, String free) throws InstantiationException {
+        noDelay();
+        free(free);
+        Stored s = STORE.get(id);
+        if (s == null) return false;
+        PythonInterface copy = (PythonInterface) deepCopy(s.pi, U.getObject(s.pi, TASK_MAKER));
+        Layout l = LAYOUTS.get(PythonInterface.class);
+        for (long off : l.longs) U.putLong(pi, off, U.getLong(copy, off));
+        for (long off : l.ints) U.putInt(pi, off, U.getInt(copy, off));
+        for (long off : l.shorts) U.putShort(pi, off, U.getShort(copy, off));
+        for (long off : l.bytes) U.putByte(pi, off, U.getByte(copy, off));
+        for (long off : l.refs) if (off != TASK_MAKER) U.putObject(pi, off, U.getObject(copy, off));
+        U.putLong(util.UniqueIdentifier$.MODULE$, UID_COUNT, s.uid);
+        Random rng = globalRandom();
+        ((java.util.concurrent.atomic.AtomicLong) U.getObject(rng, RNG_SEED)).set(s.seed);
+        U.putDouble(rng, RNG_GAUSSIAN, s.gaussian);
+        U.putBoolean(rng, RNG_HAS_GAUSSIAN, s.hasGaussian);
+        ArrayBuffer<Object> simp = (ArrayBuffer<Object>) (ArrayBuffer<?>) SimplifierProcessor$.MODULE$.simplifications();
+        simp.clear();
+        for (Object o : s.simplifications) simp.$plus$eq(o);
+        return true;
+    }
+
+    /** ``restore`` then :meth:`step`, in one call; null if ``id`` is unknown. */
+    public static String restoreStep(PythonInterface pi, int id, String move, String free) throws InstantiationException {
+        if (!restore(pi, id, free)) return null;
+        return step(pi, move);
+    }
+
+    /** Snapshots held (after freeing ``free``). */
+    public static synchronized int held(String free) {
+        free(free);
+        return STORE.size();
+    }
+
+    private static void free(String ids) {
+        if (ids == null || ids.isEmpty()) return;
+        for (String s : ids.split(",")) {
+            if (!s.isEmpty()) STORE.remove(Integer.parseInt(s));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ deep copy
+    /** Per class: how its instances are copied, and the offsets of their instance fields by size. */
+    private static final class Layout {
+        static final int COPY = 0, SHARE = 1, PRIMITIVE_ARRAY = 2, SHALLOW_ARRAY = 3, ARRAY = 4;
+        final int kind;
+        final long[] refs, longs, ints, shorts, bytes;
+        final Object module;  // a Scala object's one instance (shared), else null
+
+        Layout(Class<?> c) {
+            List<Long> r = new ArrayList<>(), lo = new ArrayList<>(), in = new ArrayList<>(),
+                    sh = new ArrayList<>(), by = new ArrayList<>();
+            if (c.isArray()) {
+                Class<?> e = c.getComponentType();
+                kind = e.isPrimitive() ? PRIMITIVE_ARRAY : sharedClass(e) && Modifier.isFinal(e.getModifiers())
+                        ? SHALLOW_ARRAY : ARRAY;
+                module = null;
+            } else if (sharedClass(c)) {
+                kind = SHARE;
+                module = null;
+            } else {
+                for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
+                    for (Field f : k.getDeclaredFields()) {
+                        if (Modifier.isStatic(f.getModifiers())) continue;
+                        long off = U.objectFieldOffset(f);
+                        Class<?> t = f.getType();
+                        if (!t.isPrimitive()) r.add(off);
+                        else if (t == long.class || t == double.class) lo.add(off);
+                        else if (t == int.class || t == float.class) in.add(off);
+                        else if (t == short.class || t == char.class) sh.add(off);
+                        else by.add(off);
+                    }
+                }
+                module = moduleOf(c);
+                kind = r.isEmpty() && lo.isEmpty() && in.isEmpty() && sh.isEmpty() && by.isEmpty() ? SHARE : COPY;
+            }
+            refs = unbox(r); longs = unbox(lo); ints = unbox(in); shorts = unbox(sh); bytes = unbox(by);
+        }
+    }
+
+    private static long[] unbox(List<Long> xs) {
+        long[] out = new long[xs.size()];
+        for (int k = 0; k < out.length; k++) out[k] = xs.get(k);
+        return out;
+    }
+
+    private static final ClassValue<Layout> LAYOUTS = new ClassValue<Layout>() {
+        @Override
+        protected Layout computeValue(Class<?> c) {
+            return new Layout(c);
+        }
+    };
+
+    private static boolean sharedClass(Class<?> c) {
+        return c == String.class || c == Class.class || c.isEnum() || c == Boolean.class || c == Character.class
+                || c == Integer.class || c == Long.class || c == Double.class || c == Float.class
+                || c == Short.class || c == Byte.class || java.lang.ref.Reference.class.isAssignableFrom(c)
+                || Thread.class.isAssignableFrom(c) || ClassLoader.class.isAssignableFrom(c) || c.isHidden();
+    }
+
+    private static Object moduleOf(Class<?> c) {
+        try {
+            Field f = c.getDeclaredField("MODULE$");
+            if (Modifier.isStatic(f.getModifiers()) && f.getType() == c) {
+                f.setAccessible(true);
+                return f.get(null);
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            // not a Scala object
+        }
+        return null;
+    }
+
+    private static long collections() {
+        long n = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) n += gc.getCollectionCount();
+        return n;
+    }
+
+    /** A deep copy of everything ``root`` reaches (sharing and cycles kept; ``shared`` is not copied); redone when a collection ran
+     *  during it (the address map would be stale). */
+    static Object deepCopy(Object root, Object shared) throws InstantiationException {
+        for (int attempt = 0; ; attempt++) {
+            long before = collections();
+            Object out = copyOnce(root, shared);
+            if (collections() == before) return out;
+            if (attempt >= 8) throw new IllegalStateException("S1ScienceWorld: collections kept interrupting a copy");
+        }
+    }
+
+    /** An open-addressing map from an object's address (while nothing moves) to its copy. */
+    private static final class AddressMap {
+        long[] keys = new long[1 << 14];
+        Object[] originals = new Object[1 << 14];
+        Object[] values = new Object[1 << 14];
+        int size;
+        final Object[] holder = new Object[1];
+
+        long address(Object o) {
+            holder[0] = o;
+            long a = COMPRESSED ? (U.getInt(holder, ARRAY_BASE) & 0xffffffffL) : U.getLong(holder, ARRAY_BASE);
+            holder[0] = null;
+            return a;
+        }
+
+        private static int slot(long a, int mask) {
+            long h = a * 0x9E3779B97F4A7C15L;
+            return (int) (h ^ (h >>> 32)) & mask;
+        }
+
+        Object get(Object o) {
+            long a = address(o);
+            int mask = keys.length - 1;
+            for (int k = slot(a, mask); ; k = (k + 1) & mask) {
+                Object orig = originals[k];
+                if (orig == null) return null;
+                if (orig == o) return values[k];
+            }
+        }
+
+        void put(Object o, Object copy) {
+            if ((size + 1) * 2 > keys.length) grow();
+            insert(address(o), o, copy);
+            size++;
+        }
+
+        private void insert(long a, Object o, Object copy) {
+            int mask = keys.length - 1;
+            int k = slot(a, mask);
+            while (originals[k] != null) k = (k + 1) & mask;
+            keys[k] = a; originals[k] = o; values[k] = copy;
+        }
+
+        private void grow() {
+            long[] ks = keys; Object[] os = originals, vs = values;
+            keys = new long[ks.length * 2]; originals = new Object[ks.length * 2]; values = new Object[ks.length * 2];
+            for (int k = 0; k < ks.length; k++) if (os[k] != null) insert(ks[k], os[k], vs[k]);
+        }
+    }
+
+    private static Object copyOnce(Object root, Object shared) throws InstantiationException {
+        AddressMap seen = new AddressMap();
+        if (shared != null) seen.put(shared, shared);
+        ArrayDeque<Object> todo = new ArrayDeque<>(256);  // pairs: original, copy
+        Object out = copyOf(root, seen, todo);
+        while (!todo.isEmpty()) {
+            Object src = todo.pop();
+            Object dst = todo.pop();
+            Layout l = LAYOUTS.get(src.getClass());
+            if (l.kind == Layout.ARRAY) {
+                Object[] b = (Object[]) dst;
+                for (int k = 0; k < b.length; k++) b[k] = copyOf(b[k], seen, todo);  // b started as a clone
+                continue;
+            }
+            for (long off : l.longs) U.putLong(dst, off, U.getLong(src, off));
+            for (long off : l.ints) U.putInt(dst, off, U.getInt(src, off));
+            for (long off : l.shorts) U.putShort(dst, off, U.getShort(src, off));
+            for (long off : l.bytes) U.putByte(dst, off, U.getByte(src, off));
+            for (long off : l.refs) U.putObject(dst, off, copyOf(U.getObject(src, off), seen, todo));
+        }
+        return out;
+    }
+
+    private static Object copyOf(Object o, AddressMap seen, ArrayDeque<Object> todo) throws InstantiationException {
+        if (o == null) return null;
+        Layout l = LAYOUTS.get(o.getClass());
+        if (l.kind == Layout.SHARE || l.module == o) return o;
+        Object done = seen.get(o);
+        if (done != null) return done;
+        Object copy;
+        switch (l.kind) {
+            case Layout.PRIMITIVE_ARRAY:
+                copy = primitiveClone(o);
+                seen.put(o, copy);
+                return copy;
+            case Layout.SHALLOW_ARRAY:
+                copy = ((Object[]) o).clone();
+                seen.put(o, copy);
+                return copy;
+            case Layout.ARRAY:
+                copy = ((Object[]) o).clone();
+                break;
+            default:
+                copy = U.allocateInstance(o.getClass());
+        }
+        seen.put(o, copy);
+        todo.push(copy);
+        todo.push(o);
+        return copy;
+    }
+
+    private static Object primitiveClone(Object o) {
+        if (o instanceof int[]) return ((int[]) o).clone();
+        if (o instanceof boolean[]) return ((boolean[]) o).clone();
+        if (o instanceof double[]) return ((double[]) o).clone();
+        if (o instanceof long[]) return ((long[]) o).clone();
+        if (o instanceof char[]) return ((char[]) o).clone();
+        if (o instanceof byte[]) return ((byte[]) o).clone();
+        if (o instanceof float[]) return ((float[]) o).clone();
+        return ((short[]) o).clone();
+    }
+}

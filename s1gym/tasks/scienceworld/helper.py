@@ -1,0 +1,165 @@
+"""The family's Java helper (``S1ScienceWorld.java``, beside this file): a step and its reads in one round trip,
+exact replays, and snapshots of a game inside the JVM.
+
+The Python ``scienceworld`` API makes one py4j round trip per read, and py4j's Java side sent the valid list
+(about 27 KB) in 8 KB pieces that each waited up to 40 ms for a delayed ACK (Nagle's algorithm). The helper
+answers a step with everything the engine reads, on a connection with Nagle's algorithm off, and deep-copies a
+game (global random generator, id counter and simplifications included) so a fork restores a copy instead of
+replaying its moves (docs/benchmarks.md, ScienceWorld). This module compiles it at first use with ``javac``
+into s1gym's cache folder (``$S1GYM_CACHE/java/<hash>``) and the engine's JVM starts with that folder on its
+classpath. Without ``javac`` (one warning says so) or with ``S1GYM_SW_HELPER=0`` the engine reads through
+ScienceWorld's own calls and forks replay, as before.
+
+A snapshot lives in the JVM under an int id; :class:`Snapshot` is its Python handle. Dropping the handle
+queues the id and the helper's next call frees it in the same round trip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import weakref
+from pathlib import Path
+from typing import Any
+
+from s1gym.datasets import cache_root
+
+__all__ = ["SEP", "Helper", "Snapshot", "helper_classpath"]
+
+log = logging.getLogger(__name__)
+
+SOURCE = Path(__file__).with_name("S1ScienceWorld.java")
+CLASS_FILE = Path("s1gym", "scienceworld", "S1ScienceWorld.class")
+#: the separator of the helper's answer's fields (no ScienceWorld text holds it)
+SEP = "\x01"
+_lock = threading.Lock()
+_built: dict[str, str | None] = {}
+
+
+def enabled() -> bool:
+    return os.environ.get("S1GYM_SW_HELPER", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def helper_classpath(jar: str) -> str | None:
+    """The folder holding the compiled helper for ``jar`` (compiled now if needed); ``None`` without javac or
+    when ``S1GYM_SW_HELPER=0``."""
+    if not enabled():
+        return None
+    with _lock:
+        if jar not in _built:
+            _built[jar] = _compile(jar)
+        return _built[jar]
+
+
+def _compile(jar: str) -> str | None:
+    javac = shutil.which("javac")
+    if javac is None and os.environ.get("JAVA_HOME"):
+        candidate = Path(os.environ["JAVA_HOME"], "bin", "javac")
+        javac = str(candidate) if candidate.exists() else None
+    if javac is None:
+        log.warning("s1gym: no javac on PATH, so ScienceWorld steps read through py4j one call at a time and forks "
+                    "replay (slower); install a JDK (e.g. `sudo apt-get install openjdk-17-jdk-headless`)")
+        return None
+    source = SOURCE.read_bytes()
+    told = subprocess.run([javac, "-version"], capture_output=True, text=True, timeout=60, check=False)
+    digest = hashlib.sha256(source + jar.encode() + (told.stdout + told.stderr).encode()).hexdigest()[:16]
+    folder = cache_root() / "java" / f"scienceworld-{digest}"
+    if (folder / CLASS_FILE).is_file():
+        return str(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="build-", dir=folder.parent))
+    try:
+        command = [javac, "-nowarn", "-XDignore.symbol.file", "-cp", jar, "-d", str(tmp), str(SOURCE)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+        if done.returncode != 0:
+            log.warning("s1gym: compiling %s failed, so ScienceWorld forks replay:\n%s", SOURCE.name,
+                        done.stderr.strip())
+            return None
+        try:
+            os.replace(tmp, folder)  # atomic: another process compiling at the same time wins or loses whole
+        except OSError:
+            if not (folder / CLASS_FILE).is_file():
+                raise
+        return str(folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+class Snapshot:
+    """A game's state held in the JVM (by id), with the game and the moves that reached it (a JVM that died
+    took the snapshot with it: the state is then replayed)."""
+
+    __slots__ = ("__weakref__", "game", "id", "moves", "owner")
+
+    def __init__(self, owner: Helper, snap_id: int, game: Any, moves: tuple[str, ...]) -> None:
+        self.owner, self.id, self.game, self.moves = owner, snap_id, game, moves
+        weakref.finalize(self, owner.pending.append, snap_id)  # freed with the helper's next call
+
+
+class Helper:
+    """The helper class in one JVM (``None`` from :meth:`of` when the JVM lacks it)."""
+
+    def __init__(self, gateway: Any) -> None:
+        from py4j.java_gateway import JavaClass
+
+        cls = gateway.jvm.s1gym.scienceworld.S1ScienceWorld
+        if not isinstance(cls, JavaClass):  # py4j names a missing class as a package
+            raise LookupError("s1gym.scienceworld.S1ScienceWorld is not on the JVM's classpath")  # noqa: TRY004
+        # py4j looks a static member up with a round trip of its own each time: look each up once
+        self.read, self.step, self.replay = cls.read, cls.step, cls.replay
+        self._take, self._restore, self._held = cls.take, cls.restore, cls.held
+        cls.noDelay()
+        #: ids whose handles were dropped, freed by the next call
+        self.pending: list[int] = []
+
+    @classmethod
+    def of(cls, gateway: Any, classpath: str | None) -> Helper | None:
+        if classpath is None:
+            return None
+        try:
+            return cls(gateway)
+        except Exception as exc:  # noqa: BLE001 - the helper is an optimisation: read and replay without it
+            log.warning("s1gym: the ScienceWorld helper did not load (%s); forks replay", exc)
+            return None
+
+    def _frees(self) -> str:
+        if not self.pending:
+            return ""
+        ids, self.pending[:] = list(self.pending), []
+        return ",".join(map(str, ids))
+
+    def take(self, pi: Any, game: Any, moves: tuple[str, ...]) -> Snapshot:
+        """A snapshot of ``pi``'s game; one the JVM holds nothing for (id -1: restoring it replays the moves)
+        when the copy failed (collections kept moving objects during it: S1ScienceWorld.deepCopy)."""
+        from py4j.protocol import Py4JJavaError
+
+        try:
+            snap_id = int(self._take(pi, self._frees()))
+        except Py4JJavaError as exc:
+            log.warning("s1gym: a ScienceWorld snapshot failed (%s); that state will be replayed",
+                        str(exc).strip().splitlines()[0][:200])
+            snap_id = -1
+        return Snapshot(self, snap_id, game, moves)
+
+    def restore(self, pi: Any, snap: Snapshot) -> bool:
+        """``pi`` brought to ``snap``; False when this JVM does not hold it or the copy failed (``pi`` is then
+        unchanged: the copy comes before any change)."""
+        from py4j.protocol import Py4JJavaError
+
+        if snap.owner is not self or snap.id < 0:
+            return False
+        try:
+            return bool(self._restore(pi, snap.id, self._frees()))
+        except Py4JJavaError as exc:
+            log.warning("s1gym: restoring a ScienceWorld snapshot failed (%s); replaying it",
+                        str(exc).strip().splitlines()[0][:200])
+            return False
+
+    def held(self) -> int:
+        """Snapshots the JVM holds (after freeing the dropped ones)."""
+        return int(self._held(self._frees()))
