@@ -22,6 +22,8 @@ import re
 import shutil
 import subprocess
 import threading
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from s1gym.engines import lifecycle
@@ -73,6 +75,52 @@ def check_java() -> str:
 
 #: Seconds a py4j error waits for the JVM process to exit before the JVM counts as alive.
 CRASH_WAIT_S = 2.0
+
+
+def compile_helper(sources: Sequence[Path], classpath: str, package: str, name: str, without: str) -> str | None:
+    """The folder holding ``sources`` (Java, in ``package``) compiled against ``classpath``, compiled now with
+    ``javac`` into s1gym's cache (``$S1GYM_CACHE/java/<name>-<hash of the sources, classpath and javac>``)
+    unless already there; ``None`` with one warning (``without``: what the caller does then) when there is no
+    ``javac`` or it fails. A family's engine puts the folder on its JVM's classpath."""
+    import hashlib
+    import logging
+    import tempfile
+
+    from s1gym.datasets import cache_root
+
+    log = logging.getLogger(__name__)
+    javac = shutil.which("javac")
+    if javac is None and os.environ.get("JAVA_HOME"):
+        candidate = Path(os.environ["JAVA_HOME"], "bin", "javac")
+        javac = str(candidate) if candidate.exists() else None
+    if javac is None:
+        log.warning("s1gym: no javac on PATH, so %s; install a JDK (e.g. `sudo apt-get install "
+                    "openjdk-17-jdk-headless`)", without)
+        return None
+    told = subprocess.run([javac, "-version"], capture_output=True, text=True, timeout=60, check=False)
+    code = b"".join(path.read_bytes() for path in sources)
+    digest = hashlib.sha256(code + classpath.encode() + (told.stdout + told.stderr).encode()).hexdigest()[:16]
+    folder = cache_root() / "java" / f"{name}-{digest}"
+    classes = [Path(*package.split("."), path.with_suffix(".class").name) for path in sources]
+    if all((folder / c).is_file() for c in classes):
+        return str(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="build-", dir=folder.parent))
+    try:
+        command = [javac, "-nowarn", "-XDignore.symbol.file", "-cp", classpath, "-d", str(tmp), *map(str, sources)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+        if done.returncode != 0:
+            log.warning("s1gym: compiling %s failed, so %s:\n%s", " and ".join(p.name for p in sources), without,
+                        done.stderr.strip())
+            return None
+        try:
+            os.replace(tmp, folder)  # atomic: another process compiling at the same time wins or loses whole
+        except OSError:
+            if not all((folder / c).is_file() for c in classes):
+                raise
+        return str(folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 class JVM:

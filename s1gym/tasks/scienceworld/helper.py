@@ -16,18 +16,14 @@ queues the id and the helper's next call frees it in the same round trip.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-import shutil
-import subprocess
-import tempfile
 import threading
 import weakref
 from pathlib import Path
 from typing import Any
 
-from s1gym.datasets import cache_root
+from s1gym.engines.jvm import compile_helper
 
 __all__ = ["SEP", "Helper", "Snapshot", "helper_classpath"]
 
@@ -52,42 +48,10 @@ def helper_classpath(jar: str) -> str | None:
         return None
     with _lock:
         if jar not in _built:
-            _built[jar] = _compile(jar)
+            _built[jar] = compile_helper([SOURCE], jar, "s1gym.scienceworld", "scienceworld",
+                                         "ScienceWorld steps read through py4j one call at a time and forks replay "
+                                         "(slower)")
         return _built[jar]
-
-
-def _compile(jar: str) -> str | None:
-    javac = shutil.which("javac")
-    if javac is None and os.environ.get("JAVA_HOME"):
-        candidate = Path(os.environ["JAVA_HOME"], "bin", "javac")
-        javac = str(candidate) if candidate.exists() else None
-    if javac is None:
-        log.warning("s1gym: no javac on PATH, so ScienceWorld steps read through py4j one call at a time and forks "
-                    "replay (slower); install a JDK (e.g. `sudo apt-get install openjdk-17-jdk-headless`)")
-        return None
-    source = SOURCE.read_bytes()
-    told = subprocess.run([javac, "-version"], capture_output=True, text=True, timeout=60, check=False)
-    digest = hashlib.sha256(source + jar.encode() + (told.stdout + told.stderr).encode()).hexdigest()[:16]
-    folder = cache_root() / "java" / f"scienceworld-{digest}"
-    if (folder / CLASS_FILE).is_file():
-        return str(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="build-", dir=folder.parent))
-    try:
-        command = [javac, "-nowarn", "-XDignore.symbol.file", "-cp", jar, "-d", str(tmp), str(SOURCE)]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
-        if done.returncode != 0:
-            log.warning("s1gym: compiling %s failed, so ScienceWorld forks replay:\n%s", SOURCE.name,
-                        done.stderr.strip())
-            return None
-        try:
-            os.replace(tmp, folder)  # atomic: another process compiling at the same time wins or loses whole
-        except OSError:
-            if not (folder / CLASS_FILE).is_file():
-                raise
-        return str(folder)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 class Snapshot:

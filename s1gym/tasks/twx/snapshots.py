@@ -23,12 +23,8 @@ reads (:meth:`Snapshots.cooking_tree`), and can send it back with a step (:meth:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-import shutil
-import subprocess
-import tempfile
 import threading
 import weakref
 from collections.abc import Sequence
@@ -37,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from s1gym.datasets import cache_root
+from s1gym.engines.jvm import compile_helper
 
 __all__ = ["Snapshot", "Snapshots", "helper_classpath"]
 
@@ -62,47 +58,9 @@ def helper_classpath(jar: str) -> str | None:
     with _lock:
         if jar in _built:
             return _built[jar]
-        _built[jar] = out = _compile(jar)
+        _built[jar] = out = compile_helper(SOURCES, jar, "s1gym.twx", "twx", "TextWorldExpress forks replay their "
+                                           "moves (slower than in-JVM snapshots)")
         return out
-
-
-def _compile(jar: str) -> str | None:
-    javac = shutil.which("javac")
-    if javac is None and os.environ.get("JAVA_HOME"):
-        candidate = Path(os.environ["JAVA_HOME"], "bin", "javac")
-        javac = str(candidate) if candidate.exists() else None
-    if javac is None:
-        log.warning("s1gym: no javac on PATH, so TextWorldExpress forks replay their moves (slower); install a "
-                    "JDK (e.g. `sudo apt-get install openjdk-17-jdk-headless`) for in-JVM snapshots")
-        return None
-    source = b"".join(path.read_bytes() for path in SOURCES)
-    told = subprocess.run([javac, "-version"], capture_output=True, text=True, timeout=60)
-    version = told.stdout + told.stderr
-    digest = hashlib.sha256(source + jar.encode() + version.encode()).hexdigest()[:16]
-    folder = cache_root() / "java" / digest
-    if _complete(folder):
-        return str(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="build-", dir=folder.parent))
-    try:
-        command = [javac, "-nowarn", "-XDignore.symbol.file", "-cp", jar, "-d", str(tmp), *map(str, SOURCES)]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-        if done.returncode != 0:
-            log.warning("s1gym: compiling %s failed, so TextWorldExpress forks replay their moves:\n%s",
-                        " and ".join(path.name for path in SOURCES), done.stderr.strip())
-            return None
-        try:
-            os.replace(tmp, folder)  # atomic: another process compiling at the same time wins or loses whole
-        except OSError:
-            if not _complete(folder):
-                raise
-        return str(folder)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _complete(folder: Path) -> bool:
-    return all((folder / "s1gym" / "twx" / path.with_suffix(".class").name).is_file() for path in SOURCES)
 
 
 class Snapshot:
