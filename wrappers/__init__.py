@@ -9,6 +9,7 @@ from ._base import OracleForkError, Wrapper, WrapperOrderError
 from .compose import WRAPPERS, wrap
 from .lookahead import Lookahead
 from .rethink import Rethink
+from .rethink_planner import PLANNERS, ForkPlanner
 from .search import (
     DEFAULT_PRIORITY,
     PRIORITIES,
@@ -22,7 +23,9 @@ from .search import (
 
 __all__ = [
     "DEFAULT_PRIORITY",
+    "ForkPlanner",
     "OracleForkError",
+    "PLANNERS",
     "PRIORITIES",
     "WRAPPERS",
     "Lookahead",

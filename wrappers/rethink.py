@@ -25,8 +25,20 @@ of the episode (so call ``reset()`` between episodes):
    up is forwarded.
 
 The planner is either a callable ``planner(situation) -> str`` or an object
-with ``.plan(situation, prompt) -> str`` (the ``Chat`` policy has one). Every
-block, stall, plan and give-up is in ``Decision.info["rethink"]``.
+with ``.plan(situation, prompt) -> str`` (the ``Chat`` policy has one), or a
+fork planner that needs no network: ``planner="search"`` (or a
+:class:`~s1gym.wrappers.rethink_planner.ForkPlanner`), a bounded search over
+forks from the stalled state, guided by the inner policy, to the first score
+gain (``plan_budget`` inner calls at most, counted in that decision's usage).
+Rethink then **follows** its moves, one a turn and with no inner call, while
+the next one is a candidate and the score is the one the plan's fork had there
+(``info["rethink"]["following"]``); otherwise it drops the plan
+(``"plan_dropped"``). The moves also go into the notes as the plan's text. A
+search that finds no gain gives no plan, and the stall is handled as without a
+planner. With a fork planner, "a score change" above means a score above the
+episode's best so far (``progress="best"``; ``progress="change"`` keeps any
+change), and the planner looks for a state above that best. Every block, stall,
+plan and give-up is in ``Decision.info["rethink"]``.
 """
 
 from __future__ import annotations
@@ -38,9 +50,11 @@ import numpy as np
 
 from s1gym import registration
 from s1gym.checks import positive_int
-from s1gym.core import Decision, Policy, Situation
+from s1gym.core import Decision, Policy, Situation, Usage
 
-from ._base import Wrapper, normalised, situation_key
+from ._base import Wrapper, WrapperOrderError, inner_wrappers, normalised, situation_key
+from ._search_nodes import one_hot
+from .rethink_planner import PLANNERS, ForkPlan, ForkPlanner
 
 PLAN_PROMPT = (
     "You are playing {task} and seem to be going in circles: no progress for {acts} moves, "
@@ -64,15 +78,54 @@ class Rethink(Wrapper):
         max_plans: int = 3,
         plan_words: int = 60,
         patience: int | None = None,
+        plan_budget: int | None = None,
+        progress: str | None = None,
     ) -> None:
         """``patience``: acts without a score change (while revisiting a state) that make a stall on every
-        task; ``None``: each task's own, as its family declares it."""
+        task; ``None``: each task's own, as its family declares it. ``planner="search"`` (or a
+        :class:`ForkPlanner`): the offline fork planner, ``plan_budget`` inner calls a plan (default 50).
+        ``progress``: what resets the stall and give-up counts: ``"change"``, any score change (the default
+        without a fork planner), or ``"best"``, only a score above the episode's best so far (the default with
+        one: a score that goes up and down, a thing put in place and taken out again, is a loop, and the fork
+        planner then looks for a state above that best)."""
         super().__init__(policy)
-        if planner is not None and not (callable(planner) or callable(getattr(planner, "plan", None))):
+        if isinstance(planner, str):
+            try:
+                planner = PLANNERS.make(planner, **({} if plan_budget is None else {"budget": plan_budget}))
+            except ValueError as exc:
+                raise ValueError(
+                    "planner must be a callable(situation) -> str or an object with .plan(situation, prompt) -> str, "
+                    f"or the name of an offline planner: {exc}"
+                ) from None
+        elif plan_budget is not None:
+            if not isinstance(planner, ForkPlanner):
+                raise ValueError(
+                    "plan_budget is the fork planner's budget: give it with planner='search' "
+                    "(or ForkPlanner(budget=...)), not with a text planner or none"
+                )
+            if plan_budget != planner.budget:
+                raise ValueError(f"plan_budget={plan_budget} disagrees with the planner's budget={planner.budget}")
+        if planner is not None and not (
+            isinstance(planner, ForkPlanner) or callable(planner) or callable(getattr(planner, "plan", None))
+        ):
             raise ValueError(
-                "planner must be a callable(situation) -> str or an object with .plan(situation, prompt) -> str"
+                "planner must be a callable(situation) -> str or an object with .plan(situation, prompt) -> str, "
+                "or 'search' (the offline fork planner)"
             )
+        if isinstance(planner, ForkPlanner):
+            for inner in inner_wrappers(self):
+                if inner.episodic:
+                    raise WrapperOrderError(
+                        f"Rethink's fork planner asks its inner policy about states the game never reaches, which "
+                        f"would corrupt {type(inner).__name__}'s memory of the real episode; put "
+                        f"{type(inner).__name__} outside or use a text planner"
+                    )
         self.planner = planner
+        if progress is None:
+            progress = "best" if isinstance(planner, ForkPlanner) else "change"
+        if progress not in ("change", "best"):
+            raise ValueError(f"progress must be 'change' (any score change) or 'best' (a new best score), got {progress!r}")
+        self.progress = progress
         self.repeat_limit = positive_int("repeat_limit", repeat_limit)
         self.max_plans = positive_int("max_plans", max_plans)
         self.plan_words = positive_int("plan_words", plan_words)
@@ -83,6 +136,10 @@ class Rethink(Wrapper):
         out: dict[str, Any] = {}
         if self.planner is not None:
             out["planner"] = getattr(self.planner, "name", None) or getattr(self.planner, "__name__", "planner")
+        if isinstance(self.planner, ForkPlanner):
+            out.update(self.planner.options())
+        if self.progress != ("best" if isinstance(self.planner, ForkPlanner) else "change"):
+            out["progress"] = self.progress
         for name, default in (("repeat_limit", 3), ("max_plans", 3), ("plan_words", 60), ("patience", None)):
             if getattr(self, name) != default:
                 out[name] = getattr(self, name)
@@ -90,6 +147,7 @@ class Rethink(Wrapper):
 
     def _clear(self) -> None:
         self._last_score: float | None = None
+        self._best = 0.0  # the best score of the episode so far (``progress="best"``)
         self._quiet_acts = 0  # decisions since the score last changed
         self._seen: set[str] = set()
         self._tried: dict[str, set[str]] = {}  # state key -> moves chosen there since the score changed
@@ -97,6 +155,8 @@ class Rethink(Wrapper):
         self._run_length = 0
         self._plans_or_stalls = 0  # since the score last changed
         self._plan: str | None = None
+        #: the fork plan being followed and the index of its next move
+        self._moves: tuple[ForkPlan, int] | None = None
         self.log: list[dict[str, Any]] = []  # every event this episode
 
     def reset(self) -> None:
@@ -111,18 +171,28 @@ class Rethink(Wrapper):
     def decide(self, situation: Situation) -> Decision:
         events: dict[str, Any] = {}
         key = situation_key(situation)
-        if self._last_score is None or situation.score != self._last_score:
-            if self._last_score is not None:
+        score = situation.score
+        if self._last_score is None:
+            self._last_score = self._best = score
+        else:
+            progressed = score > self._best if self.progress == "best" else score != self._last_score
+            self._last_score, self._best = score, max(self._best, score)
+            if progressed:
                 self._quiet_acts, self._plans_or_stalls = 0, 0
                 self._tried.clear()
                 self._run_move, self._run_length = None, 0
-            self._last_score = situation.score
-        else:
-            self._quiet_acts += 1
+            else:
+                self._quiet_acts += 1
         revisit = key in self._seen
         self._seen.add(key)
 
+        if self._moves is not None:
+            followed = self._follow(situation, key, events)
+            if followed is not None:
+                return followed
+
         blocked: set[str] = set()
+        planned: ForkPlan | None = None
         if self._run_move is not None and self._run_length >= self.repeat_limit:
             blocked.add(self._run_move)
             events["blocked_repeat"] = self._run_move
@@ -135,13 +205,22 @@ class Rethink(Wrapper):
                 events["give_up"] = True
             else:
                 self._plans_or_stalls += 1
-                if self.planner is None:
+                if isinstance(self.planner, ForkPlanner):
+                    planned = self._search_plan(situation, events)
+                if self.planner is None or (planned is not None and not planned.found):
                     tried = self._tried.get(key, set())
                     blocked |= tried
                     events["blocked_tried"] = sorted(tried)
-                else:
+                elif planned is None:
                     self._plan = self._ask_planner(situation, events)
                     events["plan"] = self._plan
+                else:
+                    self._plan = planned.text
+                    events["plan"] = self._plan
+                    self._moves = (planned, 0)
+                    followed = self._follow(situation, key, events, planned)
+                    if followed is not None:
+                        return followed
 
         inner_sit = situation
         if self._plan:
@@ -150,18 +229,60 @@ class Rethink(Wrapper):
         p, action, applied = self._apply_blocks(situation, d, blocked)
         if applied:
             events["blocked"] = applied
-        move = situation.texts[action]
+        self._remember(key, situation.texts[action])
+        if events:
+            self.log.append({"step": len(situation.history), **events})
+        info = {**d.info, "rethink": {**events, "plans": self._plans_or_stalls, "quiet_acts": self._quiet_acts}}
+        usage, planning_s = d.usage, d.planning_s
+        if planned is not None:  # a search that found nothing still cost its calls
+            usage = planned.usage + usage
+            planning_s = (planning_s or 0.0) + planned.info["elapsed_s"]
+        return Decision(
+            p, action, usage, info, give_up=d.give_up or bool(events.get("give_up")), planning_s=planning_s
+        )
+
+    def _remember(self, key: str, move: str) -> None:
         self._tried.setdefault(key, set()).add(move)
         if move == self._run_move:
             self._run_length += 1
         else:
             self._run_move, self._run_length = move, 1
-        if events:
-            self.log.append({"step": len(situation.history), **events})
-        info = {**d.info, "rethink": {**events, "plans": self._plans_or_stalls, "quiet_acts": self._quiet_acts}}
-        return Decision(
-            p, action, d.usage, info, give_up=d.give_up or bool(events.get("give_up")), planning_s=d.planning_s
-        )
+
+    def _follow(
+        self, situation: Situation, key: str, events: dict[str, Any], planned: ForkPlan | None = None
+    ) -> Decision | None:
+        """The fork plan's next move, one-hot and with no inner call, while it is a candidate and the score is
+        the one the plan's fork had there; else the plan is dropped (``None``)."""
+        assert self._moves is not None
+        plan, pos = self._moves
+        moves = plan.moves
+        move, want = moves[pos], plan.scores[pos]
+        if situation.score != want or move not in situation.texts:
+            why = (f"the score is {situation.score:g}, the plan's fork had {want:g}" if situation.score != want
+                   else f"{move!r} is not a move here")
+            events["plan_dropped"] = f"step {pos + 1} of {len(moves)}: {why}"
+            self._moves = None
+            return None
+        self._moves = (plan, pos + 1)
+        if pos + 1 >= len(moves):
+            self._moves = None
+        events["following"] = {"move": move, "step": pos + 1, "of": len(moves)}
+        self._remember(key, move)
+        self.log.append({"step": len(situation.history), **events})
+        usage, planning_s = Usage(), None
+        if planned is not None:
+            usage, planning_s = planned.usage, planned.info["elapsed_s"]
+        d = one_hot(situation, move, usage, {})
+        info = {"rethink": {**events, "plans": self._plans_or_stalls, "quiet_acts": self._quiet_acts}}
+        return Decision(d.probabilities, d.action, usage, info, planning_s=planning_s)
+
+    def _search_plan(self, situation: Situation, events: dict[str, Any]) -> ForkPlan:
+        """The fork planner's search from ``situation`` (its statistics in ``events["planner"]``)."""
+        assert isinstance(self.planner, ForkPlanner)
+        above = self._best if self.progress == "best" else situation.score
+        planned = self.planner.search(situation, self.fork, self.inner_many, above=above)
+        events["planner"] = {**planned.info, "found": planned.found, "plan_length": len(planned.moves)}
+        return planned
 
     def _apply_blocks(
         self, situation: Situation, d: Decision, blocked: set[str]
