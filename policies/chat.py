@@ -30,11 +30,10 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
-
-from s1gym.core import BasePolicy, Decision, Situation, Usage
 from s1gym.policies import errors
 from s1gym.policies.chat_http import RETRY_STATUSES as RETRY_STATUSES
 from s1gym.policies.chat_http import ChatHTTP, Exchange
@@ -53,12 +52,12 @@ from s1gym.policies.common import (
     Secret,
     describe_candidate,
     flat_decision,
-    gather_bounded,
     history_lines,
     is_loopback,
     require_candidates,
-    run_sync,
 )
+
+from s1gym.core import BasePolicy, Decision, Situation, Usage
 
 __all__ = ["SYSTEM_PROMPT", "Chat", "probabilities_from_logprobs"]
 
@@ -309,21 +308,17 @@ class Chat(ChatHTTP, BasePolicy):
         return self._drive(self._exchange(situation))
 
     def decide_many(self, situations: Sequence[Situation]) -> list[Decision]:
-        """Decisions for many situations, at most ``max_concurrency`` requests in flight."""
+        """Decisions for many situations, at most ``max_concurrency`` requests in flight, on this policy's one
+        HTTP client (its kept-alive connections serve every decision; httpx's Client is thread-safe). While the
+        server's mode is not known yet, the first decision detects it alone, so the rest never race to."""
         situations = list(situations)
         if len(situations) <= 1 or self.max_concurrency == 1:
             return [self.decide(s) for s in situations]
-        return run_sync(lambda: self._decide_many_async(situations))
-
-    async def _decide_many_async(self, situations: Sequence[Situation]) -> list[Decision]:
-        import httpx
-
-        async with httpx.AsyncClient(timeout=self.timeout) as client:
-
-            async def one(situation: Situation) -> Decision:
-                return await self._drive_async(client, self._exchange(situation))
-
-            return await gather_bounded(situations, one, self.max_concurrency)
+        first = [self.decide(situations[0])] if self.detected is None else []
+        rest = situations[len(first):]
+        self._http()  # made once, before the threads share it
+        with ThreadPoolExecutor(min(self.max_concurrency, len(rest)), thread_name_prefix="s1gym-chat") as pool:
+            return first + list(pool.map(self.decide, rest))
 
     # ------------------------------------------------------------ planner
     def plan_with_usage(self, situation: Situation, prompt: str) -> tuple[str, Usage]:

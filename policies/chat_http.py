@@ -1,9 +1,9 @@
-"""Chat's HTTP side: one request with its retries, the blocking and async drivers, and what a status means.
+"""Chat's HTTP side: one request with its retries, the driver that runs it, and what a status means.
 
 A decision or a plan is a conversation of :data:`Step` s (see :mod:`s1gym.policies.chat`): the
 conversation asks its driver to post a body or to sleep, and :meth:`ChatHTTP._attempts` turns one
-request into those steps, retries included, so the blocking and the async driver share everything but
-the client. Failures become typed :mod:`s1gym.policies.errors` errors: 401/403 auth, 429 rate limit
+request into those steps, retries included. One ``httpx.Client`` a policy serves every request, from
+any thread (``decide_many`` runs decisions on a thread pool), over kept-alive connections. Failures become typed :mod:`s1gym.policies.errors` errors: 401/403 auth, 429 rate limit
 (with the server's ``retry-after``), 5xx server, other 4xx request errors, timeouts and connection
 errors; a 400 about logprobs (or llama-cpp-python's 500 "logprobs is not supported for models created with
 logits_all=False") switches them off and resends without counting as a retry.
@@ -11,8 +11,8 @@ logits_all=False") switches them off and resends without counting as a retry.
 
 from __future__ import annotations
 
-import asyncio
 import math
+import threading
 import time
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -44,6 +44,8 @@ class ChatHTTP:
     logprobs: bool
     _key: Secret
     _client: Any
+    #: guards the making of a policy's client (one lock for the class: a policy stays picklable)
+    _client_lock = threading.Lock()
 
     @property
     def url(self) -> str:
@@ -75,12 +77,20 @@ class ChatHTTP:
             yield ("sleep", self._delay(attempt, response))
             attempt += 1
 
+    def _http(self) -> Any:
+        """This policy's ``httpx.Client`` (made on first use; thread-safe, its connections kept alive)."""
+        import httpx
+
+        with self._client_lock:
+            if self._client is None:
+                self._client = httpx.Client(timeout=self.timeout)
+            return self._client
+
     def _drive(self, steps: Exchange) -> Any:
         """Runs a conversation on the blocking client; returns what it returns."""
         import httpx
 
-        if self._client is None:
-            self._client = httpx.Client(timeout=self.timeout)
+        client = self._http()
         reply: Any = None
         while True:
             try:
@@ -92,26 +102,7 @@ class ChatHTTP:
                 reply = None
                 continue
             try:
-                reply = (self._client.post(self.url, json=arg, headers=self._headers()), None)
-            except httpx.TransportError as exc:
-                reply = (None, exc)
-
-    async def _drive_async(self, client: Any, steps: Exchange) -> Any:
-        """:meth:`_drive` on an ``httpx.AsyncClient``."""
-        import httpx
-
-        reply: Any = None
-        while True:
-            try:
-                op, arg = steps.send(reply)
-            except StopIteration as stop:
-                return stop.value
-            if op == "sleep":
-                await asyncio.sleep(arg)
-                reply = None
-                continue
-            try:
-                reply = (await client.post(self.url, json=arg, headers=self._headers()), None)
+                reply = (client.post(self.url, json=arg, headers=self._headers()), None)
             except httpx.TransportError as exc:
                 reply = (None, exc)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 from http.server import BaseHTTPRequestHandler
 
@@ -64,7 +65,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         assert self.path == "/v1/chat/completions"
         with self.server.lock:
-            self.server.requests.append({"headers": dict(self.headers), "body": body})
+            self.server.requests.append({"headers": dict(self.headers), "body": body, "port": self.client_address[1]})
             status, headers, reply = self.server.script[min(len(self.server.requests), len(self.server.script)) - 1]
         reply = reply(body) if callable(reply) else reply
         # bytes go out as they are (an HTML error page from a proxy), without Content-Length (read to close)
@@ -226,6 +227,29 @@ def test_decide_many_and_plan():
         body = server.requests[0]["body"]
         assert "logprobs" not in body and body["max_tokens"] == 300
         assert "You are stuck. Make a plan." in body["messages"][1]["content"]
+
+
+def test_decide_many_overlaps_within_its_bound_on_kept_alive_connections():
+    lock, in_flight, peak = threading.Lock(), [0], [0]
+
+    def slow(body):
+        with lock:
+            in_flight[0] += 1
+            peak[0] = max(peak[0], in_flight[0])
+        time.sleep(0.1)
+        with lock:
+            in_flight[0] -= 1
+        return completion("2")
+
+    with OpenAIish([(200, {}, slow)]) as server:
+        policy = chat(server.url, max_concurrency=3)
+        for _ in range(2):
+            decisions = policy.decide_many([situation() for _ in range(7)])
+            assert [d.action for d in decisions] == [1] * 7
+        # the first decision detected the server's mode alone; the rest overlapped, at most 3 at a time, and
+        # every request went over one of the policy's kept-alive connections (one per thread at most)
+        assert len(server.requests) == 14 and 2 <= peak[0] <= 3
+        assert len({r["port"] for r in server.requests}) <= 3
 
 
 def test_configuration_errors(monkeypatch):
