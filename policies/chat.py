@@ -21,8 +21,8 @@ Numbers are read however the tokenizer writes them (one token, a space token
 first, or a token per digit as Llama and Gemma do): :mod:`s1gym.policies.chat_reply`
 follows the digits through each position's ``top_logprobs``. A decision and a
 plan are each one conversation (:meth:`Chat._exchange`, :meth:`Chat._attempts`:
-retries included) that a blocking or an async driver runs; the requests, the
-drivers and what each HTTP status means are in :mod:`s1gym.policies.chat_http`.
+retries included) that the HTTP driver runs; the requests, the driver and
+what each HTTP status means are in :mod:`s1gym.policies.chat_http`.
 """
 
 from __future__ import annotations
@@ -218,7 +218,7 @@ class Chat(ChatHTTP, BasePolicy):
     def _exchange(self, situation: Situation) -> Exchange:
         """The decision as a conversation of :data:`Step` s (returns the Decision).
 
-        Written once as a generator so the sync and async drivers share it, retries included. One request
+        Written as a generator (no I/O of its own: the driver posts and sleeps), retries included. One request
         under the constraint in use; the first decision (``constraint="auto"``) tries :data:`ORDER` until
         the server honours one, then free text.
         """

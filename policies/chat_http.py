@@ -26,7 +26,7 @@ __all__ = ["RETRY_STATUSES", "ChatHTTP", "Exchange", "Step"]
 
 RETRY_STATUSES = frozenset({408, 409, 429, *range(500, 600)})
 #: What a conversation asks its driver for: ``("post", body)`` -> ``(response, transport error)``, or
-#: ``("sleep", seconds)`` -> ``None``. The sync and async drivers are the only code that differs.
+#: ``("sleep", seconds)`` -> ``None``. :meth:`ChatHTTP._drive` is the only code that does I/O.
 Step = tuple[str, Any]
 Exchange = Generator[Step, Any, Any]
 
