@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import gymnasium as gym
 import pytest
 from hypothesis import given, settings
@@ -22,11 +24,12 @@ Level: PutNextLocal.
 
 Mission: put the green box next to the purple box
 In view:
-- a purple box 1 step ahead, 2 to the right
+- a purple box 1 step ahead, 2 to the right (3 moves away, first move forward)
 Seen before, out of view now:
-- a purple ball 1 step behind, 1 to the right
-- a blue ball 3 steps behind, 2 to the right
+- a purple ball 1 step behind, 1 to the right (3 moves away, first turn right)
+- a blue ball 3 steps behind, 2 to the right (6 moves away, first turn right)
 Cells seen so far: 39.
+Nearest unseen cell: 3 moves away, first turn left.
 In front of you: nothing (the cell is free).
 Walls: ahead 2 steps away, left 3 steps away, right none in view.
 You carry nothing.
@@ -40,15 +43,16 @@ def test_the_text_view_of_a_known_game_is_exact() -> None:
     assert obs.splitlines()[4:8] == [
         "Mission: put the green box next to the purple box",
         "In view:",
-        "- a purple ball 1 step ahead, 1 to the right",
-        "- a purple box 2 steps ahead, 1 to the left",
+        "- a purple ball 1 step ahead, 1 to the right (2 moves away, first move forward)",
+        "- a purple box 2 steps ahead, 1 to the left (3 moves away, first move forward)",
     ]
     assert info["level"] == "PutNextLocal" and info["mission"] == "put the green box next to the purple box"
     obs, reward, terminated, truncated, info = env.step_move("turn left")
     assert obs == PUT_NEXT_AFTER_LEFT
     assert (reward, terminated, truncated) == (0.0, False, False)
     obs, *_ = env.step_move("move forward")
-    assert "- a purple ball 2 steps behind, 1 to the right\n" in obs  # remembered, from the agent's new place
+    # remembered, from the agent's new place
+    assert "- a purple ball 2 steps behind, 1 to the right (4 moves away, first turn right)\n" in obs
     assert "In front of you: a wall.\nWalls: ahead 1 step away, left 3 steps away" in obs
     assert obs.endswith("Moves: turn left, turn right")
 
@@ -267,3 +271,74 @@ def test_the_view_names_the_parts_done_and_the_reader_takes_the_first_part_left(
     assert "\nParts of the mission done: 1 of 2 (go to a red ball).\n" in obs
     view = read_view(obs)
     assert view.done_parts == ("go to a red ball",) and goal_of(view) == ("pickup", [("red", "key")])
+
+
+def test_the_view_writes_true_ways_the_nearest_unseen_cell_and_where_objects_lay_at_the_start() -> None:
+    """SynthSeq, dev seed 21 ("pick up the box on your left"; the agent starts at (18, 15) facing up, the
+    box minigrid means is at (15, 20)): the view's notes, read back, and followed move by move."""
+    from s1gym.tasks.babyai.tokens import candidate_tokens, goal_of, read_view
+
+    env = BabyAIEnv(level="SynthSeq", fold="dev")
+    obs, info = env.reset(seed=21)
+    assert info["mission"] == "pick up the box on your left"
+    assert ("- a closed blue door 1 step ahead, 2 to the right (4 moves away, first turn right; at the start: in "
+            "front, on your right)\nCells seen so far: 14.\nNearest unseen cell: 2 moves away, first turn left.\n"
+            "In front of you: a wall.") in obs
+    view = read_view(obs)
+    assert goal_of(view) == ("pickup", [("", "box", "on your left")])
+    assert (view.seen[0].walk, view.seen[0].first, view.seen[0].places, view.unseen) == (
+        4, "turn right", ("in front", "on your right"), (2, "turn left"))
+    # the door's way, followed: each first move brings it one move nearer, and it ends in front
+    for left in (3, 2, 1, 0):
+        obs, *_ = env.step_move(next(s for s in read_view(obs).seen if s.kind == "door").first)
+        door = next(s for s in read_view(obs).seen if s.kind == "door")
+        assert door.walk == left
+    assert "In front of you: a closed blue door." in obs
+    # the bot finds the box: it lay behind and to the left of the start, so it matches; said to lie on the
+    # right, it would not
+    env.reset(seed=21)
+    for _ in range(2):
+        obs, *_ = env.step_move(env.expert_action())
+    assert "- a green box 5 steps ahead, 3 to the right (8 moves away, first move forward; at the start: behind, " \
+           "on your left)" in obs
+    assert [t for t in candidate_tokens(env.situation())[2] if "way:" in t] == [
+        "move forward|way:first", "move forward|pickup|way:first"]
+    situation = env.situation()
+    elsewhere = dataclasses.replace(situation, state_text=situation.state_text.replace(
+        "behind, on your left)", "behind, on your right)"))
+    assert read_view(elsewhere.state_text).seen[0].places == ("behind", "on your right")
+    tokens = candidate_tokens(elsewhere)[2]
+    assert not any("way:" in t for t in tokens) and "move forward|pickup|tgt:none" in tokens
+
+
+def test_a_walk_opens_doors_and_moves_a_blocking_object_out_of_the_way() -> None:
+    """A corridor of four cells seen, the agent at its west end facing east: a ball, a closed door, a free
+    cell. Passing the ball costs Walk.MOVE_AWAY (pick it up), the door one move more than a free cell."""
+    from s1gym.tasks.babyai.memory import Walk
+
+    walk = Walk(4, 1, [1, Walk.MOVE_AWAY, 2, 1], 0, 0, 0)
+    assert walk.to_face(1, 0) == (0, "")  # the ball, in front
+    assert walk.to_face(2, 0) == (Walk.MOVE_AWAY, "pick up")
+    assert walk.to_face(3, 0) == (Walk.MOVE_AWAY + 2, "pick up")
+    assert walk.to_face(0, 0) == (Walk.MOVE_AWAY + 2, "pick up")  # back from the ball's cell: two turns
+    assert Walk(4, 1, [1, 0, 2, 1], 0, 0, 0).to_face(3, 0) is None  # a wall (or, full-handed, an object)
+    assert Walk(4, 1, [1, 1, 2, 1], 0, 0, 0).to_face(3, 0) == (3, "move forward")  # forward, toggle, forward
+
+
+def test_a_door_to_open_may_be_an_open_one_when_no_other_matches() -> None:
+    """minigrid counts "open the grey door" done when a toggle leaves it open: an open grey door is the
+    target (shut it, open it again) when no closed one matching is known; a closed one comes first."""
+    from s1gym.tasks.babyai.tokens import candidate_tokens
+
+    env = BabyAIEnv(level="GoToLocal", fold="dev")
+    env.reset(seed=0)
+    situation = env.situation()
+    text = ("Mission: open the grey door\nIn view:\n- an open grey door 1 step ahead (0 moves away)\n"
+            "Cells seen so far: 20.\nNearest unseen cell: none within reach.\nIn front of you: an open grey door.\n"
+            "Walls: ahead none in view, left 1 step away, right 1 step away.\nYou carry nothing.")
+    tokens = candidate_tokens(dataclasses.replace(situation, state_text=text))[0]
+    assert "turn left|open|tgt:front" in tokens and "turn left|front:target" in tokens
+    closed = text.replace("In view:\n", "In view:\n- a closed grey door 2 steps ahead, 1 to the left (3 moves away, "
+                          "first move forward)\n")
+    tokens = candidate_tokens(dataclasses.replace(situation, state_text=closed))[0]
+    assert "turn left|open|tgt:left" in tokens and "turn left|way:other" in tokens

@@ -84,20 +84,26 @@ class BabyAIEnv(S1Env):
 
         Mission: go to a purple ball
         In view:
-        - a purple ball in your row, 2 to the left
-        - a yellow box 2 steps ahead, 1 to the left
-        - a blue box 1 step ahead, 3 to the left
+        - a purple ball in your row, 2 to the left (2 moves away, first turn left)
+        - a yellow box 2 steps ahead, 1 to the left (3 moves away, first move forward)
+        - a blue box 1 step ahead, 3 to the left (4 moves away, first move forward)
         Seen before, out of view now:
-        - a red key 2 steps behind, 1 to the left
-        - a purple ball 3 steps behind
+        - a red key 2 steps behind, 1 to the left (4 moves away, first turn left)
+        - a purple ball 3 steps behind (4 moves away, first turn left)
         Cells seen so far: 53.
+        Nearest unseen cell: 4 moves away, first turn left.
         In front of you: nothing (the cell is free).
         Walls: ahead 3 steps away, left none in view, right 1 step away.
         You carry nothing.
 
         Moves: turn left, turn right, move forward
 
-    "F steps ahead (behind), S to the left/right" is F cells forward (back), then S cells sideways; doors read locked,
+    "F steps ahead (behind), S to the left/right" is F cells forward (back), then S cells sideways; the note
+    after it counts the moves (turns, steps, opening a door) to stand facing the object by the shortest way over
+    the cells seen so far, and names the first ("no known way" when the cells seen give none); "Nearest unseen
+    cell" is the same for the nearest cell not seen yet. When the mission places an object from the agent's
+    start ("the box on your left"), each note adds where the object lay seen from the start ("at the start:
+    behind, on your left"; "another room": outside the start room, where minigrid places nothing). Doors read locked,
     closed or open; "Walls" gives the nearest wall straight ahead and to each side within view. A mission
     of several parts ("go to the red ball, then open a door") adds, under the level, how many parts are
     done, naming them ("Parts of the mission done: 1 of 2 (go to the red ball)."; "; " between several).
@@ -203,6 +209,7 @@ class BabyAIEnv(S1Env):
         self.max_steps = self._max_steps_option or int(self.world.max_steps)
         self._moves, self._shadow, self._status, self._engine_reward, self._text = (), None, "", 0.0, None
         self._memory = Memory(self.world.width, self.world.height)
+        self._memory.set_origin(self.world)
         self._look()
         return f"A new mission (level {self.level})."
 

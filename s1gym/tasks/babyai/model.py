@@ -20,6 +20,9 @@ class BabyAIModel(TokenModel):
     kind: ClassVar[str] = "babyai"
     #: 2: the current clause is the first not done (the view names the parts done), a door to open is not an
     #: open one, ``move|narrow``, ``move|what|front|carry`` and ``move|out:tgt:*`` added
-    features_version: ClassVar[int] = 2
+    #: 3: the view's ways over the cells seen ("9 moves away, first turn left"), the nearest unseen cell and
+    #: where an object lay from the start; ``move|way:*``, ``move|explore:*``, ``out:unseen:*``; a mission's
+    #: "the box on your left" matches only objects that lay there
+    features_version: ClassVar[int] = 3
     read = staticmethod(candidate_tokens)
     progress_tokens = staticmethod(progress_tokens)

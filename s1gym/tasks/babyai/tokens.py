@@ -7,7 +7,10 @@ B" is B first; "A and B" in the order written); "Parts of the mission done: k of
 clauses done, and the current clause is the first one not done. The current clause names a target object (for "put X next to Y": X until it is carried, then Y) and what
 to do with it (``goto``, ``open``, ``pickup``, ``putnext``). A move's features pair the move with what is
 in front, what is carried, where the nearest target is (or the nearest door, when no target is in view),
-and with Lookahead, whether the move brings the target closer, shows it, or earns a part of the mission.
+whether the move starts the view's shortest way to the target (or, with no known way to one, to the nearest
+unseen cell), and with Lookahead, whether the move brings the target closer (in moves along that way), shows
+it, or earns a part of the mission. A description placed from the start ("the box on your left") matches
+only objects the view says lay there.
 """
 
 from __future__ import annotations
@@ -19,9 +22,14 @@ from s1gym.core import Candidate, Situation
 
 __all__ = ["REVISIT_LADDER", "View", "candidate_tokens", "clauses_in_order", "goal_of", "parse_mission", "progress_tokens", "read_view"]
 
-_DESC = re.compile(r"\b(?:the|a|an) (?:(red|green|blue|purple|yellow|grey) )?(door|ball|box|key|object)\b")
+_DESC = re.compile(r"\b(?:the|a|an) (?:(red|green|blue|purple|yellow|grey) )?(door|ball|box|key|object)\b"
+                   r"(?: (in front|behind|on your left|on your right)(?= you\b|$|[ ,]))?")
 _SEEN = re.compile(r"^- an? (?:(locked|closed|open) )?(\w+) (\w+) (?:(\d+) steps? (ahead|behind)|in your row)"
-                   r"(?:, (\d+) to the (left|right))?$")
+                   r"(?:, (\d+) to the (left|right))?"
+                   r"(?: \((?:(\d+) moves? away(?:, first (turn left|turn right|move forward|toggle|pick up))?|(no known way))"
+                   r"(?:; at the start: ([a-z ,]+))?\))?$")
+_UNSEEN = re.compile(r"^Nearest unseen cell: (?:(\d+) moves? away(?:, first ([a-z ]+))?|none within reach)\.$",
+                     re.MULTILINE)
 _CELLS = re.compile(r"^Cells seen so far: (\d+)\.$", re.MULTILINE)
 _PARTS = re.compile(r"^Parts of the mission done: (\d+) of (\d+)(?: \((.*)\))?\.$", re.MULTILINE)
 _WALLS = re.compile(r"^Walls: ahead .*, left (\d+|none)\D.*, right (\d+|none)\D", re.MULTILINE)
@@ -38,10 +46,17 @@ class Seen:
     right: int
 
     in_view: bool = True
+    walk: int | None = None  # moves to face it over the cells seen (the view's note); None: no note or no way
+    first: str = ""  # the first of those moves
+    no_way: bool = False  # the view says there is no known way to it
+    places: tuple[str, ...] | None = None  # where it lay seen from the start ("in front", ...); None: not said
 
     @property
     def distance(self) -> int:
-        return abs(self.ahead) + abs(self.right)
+        """Moves to face it when the view gives them, else the cells between (plus 1000 with no known way)."""
+        if self.walk is not None:
+            return self.walk
+        return abs(self.ahead) + abs(self.right) + (1000 if self.no_way else 0)
 
 
 @dataclass(frozen=True)
@@ -54,6 +69,7 @@ class View:
     cells: int = 0  # cells seen so far
     done_parts: tuple[str, ...] = ()  # the mission's clauses done, as the view names them
     narrow: bool = False  # walls 1 step to the left and to the right (a doorway or a corridor)
+    unseen: tuple[int, str] | None = None  # moves to face the nearest cell not seen yet and the first of them
 
 
 #: a move back into a state visited this often or more also reads ``out:revisit:k+`` (k = 4, 8, 16): the
@@ -75,20 +91,26 @@ def read_view(text: str) -> View | None:
             in_view = False
         m = _SEEN.match(line)
         if m:
-            state, color, kind, ahead, back, side, way = m.groups()
+            state, color, kind, ahead, back, side, way, walk, first, no_way, places = m.groups()
             right = int(side or 0) * (-1 if way == "left" else 1)
             steps = int(ahead or 0) * (-1 if back == "behind" else 1)
-            seen.append(Seen(kind, color, state or "", steps, right, in_view))
+            at = None if places is None else () if places == "another room" else tuple(places.split(", "))
+            seen.append(Seen(kind, color, state or "", steps, right, in_view, None if walk is None else int(walk),
+                             first or "", no_way is not None, at))
     cells = _CELLS.search(text)
     walls = _WALLS.search(text)
+    unseen = _UNSEEN.search(text)
     done_parts = tuple(parts[3].split("; ")) if parts and parts[3] else ()
     return View(mission[1], int(parts[1]) if parts else 0, tuple(seen), front[1].rstrip("."), carry[1],
                 int(cells[1]) if cells else 0, done_parts,
-                walls is not None and walls[1] == "1" and walls[2] == "1")
+                walls is not None and walls[1] == "1" and walls[2] == "1",
+                None if unseen is None or unseen[1] is None else (int(unseen[1]), unseen[2] or ""))
 
 
-def _descs(text: str) -> list[tuple[str, str]]:
-    return [(color or "", kind) for color, kind in _DESC.findall(text)]
+def _descs(text: str) -> list[tuple[str, ...]]:
+    """``(colour, kind)`` per object the text names, ``(colour, kind, place)`` when it is placed from the
+    agent's start ("the box on your left": ``("", "box", "on your left")``)."""
+    return [(color or "", kind, loc) if loc else (color or "", kind) for color, kind, loc in _DESC.findall(text)]
 
 
 def parse_mission(mission: str) -> list[list[tuple[str, str, tuple[tuple[str, str], ...]]]]:
@@ -110,12 +132,14 @@ def parse_mission(mission: str) -> list[list[tuple[str, str, tuple[tuple[str, st
     return [group(mission)]
 
 
-def _matches(seen: Seen, desc: tuple[str, str]) -> bool:
-    color, kind = desc
+def _matches(seen: Seen, desc: tuple[str, ...]) -> bool:
+    color, kind = desc[:2]
+    if len(desc) > 2 and seen.places is not None and desc[2] not in seen.places:
+        return False  # placed from the start, and the view says it lay elsewhere
     return (kind in ("object", seen.kind)) and (not color or color == seen.color)
 
 
-def _carried_matches(carrying: str, desc: tuple[str, str]) -> bool:
+def _carried_matches(carrying: str, desc: tuple[str, ...]) -> bool:
     if carrying == "nothing":
         return False
     color, kind = carrying.rsplit(" ", 1)[0], carrying.rsplit(" ", 1)[-1]
@@ -184,8 +208,10 @@ def _facts(view: View) -> dict[str, object]:
     detour = _key_detour(view, targets)
     what, targets = detour or (what, targets)
     tseen = [s for s in view.seen if any(_matches(s, t) for t in targets)]
-    if what == "open":  # a door to open: not one open already (the detour's: the locked one)
-        tseen = [s for s in tseen if s.state == "locked" or (not detour and s.state != "open")]
+    if what == "open":  # a door to open: not one open already (the detour's: the locked one), unless all the
+        # doors that match are open (toggled shut and open again, it counts as opened)
+        shut = [s for s in tseen if s.state == "locked" or (not detour and s.state != "open")]
+        tseen = shut or ([] if detour else tseen)
     near = min(tseen, key=lambda s: (s.distance, s.ahead), default=None)
     doors = [s for s in view.seen if s.kind == "door"]
     door = min(doors, key=lambda s: (s.distance, s.ahead), default=None)
@@ -206,7 +232,7 @@ def _facts(view: View) -> dict[str, object]:
     drop_next = fcat == "free" and what == "putnext" and any(
         abs(s.ahead - 1) + abs(s.right) == 1 for s in tseen)
     return {"what": what, "near": near, "door": door, "front": fcat, "carry": carry, "drop_next": drop_next,
-            "cells": view.cells, "narrow": view.narrow}
+            "cells": view.cells, "narrow": view.narrow, "unseen": view.unseen}
 
 
 def _compare(before: Seen | None, after: Seen | None) -> str:
@@ -232,6 +258,13 @@ def _move_tokens(move: str, f: dict[str, object]) -> list[str]:
         out.append(f"{move}|door:{_where(f['door'])}|front:{front}")  # type: ignore[arg-type]
     if f["drop_next"]:
         out.append(f"{move}|dropnext")
+    if near is not None and near.walk is not None:  # type: ignore[union-attr]
+        if near.walk > 0:  # type: ignore[union-attr]
+            way = "first" if move == near.first else "other"  # type: ignore[union-attr]
+            out += [f"{move}|way:{way}", f"{move}|{what}|way:{way}"]
+    elif f["unseen"] is not None:  # no target with a known way: the nearest unseen cell
+        way = "first" if move == f["unseen"][1] else "other"  # type: ignore[index]
+        out += [f"{move}|explore:{way}", f"{move}|{what}|explore:{way}|tgt:{'none' if near is None else 'noway'}"]
     return out
 
 
@@ -256,6 +289,11 @@ def _outcome_tokens(c: Candidate, f: dict[str, object]) -> list[str]:
         out.append("out:dropnext")
     if after.cells > f["cells"]:  # type: ignore[operator]
         out.append(f"out:explore|tgt:{change}")
+    near = f["near"]
+    if (near is None or near.walk is None) and f["unseen"] is not None:  # type: ignore[union-attr]
+        before, now = f["unseen"][0], None if after.unseen is None else after.unseen[0]  # type: ignore[index]
+        out.append("out:unseen:" + ("none" if now is None else "closer" if now < before else
+                                    "farther" if now > before else "same"))
     return out
 
 

@@ -8,17 +8,21 @@ env adds the objects seen before and out of view now, from where the agent stand
 
     Mission: pick up the blue key
     In view:
-    - a blue key 2 steps ahead, 1 to the left
-    - a closed red door 3 steps ahead, 3 to the right
+    - a blue key 2 steps ahead, 1 to the left (3 moves away, first move forward)
+    - a closed red door 3 steps ahead, 3 to the right (6 moves away, first move forward)
     Seen before, out of view now:
-    - a grey ball 2 steps behind, 1 to the right
+    - a grey ball 2 steps behind, 1 to the right (4 moves away, first turn right)
     Cells seen so far: 31.
+    Nearest unseen cell: 2 moves away, first move forward.
     In front of you: nothing (the cell is free).
     Walls: ahead 4 steps away, left 2 steps away, right none in view.
     You carry nothing.
 
 A position reads "F steps ahead, S to the left/right": F cells forward, then S cells sideways (F = 0: in
-the agent's row). :func:`describe_world` writes it; :func:`objects_in_view` gives the same facts as tuples
+the agent's row). With a memory, each object's note counts the moves to stand facing it by the shortest way
+over the cells seen and names the first (:meth:`.memory.Memory.walk`), "Nearest unseen cell" does the same
+for the nearest cell not seen yet, and a mission that places objects from the start ("the key on your
+left") adds where each object lay seen from there ("; at the start: behind, on your left"). :func:`describe_world` writes it; :func:`objects_in_view` gives the same facts as tuples
 (what the fitted model's reader and the replay's view parse back from the text).
 """
 
@@ -26,7 +30,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["Seen", "describe_world", "object_name", "objects_in_view", "place"]
+__all__ = ["MISSION_PLACES", "Seen", "describe_world", "object_name", "objects_in_view", "place"]
+
+#: how a mission places an object from the agent's start (minigrid's ``ObjDesc.loc``)
+MISSION_PLACES = ("in front of you", "behind you", "on your left", "on your right")
 
 
 class Seen(NamedTuple):
@@ -117,17 +124,39 @@ def describe_world(world: Any, memory: Any = None, view: tuple[Any, Any, int] | 
     lines = [f"Mission: {world.mission}"]
     view = view or _view(world)
     seen = objects_in_view(world, view)
+    walk = memory.walk(world) if memory is not None else None
+    located = any(f" {phrase}" in str(world.mission) for phrase in MISSION_PLACES)
+
+    def notes(ahead: int, right: int) -> str:
+        """`` (9 moves away, first turn left; at the start: behind, on your left)`` (with a memory)."""
+        if walk is None:
+            return ""
+        (fx, fy), (rx, ry) = world.dir_vec, world.right_vec
+        x = int(world.agent_pos[0] + fx * ahead + rx * right)
+        y = int(world.agent_pos[1] + fy * ahead + ry * right)
+        way = walk.to_face(x, y)
+        text = "no known way" if way is None else (
+            f"{way[0]} move{'s' if way[0] != 1 else ''} away" + (f", first {way[1]}" if way[0] else ""))
+        if located:
+            places = memory.start_places(x, y)
+            text += "; at the start: " + (", ".join(places) if places else "another room")
+        return f" ({text})"
+
     if seen:
         lines.append("In view:")
-        lines.extend(f"- {_article(s.name)} {place(s.ahead, s.right)}" for s in seen)
+        lines.extend(f"- {_article(s.name)} {place(s.ahead, s.right)}{notes(s.ahead, s.right)}" for s in seen)
     else:
         lines.append("In view: no objects.")
     if memory is not None:
         away = memory.out_of_view(world, view)
         if away:
             lines.append("Seen before, out of view now:")
-            lines.extend(f"- {_article(name)} {place(ahead, right)}" for name, ahead, right in away)
+            lines.extend(f"- {_article(name)} {place(ahead, right)}{notes(ahead, right)}" for name, ahead, right in away)
         lines.append(f"Cells seen so far: {int(memory.seen.sum())}.")
+        unseen = memory.frontier(walk)
+        lines.append("Nearest unseen cell: " + ("none within reach." if unseen is None else
+                     f"{unseen[0]} move{'s' if unseen[0] != 1 else ''} away"
+                     + (f", first {unseen[1]}." if unseen[0] else ".")))
     front = world.grid.get(*world.front_pos)
     if front is None:
         lines.append("In front of you: nothing (the cell is free).")
