@@ -17,8 +17,16 @@ test-to-function map), never the whole suite.
     nice -n 10 .venv/bin/python bench/mutation.py --areas core --recheck   # survivors again, tests added since
     .venv/bin/python bench/mutation.py --report-only              # the last run's table and survivors again
 
+``--recheck`` refuses when the area's sources changed since the run (its mutants would be others). To recheck a
+run whose sources have moved on in the checkout, run the bench from a copy of the commit it ran on, with the
+tests and bench of now (nothing in the repo changes):
+
+    git archive COMMIT | tar -x -C /tmp/src && cp tests/test_mutants_*.py /tmp/src/tests/ && cp bench/mutation.py /tmp/src/bench/
+    cd /tmp/src && nice -n 10 /work/main/.venv/bin/python bench/mutation.py --areas jobs --workdir W --recheck --only ...
+
 On 2026-12-05 here (2 cores, loaded): stats 0.3 min, core ~1 min, wrappers 35 min (1,694 mutants), jobs'
-summary/harbor/files 28 min (1,169); docs/benchmarks.md "Mutation testing (issue 57)" has the scores.
+summary/harbor/files 28 min (1,169), the rest of jobs/ 20 min (2,062; rechecks 9.7, 3.5 and 1.8 min);
+docs/benchmarks.md "Mutation testing (issue 57)" has the scores.
 
 Needs mutmut (``pip install mutmut==3.8.1``, the ``bench`` extra). The score counts killed and timed-out
 mutants as caught; mutants listed in ``EQUIVALENT`` (each with the reason it cannot change behaviour) are left
@@ -57,7 +65,15 @@ AREAS: dict[str, tuple[list[str], list[str]]] = {
         ["s1gym/jobs/*"],
         ["tests/test_mutants_jobs.py", "tests/test_rerun.py::test_blackjack_rule_reruns_bit_for_bit",
          "tests/test_rerun.py::test_a_changed_pin_is_named_before_the_rerun_and_a_changed_decision_after",
-         "tests/test_episode_files.py::test_frames_are_recorded_per_tick_without_policy_calls"],
+         "tests/test_episode_files.py::test_frames_are_recorded_per_tick_without_policy_calls",
+         # added for compare/episodes/export/pins/provenance (a few seconds in all; test_remote_jobs.py runs a
+         # SeaweedFS server, so remote.py is tested on memory:// in test_mutants_jobs instead)
+         "tests/test_rerun.py::test_a_job_pins_versions_files_and_the_model_it_reads",
+         "tests/test_rerun.py::test_a_chat_policy_pins_its_model_and_sampling_but_never_its_key",
+         "tests/test_episode_files.py::test_compaction_is_lossless",
+         "tests/test_episode_files.py::test_format_1_files_still_read",
+         "tests/test_episode_files.py::test_unknown_format_and_missing_file_say_what_to_do",
+         "tests/test_export.py", "tests/test_provenance.py"],
     ),
 }
 
@@ -128,6 +144,11 @@ EQUIVALENT: dict[str, str] = {
     "s1gym.wrappers._search_run.xǁSearchRunǁ_on_survivors__mutmut_5":
         "np.asarray(p, dtype=None): Decision already holds its probabilities as float64",
     "s1gym.wrappers._search_run.xǁSearchRunǁ_on_survivors__mutmut_7": "as _on_survivors__mutmut_5",
+    # SearchRun.answer as b4fe4c9 left it (its mutants renumbered: these were 28, 31, 32 before)
+    "s1gym.wrappers._search_run.xǁSearchRunǁanswer__mutmut_21":
+        "zip(keys, found, strict=None): found is built from keys, one each, the same length",
+    "s1gym.wrappers._search_run.xǁSearchRunǁanswer__mutmut_24": "zip without strict: as answer__mutmut_21",
+    "s1gym.wrappers._search_run.xǁSearchRunǁanswer__mutmut_25": "strict=False: as answer__mutmut_21",
     # jobs/
     "s1gym.jobs.files.x_remove_stale_temp_files__mutmut_6":
         "unlink(missing_ok=None) for True: differs only if another process deletes the file between the "
@@ -136,24 +157,42 @@ EQUIVALENT: dict[str, str] = {
     **{f"s1gym.jobs.harbor.x_trial_files__mutmut_{n}":
        "episode.get(flag, None) (or no default) for get(flag, False): bool(None) is bool(False)"
        for n in (79, 81, 89, 91, 99, 101, 109, 111)},
-    **{f"s1gym.jobs.files.x__umask__mutmut_{n}":
-       "a /proc/self/status read that fails or finds no Umask line falls back to setting and restoring the "
-       "umask, which reads the same value (the fallback itself is tested)"
-       for n in (2, 4, 5, 6, 8, 10, 11, 12)},
     "s1gym.jobs.files.x_atomic_write_json__mutmut_17": "encode('UTF-8') for encode('utf-8'): one codec",
     "s1gym.jobs.files.x_read_json__mutmut_6": "encoding='UTF-8' for 'utf-8': one codec",
-    "s1gym.jobs.files.x_atomic_write_bytes__mutmut_38":
-        "unlink(missing_ok=None) of the temp file on a failed write: the temp file exists there (made by mkstemp)",
-    "s1gym.jobs.files.x_atomic_write_bytes__mutmut_40": "missing_ok=False: as x_atomic_write_bytes__mutmut_38",
     "s1gym.jobs.summary.x_distinct_games__mutmut_14":
         "the tag of a seed's own game key ('XXseedXX' for 'seed'): a key no game read from JSON can equal either way",
     "s1gym.jobs.summary.x_distinct_games__mutmut_15": "'SEED' for 'seed': as x_distinct_games__mutmut_14",
     "s1gym.jobs.files.x__dumps__mutmut_11":
         "json.dumps(..., ensure_ascii=None): json reads the flag as a truth value, None is False",
     "s1gym.jobs.files.x__scrub_text__mutmut_2": "ensure_ascii=None: as x__dumps__mutmut_11",
-    "s1gym.jobs.files.x__umask__mutmut_21":
-        "os.umask(0o023) for os.umask(0o022) in the fallback: a mask set only to read the old one, restored "
-        "at once",
+    # jobs/: compare, episodes, export, folder, pins, provenance, remote (the sources of b4fe4c9)
+    "s1gym.jobs.export.x__short__mutmut_13":
+        "env_id.rsplit('/') without maxsplit=1: the last piece, the only one read, is the same",
+    "s1gym.jobs.export.x__short__mutmut_16": "rsplit('/', 2): as x__short__mutmut_13",
+    "s1gym.jobs.export.x_export_jobs__mutmut_69": "encoding='UTF-8' for 'utf-8': one codec",
+    "s1gym.jobs.export.x_export_jobs__mutmut_73":
+        "json.dumps(..., ensure_ascii=None) for False: json reads the flag as a truth value",
+    "s1gym.jobs.folder.x_check_job_name__mutmut_3":
+        "'XX/XX' for '/' among the separators: '/' is os.sep or os.altsep on every platform, in the set anyway",
+    "s1gym.jobs.folder.xǁJobFolderǁfinish__mutmut_12":
+        "load_trials without summary_digest: the digest keeps every field summarize_trials reads (it only "
+        "saves memory)",
+    "s1gym.jobs.folder.xǁJobFolderǁfinish__mutmut_14": "as finish__mutmut_12 (digest left out)",
+    "s1gym.jobs.pins.x_sha256_file__mutmut_13":
+        "f.read(None) reads the whole file in one block: the same bytes hashed",
+    "s1gym.jobs.pins.x_sha256_file__mutmut_15": "blocks of 2 MiB for 1 MiB: the same bytes hashed",
+    "s1gym.jobs.pins.x_sha256_file__mutmut_16": "blocks of 1 << 21 for 1 << 20: as x_sha256_file__mutmut_15",
+    "s1gym.jobs.pins.x__requirement_name__mutmut_18":
+        "re.split without maxsplit=1: only the first piece is read, the same",
+    "s1gym.jobs.pins.x__requirement_name__mutmut_21": "maxsplit=2: as x__requirement_name__mutmut_18",
+    "s1gym.jobs.pins.x__model_files__mutmut_26":
+        "the policy's default str(None) for '?': the name is only compared with 'local'",
+    "s1gym.jobs.pins.x__model_files__mutmut_28": "as x__model_files__mutmut_26 (no default: 'None')",
+    "s1gym.jobs.pins.x__model_files__mutmut_31": "'XX?XX' for '?': as x__model_files__mutmut_26",
+    "s1gym.jobs.provenance.x_config_notices__mutmut_43":
+        "the policy's default str(None) for '?': fitted_on_played only compares the name with 'local'",
+    "s1gym.jobs.provenance.x_config_notices__mutmut_45": "as x_config_notices__mutmut_43 (no default)",
+    "s1gym.jobs.provenance.x_config_notices__mutmut_48": "'XX?XX' for '?': as x_config_notices__mutmut_43",
 }
 
 #: Tests of the repo's layout, not of behaviour, that cannot pass in the flattened copy (a wheel of it)
@@ -245,8 +284,9 @@ def recheck(area: str, workdir: Path, max_children: int) -> float:
     took = run(area, workdir, max_children, names) if names else 0.0
     now = results(area, workdir)
     merged = dict(before["status"])
-    for name in names:
-        merged[name] = now.get(name, merged[name])
+    for name in names:  # a mutant the recheck did not get to (mutmut failed, or was stopped) keeps its status
+        if now.get(name, "not checked") != "not checked":
+            merged[name] = now[name]
     saved.write_text(json.dumps({"sources": before["sources"], "status": merged,
                                  "first": before.get("first", before["status"])}, indent=0))
     return took
