@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("scienceworld", reason="the scienceworld extra is not installed")
 
 import s1gym  # noqa: F401
-from s1gym.tasks.scienceworld.candidates import gold_candidate, narrow, verb_of
+from s1gym.tasks.scienceworld.candidates import ambiguity_answers, gold_candidate, narrow, narrow_ids, verb_of
 from s1gym.tasks.scienceworld.env import TASKS, ScienceWorldEnv
 
 
@@ -45,8 +45,9 @@ def test_the_gold_map_reads_scienceworlds_other_wordings():
     # a connection has no direction; the gold names the battery's anode the other way round
     assert gold_candidate("connect battery anode to black wire terminal 1", cands) == \
         "connect black wire terminal 1 to anode in battery"
-    # no-ops under the easy preset (doors start open) and answers to the ambiguity prompt: one tick
-    assert gold_candidate("open door to kitchen", cands) == "look around"
+    # no-ops under the easy preset (doors start open) take one tick (look around takes none); an answer to
+    # the ambiguity prompt: the move it answers was played already
+    assert gold_candidate("open door to kitchen", cands) == "wait1"
     assert gold_candidate("0", cands) == "look around"
     assert gold_candidate("wait1", cands) == "wait1"
     assert gold_candidate("eat banana", cands) is None
@@ -68,6 +69,69 @@ def test_narrowing_keeps_moves_on_what_is_in_view_and_in_hand():
                      "look in pot", "move thermometer to cupboard",
                      "use thermometer on pot", "wait1", "wait"]
     assert all(verb_of(m) for m in moves)
+
+
+def test_the_gold_map_reads_an_objects_other_names():
+    # the valid list names each object one way; ScienceWorld's parser knows it by all its names (referents)
+    cands = ["look around", "read instructions to make salt water", "pick up ceramic cup containing apple seed",
+             "pick up apple seed in seed jar containing apple seed", "focus on apple seed in cup containing apple seed",
+             "focus on apple seed in flower pot", "connect aluminum foil to orange wire terminal 2",
+             "connect aluminum foil to blue wire terminal 1", "wait1"]
+    ids = {"read instructions to make salt water": (7,), "pick up ceramic cup containing apple seed": (1,),
+           "pick up apple seed in seed jar containing apple seed": (2,),
+           "focus on apple seed in cup containing apple seed": (2,), "focus on apple seed in flower pot": (3,),
+           "connect aluminum foil to orange wire terminal 2": (5, 6),
+           "connect aluminum foil to blue wire terminal 1": (5, 8)}
+    refs = {7: ("recipe", "instructions to make salt water", "paper"), 1: ("seed jar", "ceramic cup", "cup"),
+            2: ("apple seed", "seed"), 3: ("apple seed", "seed"), 5: ("aluminum foil",),
+            6: ("orange wire terminal 2", "terminal 2"), 8: ("blue wire terminal 1", "terminal 1")}
+    assert gold_candidate("read recipe in inventory", cands, ids, refs) == "read instructions to make salt water"
+    assert gold_candidate("pick up seed jar", cands, ids, refs) == "pick up ceramic cup containing apple seed"
+    # words alone pick the seed in the jar for the jar itself
+    assert gold_candidate("pick up seed jar", cands) == "pick up apple seed in seed jar containing apple seed"
+    # like objects: where the gold says it is decides (flower pot 1 is the flower pot in view)
+    assert gold_candidate("focus on apple seed in flower pot 1", cands, ids, refs) == "focus on apple seed in flower pot"
+    # a life stage the gold path expected before the object's name
+    assert gold_candidate("focus on adult apple tree", ["focus on apple tree", "focus on cherry tree"],
+                          {"focus on apple tree": (1,), "focus on cherry tree": (2,)},
+                          {1: ("apple tree", "organism"), 2: ("cherry tree", "organism")}) == "focus on apple tree"
+    # a terminal the valid list leaves out, named after its object: a connection to the object
+    assert gold_candidate("connect aluminum foil terminal 1 to orange wire terminal 2", cands, ids, refs) == \
+        "connect aluminum foil to orange wire terminal 2"
+
+
+def test_the_answers_to_scienceworlds_ambiguity_prompt():
+    prompt = ("Ambiguous request: Please enter the number for the action you intended (or blank to cancel):\n"
+              "0:\tmove apple seed (in seed jar, in inventory) to flower pot 3 (in greenhouse)\n"
+              "1:\tmove apple seed (in seed jar, in inventory) to flower pot 3 (in greenhouse)")
+    assert ambiguity_answers(prompt) == ["0", "1"]
+    assert ambiguity_answers("You move the apple seed to the flower pot 3.") == []
+    assert gold_candidate("0", ["0", "1", "look around"]) == "0"
+
+
+def test_narrowing_keeps_answers_moved_to_a_box_and_parts_connected_to_a_pole():
+    # 215 answer box, 24 cupboard (furniture), 4 container, 134 aluminum foil, 75 terminal, 47 thermometer
+    valid = [
+        ("look in red box", 5, (9,), (215,)), ("look in pot", 5, (3,), (4,)), ("look in jar", 5, (4,), (4,)),
+        ("pick up pot", 21, (3,), (4,)), ("pick up jar", 21, (4,), (4,)), ("pick up aluminum foil", 21, (5,), (134,)),
+        ("pick up thermometer", 21, (1,), (47,)),
+        ("move cupboard to red box", 9, (2, 9), (24, 215)), ("move cupboard to pot", 9, (2, 3), (24, 4)),
+        ("move thermometer to pot", 9, (1, 3), (47, 4)), ("move jar to pot", 9, (4, 3), (4, 4)),
+        ("move thermometer to aluminum foil", 9, (1, 5), (47, 134)),
+        ("connect aluminum foil to wire terminal 1", 15, (5, 6), (134, 75)),
+        ("connect wire terminal 1 to aluminum foil", 15, (6, 5), (75, 134)),
+        ("connect cupboard to aluminum foil", 15, (2, 5), (24, 134)),
+        ("connect cupboard to wire terminal 1", 15, (2, 6), (24, 75)),
+    ]
+    moves = narrow_ids(valid)
+    assert [m for m in moves if m.startswith(("move", "connect"))] == [
+        "move cupboard to red box", "move jar to pot", "move thermometer to pot",
+        "connect aluminum foil to wire terminal 1"]
+    assert moves["connect aluminum foil to wire terminal 1"] == (5, 6) and moves["move jar to pot"] == (4, 3)
+    assert list(moves) == narrow(valid)
+    # over a cap, the widened moves go from the end of the list first (the connection, then the last move)
+    assert [m for m in narrow(valid, cap=len(moves) - 2) if m.startswith(("move", "connect"))] == [
+        "move cupboard to red box", "move jar to pot"]
 
 
 # ------------------------------------------------------------------------------------ on the JVM
@@ -105,6 +169,21 @@ def test_the_expert_plays_boil_to_a_win_and_the_next_game_starts_fresh():
     with pytest.raises(RuntimeError, match="left the gold path"):
         env.step_move("wait1")
         env.expert_action()
+    env.close()
+
+
+def test_the_expert_reads_an_objects_names_without_moving_the_game_and_wins_chemistry_mix():
+    env = make(task="chemistry-mix")
+    env.reset(seed=0)
+    seed_of = env.engine().jvm.gateway.jvm.s1gym.scienceworld.S1ScienceWorld.globalSeed
+    gold = env.gold_path()
+    assert "read recipe in inventory" in gold  # the valid list calls it "read instructions to make salt water"
+    while not env.done:
+        before = int(seed_of())
+        move = env.expert_action()
+        assert int(seed_of()) == before and move in env.candidates
+        env.step_move(move)
+    assert env.won and (env.steps, len(gold)) == (24, 25)  # the game ends before its last gold move
     env.close()
 
 

@@ -25,13 +25,14 @@ from s1gym.tasks.scienceworld.env import TASKS, ScienceWorldEnv
 __all__ = ["fork_exactness", "gold_survival", "speed"]
 
 
-def gold_survival(variations: int = 2, tasks: tuple[str, ...] = TASKS) -> dict:
+def gold_survival(variations: int = 2, tasks: tuple[str, ...] = TASKS, fold: str = "train") -> dict:
     """The gold path of each game, walked by the expert: per task, the gold states reached before the game
     ends, those whose gold move names a candidate (the expert plays it; where none does, the gold string
-    itself is played so the walk stays on the gold path), the gold moves missed, wins and candidate counts."""
+    itself is played so the walk stays on the gold path), the gold moves missed, wins and candidate counts.
+    ``fold``: ScienceWorld's split the variations come from (its first ``variations`` of each task)."""
     rows = {}
     for task in tasks:
-        env: ScienceWorldEnv = gym.make("s1/ScienceWorld-v0", task=task)
+        env: ScienceWorldEnv = gym.make("s1/ScienceWorld-v0", task=task, fold=fold)
         row = {"states": 0, "kept": 0, "won": 0, "episodes": 0, "max_candidates": 0, "candidates": [], "missed": []}
         for index in range(variations):
             env.reset(seed=index)
@@ -177,12 +178,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m s1gym.tasks.scienceworld.bench", description=__doc__)
     parser.add_argument("what", choices=("survival", "speed", "forks"))
     parser.add_argument("--variations", type=int, default=2)
+    parser.add_argument("--fold", default="train", choices=("train", "dev", "test"),
+                        help="survival: the split whose first --variations variations are walked (default train)")
     parser.add_argument("--tasks", default="", help="comma-separated task names (default: all 30)")
     parser.add_argument("--out", default="")
     args = parser.parse_args(argv)
     tasks = tuple(t for t in args.tasks.split(",") if t) or TASKS
     if args.what == "survival":
-        result = gold_survival(args.variations, tasks)
+        result = gold_survival(args.variations, tasks, args.fold)
     elif args.what == "forks":
         result = fork_exactness(tasks)
     else:

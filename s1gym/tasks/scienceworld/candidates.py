@@ -10,9 +10,16 @@ is in view and in hand:
   wait, wait1; ``mix`` only on a container holding something;
 - ``move X to Y``: X something one can pick up or put down and Y a container (``move X to inventory`` is ``pick up X``: ScienceWorld
   sometimes lists only that form, so the pick up is added); ``pour X in Y``: X in hand or a container
-  holding something, Y a container; ``use X on Y`` and ``dunk X in Y``: X in hand;
+  holding something, Y a container; ``use X on Y`` and ``dunk X in Y``: X in hand; widened: X portable
+  and Y a portable vessel (ScienceWorld's ``containers`` classes: pots, cups, jars, flower pots), and
+  anything but rooms, doors, the agent and air into an answer box (a task's answer);
 - ``connect X to Y`` between electrical parts (terminals, anodes, cathodes, wires), one order of each pair;
-- never ``inventory``, ``task`` or ``reset task`` (the observation shows the inventory and the task).
+  widened: a pole (terminal, anode, cathode) to a portable thing (``aluminum foil``: its terminals are not
+  listed);
+- the widened moves are cut from the end of the list while it holds more than the cap (:func:`narrow_ids`);
+- never ``inventory``, ``task`` or ``reset task`` (the observation shows the inventory and the task);
+- after ScienceWorld's ambiguity prompt (a move named several objects alike), the numbers it offers
+  (:func:`ambiguity_answers`) come first.
 
 What is in hand are the objects ScienceWorld offers to ``put down``; containers are the objects it offers
 to ``look in``. Moves are deduplicated by (template, objects) and ordered by kind (:data:`ORDER`), then
@@ -22,17 +29,22 @@ alphabetically: a deterministic list.
 to black wire terminal 1``) to the candidate that names the same action: the exact text, else the candidate
 with the same verb whose object phrases share the most words with the gold's (``look at substance in metal
 pot``, ``connect anode in battery to black wire terminal 1``). Gold steps that are no-ops under the easy
-preset (``open door to kitchen``: doors start open) and answers to ScienceWorld's ambiguity prompt (``0``)
-map to ``look around``, a move that changes nothing and takes one tick as they do.
+preset (``open door to kitchen``: doors start open) map to ``wait1``, a move that changes nothing and takes
+one tick as they do (``look around`` takes none: a life stage then comes a tick late); answers to
+ScienceWorld's ambiguity prompt (``0``) are candidates after the prompt, and map to ``look around`` where
+the mapped move was not ambiguous (the move they answer was played already).
+With the object ids of the candidates and ScienceWorld's names of each object (the expert reads them from
+the JVM), a gold phrase that is one of an object's names maps to that object's candidate first
+(``read recipe`` is ``read instructions to make salt water``).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-__all__ = ["ORDER", "gold_candidate", "narrow", "verb_of"]
+__all__ = ["ORDER", "ambiguity_answers", "gold_candidate", "narrow", "narrow_ids", "verb_of"]
 
 #: verbs (longest first, so ``look around`` wins over ``look``), in the order their moves are listed
 ORDER = ("look around", "focus on", "pick up", "put down", "look at", "look in", "read", "open", "close",
@@ -63,7 +75,24 @@ FIXED_DEVICES = frozenset({"Bathtub", "BlastFurnace", "Freezer", "Fridge", "Oven
 _fixed: frozenset[int] | None = None
 _place_ids: frozenset[int] | None = None
 _FILLED = re.compile(r"(?:\ban? |\bthe |\t)([a-z0-9][a-z0-9 ]*?) \(containing ([^()]*)\)")
+#: ScienceWorld's answer boxes (a task's answer is moved into one), what is never moved, the electrical poles
+_ANSWER = (".AnswerBox",)
+_NEVER_MOVED = (".agent.Agent", ".agent.InventoryContainer", ".substance.Air")
+_POLES = (".Terminal", ".Anode", ".Cathode")
 PLACES = tuple("scienceworld.objects." + p for p in ("location.", "portal.", "environmentoutside."))
+
+
+_AMBIGUOUS = "Ambiguous request:"
+_ANSWER_LINE = re.compile(r"^(\d+):\t", re.MULTILINE)
+
+
+def ambiguity_answers(observation: str) -> list[str]:
+    """The numbers ScienceWorld offers when it asks which of several same-named objects a move meant
+    (``Ambiguous request: Please enter the number ...`` then ``0:\tmove apple seed (in seed jar, ...) ...``):
+    the answers a player can give, in its order (none for any other observation)."""
+    if not observation.lstrip().startswith(_AMBIGUOUS):
+        return []
+    return list(dict.fromkeys(_ANSWER_LINE.findall(observation)))
 
 
 def verb_of(text: str) -> str:
@@ -127,28 +156,75 @@ def _filled(text: str, filled: frozenset[str]) -> bool:
     return " containing " in f" {source} " and "containing nothing" not in source
 
 
+def _type_ids(suffixes: tuple[str, ...]) -> frozenset[int]:
+    """ScienceWorld's type ids of the classes whose names end with one of ``suffixes`` (``.AnswerBox``)."""
+    if suffixes not in _by_suffix:
+        from scienceworld.constants import BASEPATH
+
+        with open(os.path.join(BASEPATH, "object_type_ids.tsv"), encoding="utf-8") as f:
+            rows = [line.strip().partition("\t") for line in f]
+        _by_suffix[suffixes] = frozenset(int(t) for name, _, t in rows if name.endswith(suffixes))
+    return _by_suffix[suffixes]
+
+
+_by_suffix: dict[tuple[str, ...], frozenset[int]] = {}
+_vessel_ids: frozenset[int] | None = None
+
+
+def _vessels() -> frozenset[int]:
+    """Type ids of ScienceWorld's portable vessels (``scienceworld.objects.containers.*`` but furniture: pots,
+    cups, jars, flower pots), the containers a thing in view may be moved into from anywhere in view."""
+    global _vessel_ids
+    if _vessel_ids is None:
+        from scienceworld.constants import BASEPATH
+
+        with open(os.path.join(BASEPATH, "object_type_ids.tsv"), encoding="utf-8") as f:
+            rows = [line.strip().partition("\t") for line in f]
+        prefix = "scienceworld.objects.containers."
+        _vessel_ids = frozenset(int(t) for name, _, t in rows
+                                if name.startswith(prefix) and "." not in name[len(prefix):])
+    return _vessel_ids
+
+
 def narrow(valid: Iterable[tuple[str, int, Sequence[int], Sequence[int]]], look: str = "",
-           inventory: str = "") -> list[str]:
+           inventory: str = "", cap: int | None = None) -> list[str]:
     """The candidate moves of a state from ScienceWorld's valid combinations ``(text, template id, object
-    ids, type ids)`` (the rules are in the module docstring)."""
+    ids, type ids)`` (the rules are in the module docstring); at most ``cap`` of them when the widened moves
+    alone overflow it (:func:`narrow_ids`)."""
+    return list(narrow_ids(valid, look, inventory, cap))
+
+
+def narrow_ids(valid: Iterable[tuple[str, int, Sequence[int], Sequence[int]]], look: str = "",
+               inventory: str = "", cap: int | None = None) -> dict[str, tuple[int, ...]]:
+    """:func:`narrow`'s moves, in its order, each with the object ids it names (in the text's order).
+
+    The widened moves (a portable thing into a vessel in view, a fixed thing into an answer box, a portable
+    thing connected to a pole) are dropped from the end of the list, in its order, while it holds more than
+    ``cap`` moves (never the others: a state that still overflows is the env's error)."""
+    valid = list(valid)
     fixed = fixed_types()
     filled = filled_names(look, inventory)
     carried = carried_names(inventory)
     entries = [(text, verb_of(text), tuple(ids)) for text, _, ids, _ in valid]
     places = {i for _, _, ids, types in valid for i, t in zip(ids, types) if t in _places()}
     stays = {i for _, _, ids, types in valid for i, t in zip(ids, types) if t in fixed}
+    boxes = {i for _, _, ids, types in valid for i, t in zip(ids, types) if t in _type_ids(_ANSWER)}
+    never = {i for _, _, ids, types in valid for i, t in zip(ids, types) if t in _type_ids(_NEVER_MOVED)}
+    poles = {i for _, _, ids, types in valid for i, t in zip(ids, types) if t in _type_ids(_POLES)}
+    vessels = {i for _, _, ids, types in valid for i, t in zip(ids, types) if t in _vessels()}
     held = {ids[0] for _, verb, ids in entries if verb == "put down" and ids}
     containers = {ids[0] for _, verb, ids in entries if verb == "look in" and ids} - places
     picked = {ids[0] for _, verb, ids in entries if verb == "pick up" and ids}
     portable = (held | picked) - stays
     inside = {ids[0] for text, verb, ids in entries if verb in ("focus on", "look at", "pick up") and ids
               and any(text[len(verb) + 1:].startswith(name) for name in carried)}
-    chosen: dict[tuple[str, tuple[int, ...]], str] = {}
+    chosen: dict[tuple[str, tuple[int, ...]], tuple[str, tuple[int, ...]]] = {}
+    wide: set[tuple[str, tuple[int, ...]]] = set()  # the keys of the widened moves
 
-    def keep(verb: str, ids: tuple[int, ...], text: str) -> None:
-        key = (verb, ids)
-        if key not in chosen or (len(text), text) < (len(chosen[key]), chosen[key]):
-            chosen[key] = text
+    def keep(verb: str, key_ids: tuple[int, ...], text: str, ids: tuple[int, ...]) -> None:
+        key = (verb, key_ids)
+        if key not in chosen or (len(text), text) < (len(chosen[key][0]), chosen[key][0]):
+            chosen[key] = (text, ids)
 
     for text, verb, ids in entries:
         if not verb or verb in _DROP:
@@ -156,29 +232,44 @@ def narrow(valid: Iterable[tuple[str, int, Sequence[int], Sequence[int]]], look:
         if verb == "move":
             if text.endswith(" to inventory") and len(ids) == 2:
                 if ids[0] not in picked and ids[0] not in held:
-                    keep("pick up", ids[:1], "pick up " + text[len("move "):-len(" to inventory")])
+                    keep("pick up", ids[:1], "pick up " + text[len("move "):-len(" to inventory")], ids[:1])
                 continue
-            if len(ids) == 2 and ids[1] in containers and ids[0] != ids[1] and (
-                    ids[0] in held or ids[0] in inside
-                    or (ids[0] in portable and ids[1] in stays)):
-                keep(verb, ids, text)
+            if len(ids) != 2 or ids[0] == ids[1]:
+                continue
+            if ids[1] in containers and (ids[0] in held or ids[0] in inside or (ids[0] in portable and ids[1] in stays)):
+                keep(verb, ids, text, ids)
+            elif (ids[1] in boxes and ids[0] not in places | never | boxes) or (
+                    ids[1] in containers and ids[0] in portable and ids[1] in portable and ids[1] in vessels):
+                keep(verb, ids, text, ids)
+                wide.add((verb, ids))
         elif verb == "pour":
             if len(ids) == 2 and ids[0] in portable and ids[0] in containers and ids[1] in containers and (
                     ids[0] in held or _filled(text, filled)) and ids[0] != ids[1]:
-                keep(verb, ids, text)
+                keep(verb, ids, text, ids)
         elif verb in _HELD_ONLY:
             if ids and ids[0] in held:
-                keep(verb, ids, text)
+                keep(verb, ids, text, ids)
         elif verb == "connect":
-            if len(ids) == 2 and _electrical(text):
-                keep(verb, tuple(sorted(ids)), text)  # one order of each pair (whichever ScienceWorld lists)
+            if len(ids) == 2 and ids[0] != ids[1] and _electrical(text):
+                keep(verb, tuple(sorted(ids)), text, ids)  # one order of each pair (whichever ScienceWorld lists)
+            elif len(ids) == 2 and ids[0] != ids[1] and (
+                    (ids[0] in poles and ids[1] in portable) or (ids[1] in poles and ids[0] in portable)):
+                keep(verb, tuple(sorted(ids)), text, ids)
+                wide.add((verb, tuple(sorted(ids))))
         elif verb == "mix":
             if ids and ids[0] in portable:
-                keep(verb, ids, text)
+                keep(verb, ids, text, ids)
         else:
-            keep(verb, ids, text)
-    moves = set(chosen.values()) | set(ALWAYS)
-    return sorted(moves, key=lambda m: (_RANK.get(verb_of(m), len(ORDER)), m))
+            keep(verb, ids, text, ids)
+    moves = {text: ids for text, ids in chosen.values()}
+    for move in ALWAYS:
+        moves.setdefault(move, ())
+    order = sorted(moves, key=lambda m: (_RANK.get(verb_of(m), len(ORDER)), m))
+    if cap is not None and len(order) > cap:
+        widened = {chosen[key][0] for key in wide if key in chosen}
+        drop = set([m for m in reversed(order) if m in widened][:len(order) - cap])
+        order = [m for m in order if m not in drop]
+    return {m: moves[m] for m in order}
 
 
 def _electrical(text: str) -> bool:
@@ -222,17 +313,63 @@ def _similarity(a: str, b: str) -> float:
     return _overlap(a, b)
 
 
-def _overlap(a: str, b: str) -> float:
+def _overlap(a: str, b: str, loose: bool = False) -> float:
     wa, wb = _words(a), _words(b)
-    if {w for w in wa if w.isdigit()} != {w for w in wb if w.isdigit()}:
+    da, db = {w for w in wa if w.isdigit()}, {w for w in wb if w.isdigit()}
+    if da != db and not (loose and not (da and db)):
         return 0.0  # flower pot 4 is not flower pot 5
     if not wa or not wb:
         return 1.0 if a.strip() == b.strip() else 0.0
     return len(wa & wb) / len(wa | wb) + (0.01 if a.strip() == b.strip() else 0.0)
 
 
-def gold_candidate(gold: str, candidates: Sequence[str]) -> str | None:
-    """The candidate naming the action of ScienceWorld's gold string ``gold`` (``None``: none does)."""
+def _names_of(cand: str, cphrases: Sequence[str], ids: Mapping[str, Sequence[int]] | None,
+              referents: Mapping[int, Iterable[str]] | None) -> list[frozenset[str]]:
+    """Per object phrase of a candidate, the names ScienceWorld accepts for its object (empty when unknown)."""
+    if not ids or not referents:
+        return [frozenset()] * len(cphrases)
+    objs = list(ids.get(cand, ()))
+    if len(objs) != len(cphrases):
+        return [frozenset()] * len(cphrases)
+    return [frozenset(referents.get(int(o), ())) for o in objs]
+
+
+def _score(gold: str, cand: str, names: frozenset[str]) -> float:
+    """How well a gold object phrase names a candidate's object: above 1 when it is one of the object's names
+    alone (2), or one followed by where it is (``... in <place>``: 1.5, more the longer the name, so
+    ``apple tree in the seedling stage in pot 9`` takes the seedling over every apple tree), or a part or a
+    stage named with it (1.2); shared words decide between like objects. Else the word overlap (at most
+    about 1)."""
+    words = _similarity(gold, cand)
+    if names:  # the object is known by name: where it is decides between like objects (digits only if both say)
+        words = max(words, _overlap(gold, cand, loose=True))
+        if gold in names:
+            return 2.0 + 0.01 * words
+        for sep in (" in ", " on "):
+            i = len(gold)
+            while (i := gold.rfind(sep, 0, i)) > 0:  # the longest name first
+                if gold[:i] in names:
+                    return 1.5 + 0.4 * i / len(gold) + 0.01 * words
+        # a part the valid list leaves out, named after its object (``aluminum foil terminal 1``): the object;
+        # one word before a name (a life stage the gold path expected: ``adult apple tree``): the object
+        for name in names:
+            head, _, rest = gold.partition(" ")
+            if rest == name and head not in _STOP:
+                return 1.2 + 0.01 * words
+            if gold.startswith(name + " ") and gold[len(name) + 1:].split(" ")[0] in _ELECTRICAL:
+                return 1.2 + 0.01 * words
+    return words
+
+
+def gold_candidate(gold: str, candidates: Sequence[str], ids: Mapping[str, Sequence[int]] | None = None,
+                   referents: Mapping[int, Iterable[str]] | None = None) -> str | None:
+    """The candidate naming the action of ScienceWorld's gold string ``gold`` (``None``: none does).
+
+    With ``ids`` (a candidate's object ids, :func:`narrow_ids`) and ``referents`` (every name ScienceWorld's
+    parser accepts for an object id), an object phrase of the gold that is one of the names of the
+    candidate's object (``seed jar`` for the object the valid list calls ``ceramic cup containing apple
+    seed``), or is one followed by where it is (``egg turtle in outside``), matches it before any word
+    overlap does; among such matches the most shared words win."""
     gold = gold.strip()
     if gold in candidates:
         return gold
@@ -245,14 +382,18 @@ def gold_candidate(gold: str, candidates: Sequence[str]) -> str | None:
             for cverb, cphrases in _parse(cand):
                 if cverb != verb or len(cphrases) != len(phrases):
                     continue
-                score = min((_similarity(g, c) for g, c in zip(phrases, cphrases)), default=1.0)
+                names = _names_of(cand, cphrases, ids, referents)
+                score = min((_score(g, c, n) for g, c, n in zip(phrases, cphrases, names)), default=1.0)
                 if verb == "connect":  # a connection has no direction: the candidate keeps one order
-                    score = max(score, min(_similarity(g, c) for g, c in zip(phrases, cphrases[::-1])))
+                    score = max(score, min(_score(g, c, n) for g, c, n in
+                                           zip(phrases, cphrases[::-1], names[::-1])))
                 if score > best_score:
                     best, best_score = cand, score
     if best is not None and best_score >= (FOCUS_THRESHOLD if verb_of(best) == "focus on" else THRESHOLD):
         return best
     same = [p for v, p in readings if len(p) == 2 and p[0] == p[1]]
-    if gold.isdigit() or verb_of(gold) in ("open", "close", "pick up") or same:
+    if gold.isdigit() or same:  # an answer to the ambiguity prompt: the move it answers was played already
         return "look around" if "look around" in candidates else None
+    if verb_of(gold) in ("open", "close", "pick up"):  # a no-op that still takes its tick (look around takes none)
+        return "wait1" if "wait1" in candidates else None
     return None

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from s1gym.core import Progress, charset_for
 from s1gym.engines.base import EngineEnv
-from s1gym.tasks.scienceworld.candidates import gold_candidate, narrow
+from s1gym.tasks.scienceworld.candidates import ambiguity_answers, gold_candidate, narrow, narrow_ids
 from s1gym.tasks.scienceworld.engine import Game, SWEngine, cached_variation
 
 __all__ = ["FOLDS", "SIMPLIFICATIONS", "TASKS", "ScienceWorldEnv"]
@@ -113,6 +113,7 @@ class ScienceWorldEnv(EngineEnv):
         self._look = self._inventory = ""
         self._raw_score, self._completed = 0.0, False
         self._moves_now: tuple[str, ...] = ()
+        self._valid: list = []
         self.variation = -1
         #: the gold path's moves mapped to candidates so far (the expert's plan while the player follows it)
         self._expert_path: tuple[str, ...] = ()
@@ -168,7 +169,10 @@ class ScienceWorldEnv(EngineEnv):
         self._look, self._inventory = r["look"].strip(), r["inventory"].strip()
         self._raw_score, self._completed = r["score"], r["completed"]
         self.variation = r["variation"]
-        self._moves_now = tuple(narrow(r["valid"], self._look, self._inventory))
+        self._valid = r["valid"]  # kept (never changed) for the expert's map of a gold move to object ids
+        answers = ambiguity_answers(r.get("observation", ""))  # ScienceWorld asks which object a move meant
+        self._moves_now = (*answers, *narrow(r["valid"], self._look, self._inventory,
+                                             self.max_candidates - len(answers)))
 
     # ------------------------------------------------------------ S1Env hooks
     def _legal_moves(self) -> list[str]:
@@ -210,6 +214,14 @@ class ScienceWorldEnv(EngineEnv):
                     engine.replay(state.game, state.moves)
         return path
 
+    def _referents(self) -> dict[int, tuple[str, ...]]:
+        """Every name ScienceWorld's parser accepts for each object of this state, by object id (privileged,
+        for the expert's map of gold strings only; the read draws nothing from the game's random generator)."""
+        engine = self.engine()
+        with engine.jvm.lock:
+            lut = json.loads(str(engine.server.getAllObjectIdsTypesReferentsLUTJSON()))
+        return {int(i): tuple(entry.get("referents", ())) for i, entry in lut.items()}
+
     def expert_action(self) -> str:
         """The next gold move mapped to a candidate (:func:`~.candidates.gold_candidate`), while every move
         so far followed the mapped gold path; ``RuntimeError`` once the player left it (the expert is lost:
@@ -221,7 +233,8 @@ class ScienceWorldEnv(EngineEnv):
         gold = self.gold_path()
         if k >= len(gold):
             raise RuntimeError("ScienceWorld: the gold path is played out")
-        move = gold_candidate(gold[k], self._candidates)
+        ids = narrow_ids(self._valid, self._look, self._inventory)  # uncapped: only the candidates' ids are read
+        move = gold_candidate(gold[k], self._candidates, ids, self._referents())
         if move is None:
             raise RuntimeError(f"ScienceWorld: gold move {gold[k]!r} names no candidate")
         self._expert_path = (*moves, move)
