@@ -59,3 +59,38 @@ def test_the_shipped_twc_model_puts_an_unseen_thing_in_its_place():
              "put frozen pizza in fridge", "put frozen pizza in wardrobe"]
     decision = Local(preload=False).decide(situation("a frozen pizza", moves))
     assert moves[decision.action] == "put frozen pizza in fridge"
+
+
+PUT_BACK = (("take paperback novel", "You take the paperback novel."),
+            ("put paperback novel in bookcase", "You put the paperback novel in the bookcase."),
+            ("put frozen pizza in fridge", "You put the frozen pizza in the fridge."),
+            ("take frozen pizza", "You take the frozen pizza."))
+
+
+def test_the_score_change_says_which_puts_were_right():
+    # the novel's put raised the score (leave it), the pizza's did not (the fridge is tried for it: the next
+    # best untried place, the dishwasher, becomes its r0); no STALL moves without a new best score yet
+    from dataclasses import replace
+
+    from s1gym.tasks.twx.commonsense import commonsense_tokens, put_outcomes
+
+    moves = ["put frozen pizza in fridge", "put frozen pizza in dishwasher", "put frozen pizza in wardrobe",
+             "take paperback novel", "take pair of hiking boots", "move north"]
+    plain = situation("a frozen pizza", moves)
+    assert commonsense_tokens(plain) == [["cs:put+r0"], ["cs:put+r1"], ["cs:put+r2+"], ["cs:take+from_r0"],
+                                         ["cs:take+from_r1+"], []]
+    played = replace(plain, history=PUT_BACK, rewards=(0.125, 0.125, -0.125, 0.125))
+    assert put_outcomes(played) == ({"frozen pizza": {"fridge"}}, {"paperback novel": True})
+    assert commonsense_tokens(played) == [["sc:put+tried"], ["cs:put+r0"], ["cs:put+r1"],
+                                          ["cs:take+from_r0", "sc:take+scored"], ["cs:take+from_r1+"], []]
+    # four moves without passing the best score (taking the pizza back only restored it): try the best guess
+    stalled = replace(played, history=PUT_BACK + (("move north", "."), ("move south", ".")),
+                      rewards=(0.125, 0.125, -0.125, 0.125, 0.0, 0.0))
+    assert commonsense_tokens(stalled)[1] == ["cs:put+r0", "sc:put+r0+stalled"]
+    assert commonsense_tokens(replace(stalled, rewards=stalled.rewards[:-1] + (0.125,)))[1] == ["cs:put+r0"]
+    # a put that earned nothing, not taken back yet: taking the thing again is worth it
+    wrong = replace(situation("nothing", ["take frozen pizza"]), history=PUT_BACK[2:3], rewards=(-0.125,))
+    assert commonsense_tokens(wrong) == [["sc:take+unscored"]]
+    # no rewards aligned with the history (a situation made by hand): the names are the plain ones
+    assert commonsense_tokens(replace(played, rewards=())) == commonsense_tokens(plain)
+    assert commonsense_tokens(replace(played, rewards=(0.125,))) == commonsense_tokens(plain)

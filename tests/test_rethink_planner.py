@@ -128,8 +128,10 @@ def test_on_a_twc_game_rethink_with_the_fork_planner_wins_where_local_loops():
     from s1gym.tasks.twx.fit import make_env
 
     def play(policy):
-        env = make_env("TWC", "default", 7, "dev")
-        env.reset(seed=7)
+        # dev seed 27: one of the two dev games plain Local still loses since TWC's model reads the score
+        # change (issue 54; seed 7 before, which Local now wins)
+        env = make_env("TWC", "default", 27, "dev")
+        env.reset(seed=27)
         try:
             policy.reset()
             calls = 0
@@ -147,4 +149,4 @@ def test_on_a_twc_game_rethink_with_the_fork_planner_wins_where_local_loops():
 
     assert play(Local()) == (0.75, False, 100, 100)
     score, won, steps, calls = play(Rethink(Local(), planner="search"))
-    assert (score, won, steps, calls) == (1.0, True, 27, 28)
+    assert (score, won, steps, calls) == (1.0, True, 32, 35)

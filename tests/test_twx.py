@@ -483,3 +483,25 @@ def test_a_killed_jvm_is_noticed_and_replaced():
     new = _jvm.current_jvm()
     assert new is not None and new is not old and new.process.pid != old.process.pid and new.alive()
     fresh.close()
+
+
+def test_twc_situation_carries_each_moves_reward_aligned_with_the_history():
+    # Situation.rewards: what any RL agent sees (the step's reward), one per move of history; forks keep it
+    with make("TWC") as env:
+        u = env.unwrapped
+        u.reset(seed=1)
+        assert u.situation().rewards == ()
+        got = []
+        for _ in range(6):
+            got.append(u.step(u.index_of(u.situation().privileged.expert_action()))[1])
+        s = u.situation()
+        assert s.rewards == tuple(got) and len(s.rewards) == len(s.history) == 6
+        assert any(r > 0 for r in got) and sum(got) == pytest.approx(s.score)
+        child = u.fork()
+        try:
+            reward = child.step(0)[1]
+            assert child.situation().rewards == (*got, reward) and u.situation().rewards == tuple(got)
+        finally:
+            child.close()
+        u.reset(seed=2)
+        assert u.situation().rewards == () == u.situation().history

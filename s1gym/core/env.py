@@ -136,6 +136,7 @@ class S1Env(Forks, Readouts, gym.Env[str, np.int64]):
         )
         self._candidates: tuple[str, ...] = ()
         self._history: tuple[tuple[str, str], ...] = ()
+        self._rewards: tuple[float, ...] = ()  # each history move's reward (``Situation.rewards``)
         #: the keys of the states left so far this episode (``Situation.visited``) and of this one, once a
         #: situation was taken in it (a key is computed only then: plain stepping costs nothing)
         self._visited: tuple[str, ...] = ()
@@ -227,7 +228,7 @@ class S1Env(Forks, Readouts, gym.Env[str, np.int64]):
         super().reset(seed=seed)
         self._episode_seed = seed
         self._feedback = self._new_game(seed, dict(options or {}))
-        self._history = ()
+        self._history, self._rewards = (), ()
         self._visited, self._key_now = (), None
         self._steps = 0
         self._started = True
@@ -248,6 +249,7 @@ class S1Env(Forks, Readouts, gym.Env[str, np.int64]):
             self._visited, self._key_now = self._visited + (self._key_now,), None
         self._refresh()
         reward = self._score - before
+        self._rewards = self._rewards + (float(reward),)
         return self._observation(), float(reward), self._over, self._truncated(), self._info(invalid=False)
 
     def _move_at(self, index: int | None) -> str | None:
@@ -371,6 +373,7 @@ class S1Env(Forks, Readouts, gym.Env[str, np.int64]):
             observation=self._observation(),
             candidates=tuple(Candidate(t) for t in self._candidates),
             history=self._history,
+            rewards=self._rewards,
             notes=tuple(notes),
             score=self._score,
             fork=self.planning_fork,

@@ -87,6 +87,10 @@ class Situation:
     #: the env was asked for a situation in and then left by a move; a state left twice is there twice).
     #: Lookahead counts a move's revisits with it.
     visited: tuple[str, ...] = field(default=(), repr=False)
+    #: The reward each move of ``history`` earned (the change in the task's score, what any RL agent sees),
+    #: aligned with ``history``; ``()`` where not known (a situation made by hand), so a reader uses it only
+    #: when ``len(rewards) == len(history)``.
+    rewards: tuple[float, ...] = ()
     #: For baselines only (``Rule``): see :class:`Privileged`. ``None`` when no env is behind the situation.
     privileged: Privileged | None = field(default=None, compare=False, repr=False)
 

@@ -98,7 +98,8 @@ def recorded_situations(task: str, record: dict) -> tuple[Situation, Situation |
     texts = record["candidates"]
     plain = Situation(task=task, observation=record["state_text"], state_text=record["state_text"],
                       candidates=tuple(Candidate(t) for t in texts), score=record["score"],
-                      history=tuple(tuple(h) for h in record["history"]))
+                      history=tuple(tuple(h) for h in record["history"]),
+                      rewards=tuple(record.get("history_rewards", ())))
     if "outcomes" not in record:
         return plain, None
     columns = [(field, record[key]) for key, field, _ in ANNOTATION if key in record]

@@ -15,6 +15,19 @@ shows, not the cosine itself (cosines of different things are not on one scale):
 - ``cs:take+from_r0`` / ``from_r1+``: ``take X`` takes X out of the place that fits it best, or out of a
   worse one (a thing put in the wrong place is worth taking again; one in its best place is not).
 
+With the score change of each move played (``Situation.rewards``, aligned with ``Situation.history``; what
+any RL agent sees), a put tells whether it was right: TWC raises the score when a thing goes where it
+belongs and lowers it when it goes elsewhere (a put that earns nothing or less was wrong). So, per thing, the places a put of it earned nothing are *tried*, and:
+
+- the ranks above leave a thing's tried places out (after a wrong first choice, the next best is ``r0``);
+- ``sc:put+tried``: ``put X in Y`` where a put of X in Y already earned nothing;
+- ``sc:take+scored`` / ``unscored``: ``take X`` where X's last put raised the score (it is in place: leave
+  it) or earned nothing (take it back to move it elsewhere);
+- ``sc:put+r0+stalled``: ``put X in Y``, Y the room's best untried place for X, when the score has not passed
+  its best so far for :data:`STALL` moves or more (taking back a thing put wrong only restores it): walking
+  on has stopped paying, try the best guess here. The oracle's games never stall, so this weight, like
+  ``sc:put+tried``'s, is chosen on dev games (``--set``).
+
 Weights on these names are learned with the rest of the game's model (``python -m s1gym.tasks.twx.fit fit
 --commonsense``); this module only reads. Fits are cached per process (a decision embeds only the
 sentences it has not met), so after the first decisions of a game a move costs a dictionary look-up.
@@ -30,8 +43,10 @@ from s1gym.core import Situation
 from s1gym.models.minilm import embed
 from s1gym.tasks.twx.view import parse_move, read_view
 
-__all__ = ["PLACE", "THING", "commonsense_tokens", "fit", "places_in", "ranks", "room_places"]
+__all__ = ["PLACE", "THING", "commonsense_tokens", "fit", "places_in", "put_outcomes", "ranks", "room_places"]
 
+#: moves without a new best score after which ``sc:put+r0+stalled`` is given (chosen on TWC dev games)
+STALL = 4
 THING = "Put the {} away."
 PLACE = "It is kept in the {}."
 
@@ -91,27 +106,73 @@ def room_places(look: str, moves: Iterable[str]) -> list[str]:
     return places
 
 
+def put_outcomes(situation: Situation) -> tuple[dict[str, set[str]], dict[str, bool]]:
+    """From the moves played and their rewards: per thing, the places a put of it earned nothing in
+    (*tried*), and whether its last put (not taken back since) raised the score. Both empty when the
+    situation carries no rewards (``len(rewards) != len(history)``, e.g. a situation made by hand)."""
+    tried: dict[str, set[str]] = {}
+    last: dict[str, bool] = {}
+    if len(situation.rewards) != len(situation.history):
+        return tried, last
+    for (text, _), reward in zip(situation.history, situation.rewards, strict=True):
+        move = parse_move(text)
+        if move.verb == "put" and move.target:
+            thing = move.obj.lower()
+            last[thing] = reward > 0
+            if reward <= 0:
+                tried.setdefault(thing, set()).add(move.target.lower())
+        elif move.verb == "take":
+            last.pop(move.obj.lower(), None)
+    return tried, last
+
+
 def commonsense_tokens(situation: Situation) -> list[list[str]]:
-    """Per candidate, its ``cs:*`` feature names (see the module docstring); ``[]`` for other moves."""
+    """Per candidate, its ``cs:*`` and ``sc:*`` feature names (see the module docstring); ``[]`` for other
+    moves."""
     view = read_view(situation)
     places = room_places(view.look, situation.texts)
     held = [_ARTICLE.sub("", e).lower() for e in view.inventory]
     contents = _contents(view.look)
+    tried, last = put_outcomes(situation)
+    stalled = False
+    if situation.rewards and len(situation.rewards) == len(situation.history):
+        total, best, since = 0.0, 0.0, 0  # moves since the score last passed its best so far
+        for r in situation.rewards:
+            total += r
+            since = 0 if total > best + 1e-9 else since + 1
+            best = max(best, total)
+        stalled = since >= STALL
+
+    def untried(thing: str, place: str) -> dict[str, int]:
+        """``thing``'s ranks over the room's places it was not put in for nothing (``place`` kept)."""
+        out = tried.get(thing, set())
+        return ranks(thing, [p for p in places if p == place or p not in out])
+
     rows: list[list[str]] = []
     for text in situation.texts:
         move = parse_move(text)
         out: list[str] = []
+        thing = move.obj.lower()
         if places and move.verb == "put" and move.target:
-            out.append("cs:put+" + _bucket(ranks(move.obj.lower(), places)[move.target.lower()], 2))
-        elif places and move.verb == "open" and move.obj.lower() in places:
+            place = move.target.lower()
+            if place in tried.get(thing, ()):
+                out.append("sc:put+tried")
+            else:
+                rank = untried(thing, place)[place]
+                out.append("cs:put+" + _bucket(rank, 2))
+                if stalled and rank == 0:
+                    out.append("sc:put+r0+stalled")
+        elif places and move.verb == "open" and thing in places:
             if held:
-                best = min(ranks(t, places)[move.obj.lower()] for t in held)
+                best = min(untried(t, thing)[thing] for t in held)
                 out.append("cs:open+" + _bucket(best, 2))
             else:
                 out.append("cs:open+noheld")
-        elif places and move.verb == "take" and move.obj.lower() in contents:
-            where = contents[move.obj.lower()]
+        elif places and move.verb == "take" and thing in contents:
+            where = contents[thing]
             if where in places:
-                out.append("cs:take+from_" + _bucket(ranks(move.obj.lower(), places)[where], 1))
+                out.append("cs:take+from_" + _bucket(ranks(thing, places)[where], 1))
+        if move.verb == "take" and thing in last:
+            out.append("sc:take+scored" if last[thing] else "sc:take+unscored")
         rows.append(out)
     return rows

@@ -96,7 +96,8 @@ def make_env(task: str, setting: str, seed: int, fold: str):
 def _record(env, good: set[str], lookahead, meta: dict) -> dict:
     situation = env.situation()
     return {**meta, "step": env.steps, "state_text": situation.state_text, "score": situation.score,
-            "history": [list(h) for h in situation.history], "candidates": list(situation.texts),
+            "history": [list(h) for h in situation.history], "history_rewards": list(situation.rewards),
+            "candidates": list(situation.texts),
             **annotation(lookahead, situation, ("outcomes", "new_actions", "rewards")),
             "good": sorted(good)}
 
