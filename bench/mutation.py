@@ -165,6 +165,27 @@ EQUIVALENT: dict[str, str] = {
     "s1gym.jobs.files.x__dumps__mutmut_11":
         "json.dumps(..., ensure_ascii=None): json reads the flag as a truth value, None is False",
     "s1gym.jobs.files.x__scrub_text__mutmut_2": "ensure_ascii=None: as x__dumps__mutmut_11",
+    # jobs/files.py and folder.py after cec5509 (the driver's temp files, secret cache and KeptTrial)
+    **{f"s1gym.jobs.files.x__secret_values__mutmut_{n}":
+       "the environment's secret list recomputed on every call (the cache switched off): the same list, only slower"
+       for n in (1, 2, 6, 7, 8, 10, 24, 25, 26, 28)},
+    **{f"s1gym.jobs.files.x__create_temp__mutmut_{n}":
+       "O_CLOEXEC or O_BINARY (0 on Linux) dropped or combined otherwise: no process is spawned while a job "
+       "file is open, and O_BINARY does not exist here"
+       for n in (2, 3, 6, 8, 11, 12, 13, 14, 15, 21, 22, 23)},
+    **{f"s1gym.jobs.files.x__create_temp__mutmut_{n}":
+       "mkdir(exist_ok=...) of a parent just found missing: differs only if another process makes it in between"
+       for n in (42, 44, 46)},
+    **{f"s1gym.jobs.files.x_atomic_write_bytes__mutmut_{n}":
+       "unlink(missing_ok=...) of the temp file on a failed write: the temp file exists there (made by os.open)"
+       for n in (18, 20)},
+    **{f"s1gym.jobs.folder.xǁKeptTrialǁas_result__mutmut_{n}":
+       "zip(..., strict=...) over the three error fields and a tuple of three made by KeptTrial.of"
+       for n in (26, 29, 36)},
+    "s1gym.jobs.folder.xǁJobFolderǁ__init____mutmut_12":
+        "_last_write = 1.0 for 0.0: the first result.json waits only if the machine booted under a second ago",
+    "s1gym.jobs.folder.xǁJobFolderǁwrite_result__mutmut_5":
+        "<= for < against every_s: differs only when the elapsed time equals every_s to the nanosecond",
     # jobs/: compare, episodes, export, folder, pins, provenance, remote (the sources of b4fe4c9)
     "s1gym.jobs.export.x__short__mutmut_13":
         "env_id.rsplit('/') without maxsplit=1: the last piece, the only one read, is the same",

