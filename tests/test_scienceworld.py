@@ -9,7 +9,10 @@ import pytest
 
 pytest.importorskip("scienceworld", reason="the scienceworld extra is not installed")
 
+from s1gym.policies import Rule
+
 import s1gym  # noqa: F401
+from s1gym.runner.episode import play_episode
 from s1gym.tasks.scienceworld.candidates import ambiguity_answers, gold_candidate, narrow, narrow_ids, verb_of
 from s1gym.tasks.scienceworld.env import TASKS, ScienceWorldEnv
 
@@ -169,6 +172,24 @@ def test_the_expert_plays_boil_to_a_win_and_the_next_game_starts_fresh():
     with pytest.raises(RuntimeError, match="left the gold path"):
         env.step_move("wait1")
         env.expert_action()
+    env.close()
+
+
+def test_rule_is_the_expert_and_goes_on_where_the_expert_has_no_move():
+    env = make(task="find-non-living-thing")
+    record = play_episode(env, Rule(), 0)  # Rule plays the gold path mapped to candidates
+    assert record["won"] and record["score"] == 1.0
+    assert env.gold_path() == ("open door to kitchen", "go to kitchen", "look around", "focus on cupboard",
+                               "move cupboard to red box")
+    # the doors start open under easy: the gold path's "open door" is a tick of waiting
+    assert [t["move"] for t in record["ticks"]] == ["wait1", "go to kitchen", "look around", "focus on cupboard",
+                                                    "move cupboard to red box"]
+    assert [t["expert_top"] for t in record["ticks"]] == [1.0] * 5  # the expert agrees with every move
+    env.reset(seed=1)
+    env.step_move("wait1")  # off the gold path: the expert is lost, Rule waits instead of failing
+    with pytest.raises(RuntimeError, match="left the gold path"):
+        env.expert_action()
+    assert env.rule_action() == "wait1"
     env.close()
 
 

@@ -8,6 +8,9 @@ gold-path states whose gold move names a candidate, the episodes won and the can
 narrowing) and at depth 40 a fork with its first step (:func:`speed`); ``S1GYM_SW_HELPER=0`` runs it without
 the family's JVM helper (reads one py4j call each, forks replay). ``python -m s1gym.tasks.scienceworld.bench
 forks`` checks snapshots and exact replays against the game played straight on every task (:func:`fork_exactness`).
+``python -m s1gym.tasks.scienceworld.bench table`` plays issue 52's first policy table on test variations
+(:func:`policy_table`; its games, step limit, Search budget and time caps are fixed in :data:`TABLE_TASKS` and
+:data:`TABLE_POLICIES` as docs/benchmarks.md's protocol states them).
 """
 
 from __future__ import annotations
@@ -16,13 +19,34 @@ import argparse
 import json
 import statistics
 import time
+from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 import s1gym  # noqa: F401 - registers the ids
+from s1gym.core import BasePolicy, Decision, Situation, Usage
 from s1gym.tasks.scienceworld.env import TASKS, ScienceWorldEnv
 
-__all__ = ["fork_exactness", "gold_survival", "speed"]
+__all__ = ["TABLE_POLICIES", "TABLE_TASKS", "fork_exactness", "gold_survival", "policy_table", "speed"]
+
+#: the table's five task types (docs/benchmarks.md, protocol of 2026-12-06): per ScienceWorld task group
+#: (the number before the dash of its id) the type with the shortest gold paths on train variations 0 and 1
+#: (the train survival run of 2026-12-05 23:48), then the five groups whose shortest is shortest
+TABLE_TASKS = ("find-non-living-thing", "lifespan-longest-lived", "power-component",
+               "chemistry-mix-paint-secondary-color", "identify-life-stages-2")
+#: the table's policies, in the order they run: (base policy, wrappers outermost first)
+TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "rule": ("rule", ()),
+    "uniform": ("uniform", ()),
+    "random": ("random", ()),
+    "local": ("local", ()),
+    "search(uniform)": ("uniform", ("search",)),
+    "search(local)": ("local", ("search",)),
+    "lookahead(local)": ("local", ("lookahead",)),
+}
+#: Search's options in the table: inner-policy calls and seconds per search
+TABLE_SEARCH: dict[str, Any] = {"budget": 8, "max_seconds": 20.0}
 
 
 def gold_survival(variations: int = 2, tasks: tuple[str, ...] = TASKS, fold: str = "train") -> dict:
@@ -174,13 +198,110 @@ def fork_exactness(tasks: tuple[str, ...] = TASKS, steps: int = 5) -> dict:
     return {"tasks": rows, "agree": sum(r["agree"] for r in rows.values()), "of": len(rows)}
 
 
+class _Deadline(BasePolicy):
+    """The table's per-game time cap: ``policy``'s decisions until ``seconds`` of the episode have passed
+    (checked before each decision), then a decision that gives up (the runner ends the game unsolved with
+    the score it reached)."""
+
+    def __init__(self, policy: Any, seconds: float) -> None:
+        self.policy, self.seconds = policy, seconds
+        self.name = getattr(policy, "name", "policy")
+        self.start: float | None = None
+        self.capped = False
+
+    def reset(self) -> None:
+        self.policy.reset()
+        self.start, self.capped = time.perf_counter(), False
+
+    def decide(self, situation: Situation) -> Decision:
+        if self.start is not None and time.perf_counter() - self.start > self.seconds:
+            self.capped = True
+            n = len(situation.candidates)
+            return Decision(np.full(n, 1.0 / n), 0, Usage(), {"capped": True}, give_up=True)
+        return self.policy.decide(situation)
+
+
+def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[str, ...] = TABLE_TASKS,
+                 variations: int = 2, max_steps: int = 30, game_cap_s: float = 120.0,
+                 policy_cap_s: float = 720.0, agreement: bool = False, log: Any = print) -> dict:
+    """Each named policy (:data:`TABLE_POLICIES`) on the test variations ``0..variations-1`` of each task,
+    played in the order variation 0 of every task, then variation 1, ... (so a policy cut by its time cap
+    loses whole rounds, not whole tasks), preset ``easy``, ``max_steps`` moves. Per game: won, final score,
+    best score during play (TALES's measure), steps, policy calls (Search: inner calls), seconds and
+    seconds per decision; a game stops unsolved at ``game_cap_s`` seconds (``capped``) and a policy plays
+    no more games once its games took ``policy_cap_s`` seconds (the rest: ``not run``)."""
+    from s1gym.policies import make_policy
+    from s1gym.runner.episode import play_episode
+    from s1gym.runner.spec import make_env
+    from s1gym.wrappers import wrap
+
+    games = [(task, v) for v in range(variations) for task in tasks]
+    out: dict[str, Any] = {"max_steps": max_steps, "game_cap_s": game_cap_s, "policy_cap_s": policy_cap_s,
+                           "search": TABLE_SEARCH, "policies": {}}
+    envs: dict[str, Any] = {}
+    try:
+        for name in names:
+            if name not in TABLE_POLICIES:
+                raise ValueError(f"unknown table policy {name!r}; use some of {list(TABLE_POLICIES)}")
+            base, wrappers = TABLE_POLICIES[name]
+            inner = make_policy(base)
+            if wrappers:
+                inner = wrap(inner, list(wrappers), **(TABLE_SEARCH if "search" in wrappers else {}))
+            policy = _Deadline(inner, game_cap_s)
+            rows, spent = [], 0.0
+            for task, seed in games:
+                row: dict[str, Any] = {"task": task, "seed": seed}
+                if spent > policy_cap_s:
+                    rows.append({**row, "run": False})
+                    continue
+                if task not in envs:
+                    envs[task] = make_env("s1/ScienceWorld-v0", {"task": task, "fold": "test", "max_steps": max_steps})
+                env = envs[task]
+                t = time.perf_counter()
+                try:
+                    rec = play_episode(env, policy, seed, agreement=agreement)
+                except Exception as exc:  # noqa: BLE001 - a failed game is a row of the table, not the end of it
+                    rec = {**getattr(exc, "partial_episode", {}), "error": f"{type(exc).__name__}: {exc}"}
+                seconds = time.perf_counter() - t
+                spent += seconds
+                ticks = rec.get("ticks", [])
+                scores = [tick["score"] for tick in ticks if tick.get("score") is not None]
+                usage = rec.get("usage") or Usage()
+                row.update(run=True, game=rec.get("game"), won=bool(rec.get("won", False)),
+                           score=float(rec.get("score", scores[-1] if scores else 0.0)),
+                           best=max([0.0, *scores]), steps=int(rec.get("steps", len(ticks))),
+                           decisions=len(ticks), calls=int(usage.calls), seconds=round(seconds, 2),
+                           s_per_decision=round(seconds / max(len(ticks), 1), 3), capped=policy.capped)
+                if "error" in rec:
+                    row["error"] = rec["error"]
+                rows.append(row)
+                log(name, json.dumps(row), flush=True)
+            played = [r for r in rows if r["run"]]
+            decisions = sum(r["decisions"] for r in played)
+            summary = {"games": len(played), "of": len(rows), "won": sum(r["won"] for r in played),
+                       "mean_score": statistics.mean(r["score"] for r in played) if played else None,
+                       "mean_best": statistics.mean(r["best"] for r in played) if played else None,
+                       "calls": sum(r["calls"] for r in played), "decisions": decisions,
+                       "seconds": round(spent, 1), "s_per_decision": round(spent / max(decisions, 1), 3),
+                       "capped": sum(r.get("capped", False) for r in played),
+                       "errors": sum("error" in r for r in played)}
+            out["policies"][name] = {"summary": summary, "games": rows}
+            log(name, "SUMMARY", json.dumps(summary), flush=True)
+    finally:
+        for env in envs.values():
+            env.close()
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m s1gym.tasks.scienceworld.bench", description=__doc__)
-    parser.add_argument("what", choices=("survival", "speed", "forks"))
+    parser.add_argument("what", choices=("survival", "speed", "forks", "table"))
     parser.add_argument("--variations", type=int, default=2)
     parser.add_argument("--fold", default="train", choices=("train", "dev", "test"),
                         help="survival: the split whose first --variations variations are walked (default train)")
     parser.add_argument("--tasks", default="", help="comma-separated task names (default: all 30)")
+    parser.add_argument("--policies", default="",
+                        help="table: comma-separated names of TABLE_POLICIES (default: all, in their order)")
     parser.add_argument("--out", default="")
     args = parser.parse_args(argv)
     tasks = tuple(t for t in args.tasks.split(",") if t) or TASKS
@@ -188,10 +309,16 @@ def main(argv: list[str] | None = None) -> None:
         result = gold_survival(args.variations, tasks, args.fold)
     elif args.what == "forks":
         result = fork_exactness(tasks)
+    elif args.what == "table":
+        names = tuple(p for p in args.policies.split(",") if p) or tuple(TABLE_POLICIES)
+        result = policy_table(names, tuple(t for t in args.tasks.split(",") if t) or TABLE_TASKS)
     else:
         result = speed()
     text = json.dumps(result, indent=1)
-    print(text if args.what == "speed" else json.dumps({k: v for k, v in result.items() if k != "tasks"}))
+    if args.what == "table":
+        print(json.dumps({name: r["summary"] for name, r in result["policies"].items()}, indent=1))
+    else:
+        print(text if args.what == "speed" else json.dumps({k: v for k, v in result.items() if k != "tasks"}))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(text)

@@ -228,14 +228,42 @@ class ScienceWorldEnv(EngineEnv):
         the gold path holds for its own start only)."""
         moves = self.game_state.moves
         k = len(moves)
-        if moves != self._expert_path[:k] or len(self._expert_path) < k:
+        if not self._on_expert_path():
             raise RuntimeError("ScienceWorld: the player left the gold path; the expert is lost")
         gold = self.gold_path()
         if k >= len(gold):
             raise RuntimeError("ScienceWorld: the gold path is played out")
-        ids = narrow_ids(self._valid, self._look, self._inventory)  # uncapped: only the candidates' ids are read
-        move = gold_candidate(gold[k], self._candidates, ids, self._referents())
+        move = self._gold_move(gold[k])
         if move is None:
             raise RuntimeError(f"ScienceWorld: gold move {gold[k]!r} names no candidate")
         self._expert_path = (*moves, move)
         return move
+
+    def rule_action(self) -> str:
+        """The ``Rule`` baseline: the expert, privileged as ALFWorld's and TextWorldExpress's rule baselines
+        are (ScienceWorld ships no hand-written player; a table reports Rule as the gold path's reference,
+        not as a player that sees only the observation). Where the expert has no move Rule goes on instead
+        of failing the episode: a gold move that names no candidate is passed with ``look around`` (it
+        takes no tick and changes nothing; the gold path's next move comes next), and once the player left
+        the gold path or the path is played out with the game still on, Rule plays ``wait1`` (time passes,
+        so a process under way can still finish) until the step limit."""
+        moves = self.game_state.moves
+        k = len(moves)
+        if not self._on_expert_path():
+            return "wait1"
+        gold = self.gold_path()
+        if k >= len(gold):
+            return "wait1"
+        move = self._gold_move(gold[k]) or "look around"
+        self._expert_path = (*moves, move)
+        return move
+
+    def _on_expert_path(self) -> bool:
+        """Whether every move so far is the expert's (or Rule's) mapped gold move."""
+        moves = self.game_state.moves
+        return len(self._expert_path) >= len(moves) and moves == self._expert_path[:len(moves)]
+
+    def _gold_move(self, gold: str) -> str | None:
+        """The candidate naming ScienceWorld's gold string ``gold`` in this state (``None``: none does)."""
+        ids = narrow_ids(self._valid, self._look, self._inventory)  # uncapped: only the candidates' ids are read
+        return gold_candidate(gold, self._candidates, ids, self._referents())
