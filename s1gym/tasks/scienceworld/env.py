@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from s1gym.core import Progress, charset_for
 from s1gym.engines.base import EngineEnv
-from s1gym.tasks.scienceworld.candidates import ambiguity_answers, gold_candidate, narrow, narrow_ids
+from s1gym.tasks.scienceworld.candidates import ambiguity_answers, gold_candidate, narrow_ids
 from s1gym.tasks.scienceworld.engine import Game, SWEngine, cached_variation
 
 __all__ = ["FOLDS", "SIMPLIFICATIONS", "TASKS", "ScienceWorldEnv"]
@@ -113,7 +113,7 @@ class ScienceWorldEnv(EngineEnv):
         self._look = self._inventory = ""
         self._raw_score, self._completed = 0.0, False
         self._moves_now: tuple[str, ...] = ()
-        self._valid: list = []
+        self._move_ids: dict[str, tuple[int, ...]] = {}
         self.variation = -1
         #: the gold path's moves mapped to candidates so far (the expert's plan while the player follows it)
         self._expert_path: tuple[str, ...] = ()
@@ -169,10 +169,10 @@ class ScienceWorldEnv(EngineEnv):
         self._look, self._inventory = r["look"].strip(), r["inventory"].strip()
         self._raw_score, self._completed = r["score"], r["completed"]
         self.variation = r["variation"]
-        self._valid = r["valid"]  # kept (never changed) for the expert's map of a gold move to object ids
         answers = ambiguity_answers(r.get("observation", ""))  # ScienceWorld asks which object a move meant
-        self._moves_now = (*answers, *narrow(r["valid"], self._look, self._inventory,
-                                             self.max_candidates - len(answers)))
+        # the narrowed moves with their object ids (kept, never changed: the expert maps a gold move by them)
+        self._move_ids = narrow_ids(r["valid"], self._look, self._inventory, self.max_candidates - len(answers))
+        self._moves_now = (*answers, *self._move_ids)
 
     # ------------------------------------------------------------ S1Env hooks
     def _legal_moves(self) -> list[str]:
@@ -265,5 +265,4 @@ class ScienceWorldEnv(EngineEnv):
 
     def _gold_move(self, gold: str) -> str | None:
         """The candidate naming ScienceWorld's gold string ``gold`` in this state (``None``: none does)."""
-        ids = narrow_ids(self._valid, self._look, self._inventory)  # uncapped: only the candidates' ids are read
-        return gold_candidate(gold, self._candidates, ids, self._referents())
+        return gold_candidate(gold, self._candidates, self._move_ids, self._referents())
