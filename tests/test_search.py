@@ -88,6 +88,33 @@ def test_expansion_cap_and_time_cap_stop_the_search():
     assert d.info["stop_reason"] == "time"
 
 
+@pytest.mark.parametrize("batch_size", [1, 4])
+def test_width_steps_only_the_policys_favourite_moves(batch_size):
+    # Five moves a state, the policy liking m3 then m1: with width 2 every node is asked before its
+    # children are stepped and only m3 and m1 are; the calls stay within the budget exactly.
+    inner = TablePolicy({"m3": 5.0, "m1": 2.0})
+    env = make(wide_tree(5))
+    d = Search(inner, budget=7, width=2, trace=True, batch_size=batch_size).decide(env.situation())
+    assert inner.calls == d.info["policy_calls"] == 7
+    assert d.info["generated"] == 2 * d.info["expansions"]
+    assert all(set(plan.split(" > ")) <= {"m3", "m1"} for plan in d.info["trace"][1:])
+    assert d.info["plan"][0] == "m3" and env.candidates[d.action] == "m3"
+    # without it every move of every expanded node is stepped
+    d = Search(TablePolicy({"m3": 5.0, "m1": 2.0}), budget=7, batch_size=batch_size).decide(env.situation())
+    assert d.info["generated"] == 5 * d.info["expansions"]
+
+
+def test_width_still_sees_a_win_among_the_favourites_and_misses_one_outside():
+    graph = {"start": [("a", "A"), ("b", "B"), ("c", "win")], "A": [("a2", "A2")], "B": [("b2", "B2")],
+             "A2": [("a3", "A3")], "B2": [("b3", "B3")], "A3": [], "B3": []}
+    d = Search(TablePolicy({"c": 3.0}), width=2).decide(make(graph).situation())
+    assert d.info["solved"] and d.info["plan"] == ["c"]
+    d = Search(TablePolicy({"a": 3.0, "b": 2.0}), width=2).decide(make(graph).situation())
+    assert not d.info["solved"] and d.info["plan"][0] in ("a", "b")
+    with pytest.raises(ValueError, match="width"):
+        Search(Uniform(), width=0)
+
+
 def test_losing_moves_are_dropped_without_asking_the_policy():
     inner = TablePolicy({"jump in the pit": 100.0, "eat poison": 100.0})
     env = make(TRAP_GRAPH, wins=())  # no win: the search sees everything

@@ -87,9 +87,17 @@ class SearchLimits:
     work (bench/web.py uses ``max_expansions=20`` with ``budget=20``)."""
     max_seconds: float | None = None
     """Stop a search after this many seconds (``None``: no limit)."""
+    width: int | None = None
+    """Step only the ``width`` moves of a node the inner policy likes best (``None``: every move). A node
+    with more moves than that is asked about *before* its children are stepped (the same one call, and
+    the answer is reused for their π), and the other moves are never generated: the search is no longer
+    complete, and a losing or winning move outside the top ``width`` goes unseen. For tasks whose states
+    offer hundreds of moves that each cost an engine step (ScienceWorld); at most ``width`` children a
+    node are stepped, so a search costs about ``width`` steps a call."""
 
     def __post_init__(self) -> None:
         positive_int("budget (inner-policy calls per search)", self.budget)
+        positive_int("width (moves stepped per node)", self.width, optional=True)
         positive_int("max_expansions", self.max_expansions, optional=True)
         positive_float("max_seconds", self.max_seconds, optional=True)
         positive_int("episode_budget (inner-policy calls per episode)", self.episode_budget, optional=True)
@@ -172,7 +180,7 @@ _GROUP_OF: dict[str, str] = {f.name: group for group, cls in _GROUPS.items() for
 OPTION_NAMES: tuple[str, ...] = (
     "budget", "priority", "epsilon", "h_scale", "heuristic", "max_expansions", "max_seconds", "batch_size",
     "trace", "commit_partial", "until_gain", "episode_budget", "fallback", "search_cap", "novelty",
-    "gain_patience", "doubling", "reuse",
+    "gain_patience", "doubling", "reuse", "width",
 )
 assert set(OPTION_NAMES) == {*_GROUP_OF, "batch_size", "trace"}, "OPTION_NAMES must list every option once"
 

@@ -93,6 +93,9 @@ class Node:
     stale: bool = False
     #: the inner policy gave this move at least twice its flat share (novelty never overrules that)
     endorsed: bool = True
+    #: the node's situation and the inner policy's answer, when it was asked before its children were
+    #: stepped (``width``); ``ask`` takes that answer instead of asking again
+    asked: tuple[Situation, Decision] | None = None
 
     def plan(self) -> list[tuple[str, str]]:
         """``(state key before, move)`` pairs from the root to this node."""

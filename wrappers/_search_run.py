@@ -134,16 +134,25 @@ class SearchRun:
             if limit:
                 return limit
             pending, self.unasked = self.unasked, []
+            out_of_calls = False
             if not pending:
-                for node in self.pop_batch():
+                batch = self.pop_batch()
+                for i, node in enumerate(batch):
+                    if self.asks >= self.budget and self._asks_first(node):
+                        for waiting in batch[i:]:  # it needs a call to be expanded: back to the frontier
+                            heapq.heappush(self.heap, (self._log_priority(waiting), next(self._tie), waiting))
+                        out_of_calls = True
+                        break
                     children = self.expand(node)
+                    if self.inner_gave_up:
+                        return "inner_give_up"
                     if self.goal is not None:
                         return "won" if self.goal.won else "gain"
                     if len(children) == 1:  # a forced move costs no call
                         self.push(children[0])
                     elif children:
                         pending.append((node, children))
-            if pending and not self.ask(pending):
+            if (pending and not self.ask(pending)) or (out_of_calls and not pending):
                 if self.inner_gave_up:
                     return "inner_give_up"
                 if not self._grow():
@@ -176,11 +185,14 @@ class SearchRun:
             return self.config.guidance.h_scale * (1.0 - score)
         return max(0.0, float(self.heuristic(env.situation(self.notes))))
 
-    def push(self, node: Node) -> None:
+    def _log_priority(self, node: Node) -> float:
         p = log_priority(self.config.guidance.priority, node.g, node.log_pi, node.h)
         if node.stale and not node.endorsed:
             p += self._stale_log_factor
-        heapq.heappush(self.heap, (p, next(self._tie), node))
+        return p
+
+    def push(self, node: Node) -> None:
+        heapq.heappush(self.heap, (self._log_priority(node), next(self._tie), node))
         best = self.best
         # The best partial plan: the highest score, then the lowest h (the default h only repeats the score; a
         # learned progress estimate tells apart states of equal score), then the shortest, most probable.
@@ -211,6 +223,10 @@ class SearchRun:
             node.env = self._materialise(node)
             self.live.append(node)
         texts = self.situation.texts if node is self.root else node.env.candidates
+        if self._asks_first(node):
+            texts = self._widest(node, texts)
+            if self.inner_gave_up:
+                return []
         kids: list[Node] = []
         g = node.g + 1
         for text, (env, (_obs, _r, _term, truncated, info)) in zip(texts, node.env.fork_steps(texts, keep=True)):
@@ -258,6 +274,33 @@ class SearchRun:
             seen |= atoms
         return child
 
+    def _asks_first(self, node: Node) -> bool:
+        """Whether ``node`` is asked about before its children are stepped (``width``: it has more moves)."""
+        width = self.config.limits.width
+        if width is None or node.asked is not None:
+            return False
+        if node is self.root:
+            return len(self.situation.candidates) > width
+        if node.env is None:
+            node.env = self._materialise(node)
+            self.live.append(node)
+        return len(node.env.candidates) > width
+
+    def _widest(self, node: Node, texts: Sequence[str]) -> list[str]:
+        """The ``width`` moves of ``texts`` the inner policy likes best, in their order (one call, kept on the
+        node for ``ask``; ties go to the earlier move)."""
+        assert node.env is not None
+        situation = node.env.situation(self.notes)
+        decision = self.answer([situation])[0]
+        if node is self.root and decision.give_up:
+            self.inner_gave_up = True
+            return []
+        node.asked = (situation, decision)
+        probs = np.asarray(decision.probabilities, dtype=np.float64)
+        top = np.argsort(-probs, kind="stable")[: self.config.limits.width]
+        chosen = {situation.texts[i] for i in top}
+        return [t for t in texts if t in chosen]
+
     @staticmethod
     def _materialise(node: Node) -> S1Env:
         """The node's env, replayed from its parent's (which is kept while the search runs): a child of one
@@ -273,12 +316,17 @@ class SearchRun:
         False when the budget did not cover every node (or the inner policy gave up at the root).
         """
         room = self.budget - self.asks
-        asked = pending[:room]
-        self.unasked = pending[len(asked):]
+        fresh = [(node, kids) for node, kids in pending if node.asked is None]
+        to_ask = fresh[:room]
+        self.unasked = fresh[len(to_ask):]
+        skipped = {id(node) for node, _ in self.unasked}
+        asked = [(node, kids) for node, kids in pending if id(node) not in skipped]
         if asked:
-            situations = [node.env.situation(self.notes) for node, _ in asked]
-            decisions = self.answer(situations)
-            for (node, kids), sit, d in zip(asked, situations, decisions, strict=True):
+            situations = [node.env.situation(self.notes) for node, _ in to_ask]
+            answers = dict(zip((id(node) for node, _ in to_ask), zip(situations, self.answer(situations),
+                                                                     strict=True), strict=True))
+            for node, kids in asked:
+                sit, d = node.asked if node.asked is not None else answers[id(node)]
                 if node is self.root and d.give_up:
                     self.inner_gave_up = True
                     return False
@@ -295,7 +343,7 @@ class SearchRun:
                     child.log_pi = node.log_pi + float(lp)
                     child.endorsed = bool(lp >= endorsed)
                     self.push(child)
-        return len(asked) == len(pending)
+        return not self.unasked
 
     def _reask_after_noop(self, node: Node, noop: str, kids: list[Node]) -> np.ndarray:
         """The policy only likes a move that changes nothing here ("look around"): ask it once more in
