@@ -73,6 +73,26 @@ def test_lookahead_steps_by_text_when_an_outer_layer_narrowed_the_candidates():
     assert "yard" in inner.asked[-1].candidates[0].outcome
 
 
+def test_lookahead_width_shows_only_the_plain_favourites_at_two_calls():
+    # TRAP_GRAPH's start: jump in the pit, look, go hall, go yard. The plain call ranks go yard, then the
+    # pit, then go hall; with width 2 only the yard and the pit are stepped, and the pit loses.
+    env = make(TRAP_GRAPH)
+    inner = TablePolicy({"go yard": 4.0, "jump in the pit": 3.0, "go hall": 2.0})
+    d = Lookahead(inner, width=2).decide(env.situation())
+    assert inner.calls == 2 and d.usage.calls == 2
+    assert inner.asked[0].texts == env.candidates and inner.asked[0].candidates[0].outcome is None  # plain
+    assert [c.text for c in inner.asked[1].candidates] == ["go yard"] and inner.asked[1].candidates[0].outcome
+    assert env.candidates[d.action] == "go yard" and d.info["lookahead"]["dropped_losing"] == ["jump in the pit"]
+    np.testing.assert_allclose(d.probabilities, [0, 0, 0, 1])
+    assert Lookahead(inner, width=2).options() == {"width": 2} and Lookahead(inner).options() == {}
+    # no more moves than the width: one call, every move shown
+    wide = TablePolicy({})
+    Lookahead(wide, width=4).decide(env.situation())
+    assert wide.calls == 1 and len(wide.asked[0].candidates) == 3  # the pit dropped
+    with pytest.raises(ValueError, match="width"):
+        Lookahead(inner, width=0)
+
+
 # ------------------------------------------------------------------ Rethink
 def test_rethink_blocks_a_move_repeated_three_times_for_one_turn():
     env = make(LOOP_GRAPH, start="a")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from s1gym.core import Candidate, Decision, Policy, Situation
+from s1gym.checks import positive_int
+from s1gym.core import Candidate, Decision, Policy, Situation, Usage
 
 from ._base import Wrapper
 
@@ -29,6 +31,11 @@ class Lookahead(Wrapper):
 
     Costs one fork and one env step per candidate (on engines that allow it, all the candidates' steps in one
     call into the engine: ``S1Env.fork_steps``) and no extra policy calls.
+
+    ``width=k``: where a state has more than k moves, the inner policy is first asked about the plain
+    situation and only its k favourite moves are stepped and shown (the others get probability 0): two
+    calls a decision instead of one, and k steps instead of one per move, for tasks whose states offer
+    hundreds of moves (ScienceWorld). ``None`` (the default) shows every move.
     """
 
     kind = "lookahead"
@@ -37,29 +44,37 @@ class Lookahead(Wrapper):
         "look ahead inside the search instead: Search(Lookahead(policy)) (wrap(p, ['search', 'lookahead']))"
     }
 
-    def __init__(self, policy: Policy, allow_oracle: bool = False) -> None:
+    def __init__(self, policy: Policy, allow_oracle: bool = False, width: int | None = None) -> None:
         super().__init__(policy, allow_oracle)
+        self.width = positive_int("Lookahead width (moves shown)", width, optional=True)
 
-    def annotate(self, situation: Situation) -> tuple[Situation, list[int], list[str]]:
-        """The annotated situation the inner policy sees, the root indices it keeps, and the dropped moves."""
+    def options(self) -> dict[str, Any]:
+        return {**super().options(), **({"width": self.width} if self.width is not None else {})}
+
+    def annotate(self, situation: Situation, shown: Sequence[int] | None = None
+                 ) -> tuple[Situation, list[int], list[str]]:
+        """The annotated situation the inner policy sees, the root indices it keeps, and the dropped moves;
+        ``shown``: the indices of the moves to step and show (default: all)."""
         annotated: list[Candidate] = []
         kept: list[int] = []
         losing: list[str] = []
         all_annotated: list[Candidate] = []
+        all_kept: list[int] = []
         parent = self.fork(situation)
         before = frozenset(parent.candidates)
         been = Counter((*situation.visited, situation.state_key))
+        indices = list(range(len(situation.candidates))) if shown is None else list(shown)
         # Search keeps the children it steps: asked about a node it expanded, this steps nothing.
-        stepped = parent.fork_steps(situation.texts)
-        for i, (cand, (env, (_obs, reward, _terminated, _truncated, info))) in enumerate(
-            zip(situation.candidates, stepped, strict=True)
-        ):
+        stepped = parent.fork_steps([situation.texts[i] for i in indices])
+        for i, (env, (_obs, reward, _terminated, _truncated, info)) in zip(indices, stepped, strict=True):
+            cand = situation.candidates[i]
             new = tuple(a for a in env.candidates if a not in before)
             revisits = been[env.state_key()] if situation.state_key else None
             c = Candidate(cand.text, outcome=env.state_text, new_actions=new, reward=float(reward),
                           revisits=revisits)
             env.close()
             all_annotated.append(c)
+            all_kept.append(i)
             if info["lost"]:
                 losing.append(cand.text)
             else:
@@ -67,7 +82,7 @@ class Lookahead(Wrapper):
                 kept.append(i)
         parent.close()
         if not kept:  # every move loses: show them all rather than nothing
-            annotated, kept = all_annotated, list(range(len(all_annotated)))
+            annotated, kept = all_annotated, all_kept
             losing = []
         return situation.with_candidates(annotated), kept, losing
 
@@ -75,15 +90,30 @@ class Lookahead(Wrapper):
         return self.decide_many([situation])[0]
 
     def decide_many(self, situations: Sequence[Situation]) -> list[Decision]:
-        prepared = [self.annotate(s) for s in situations]
+        shortlists = self._shortlists(situations)
+        prepared = [self.annotate(s, shown) for s, (shown, _) in zip(situations, shortlists, strict=True)]
         inner = self.inner_many([p[0] for p in prepared])
         return [
-            self._map_back(s, kept, losing, d)
-            for s, (_, kept, losing), d in zip(situations, prepared, inner, strict=True)
+            self._map_back(s, kept, losing, d, first)
+            for s, (_, kept, losing), d, (_, first) in zip(situations, prepared, inner, shortlists, strict=True)
         ]
 
-    def _map_back(self, situation: Situation, kept: list[int], losing: list[str], d: Decision) -> Decision:
+    def _shortlists(self, situations: Sequence[Situation]) -> list[tuple[list[int] | None, Decision | None]]:
+        """Per situation, the indices of the moves to show and the plain decision that chose them (``width``:
+        the inner policy's favourites where a situation has more moves than that; else all, no call)."""
+        out: list[tuple[list[int] | None, Decision | None]] = [(None, None)] * len(situations)
+        wide = [i for i, s in enumerate(situations) if self.width is not None and len(s.candidates) > self.width]
+        if wide:
+            for i, d in zip(wide, self.inner_many([situations[i] for i in wide]), strict=True):
+                top = np.argsort(-np.asarray(d.probabilities, dtype=np.float64), kind="stable")[: self.width]
+                out[i] = (sorted(int(j) for j in top), d)
+        return out
+
+    def _map_back(self, situation: Situation, kept: list[int], losing: list[str], d: Decision,
+                  first: Decision | None = None) -> Decision:
         p = np.zeros(len(situation.candidates))
         p[kept] = d.probabilities
         info = {**d.info, "lookahead": {"dropped_losing": losing, "shown": len(kept)}}
-        return Decision(p, kept[d.action], d.usage, info, give_up=d.give_up, planning_s=d.planning_s)
+        usage = d.usage if first is None else Usage.total([first.usage, d.usage])
+        give_up = d.give_up or (first is not None and first.give_up)
+        return Decision(p, kept[d.action], usage, info, give_up=give_up, planning_s=d.planning_s)
