@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Hashable, Mapping
 from importlib import resources
 from typing import Any, ClassVar
@@ -12,7 +13,7 @@ from s1gym.engines.base import EngineEnv
 from s1gym.tasks.scienceworld.candidates import ambiguity_answers, gold_candidate, narrow_ids
 from s1gym.tasks.scienceworld.engine import Game, SWEngine, cached_variation
 
-__all__ = ["FOLDS", "SIMPLIFICATIONS", "TASKS", "ScienceWorldEnv"]
+__all__ = ["FOLDS", "REPLAN_OFFSETS", "SIMPLIFICATIONS", "TASKS", "ScienceWorldEnv"]
 
 
 def _task_names() -> tuple[str, ...]:
@@ -25,9 +26,23 @@ def _task_names() -> tuple[str, ...]:
 TASKS: tuple[str, ...] = _task_names()
 #: ScienceWorld's own variation split
 FOLDS = ("train", "dev", "test")
+#: where the expert's replan takes up the gold path, after ``j`` (the index of the next gold move the player
+#: did not play), in the order tried: the rest as it was, the last gold move again (undone by the player's
+#: move), the next skipped (done by the player's move), then two back and two ahead (the way back to the
+#: gold path's room comes first and the undo of the player's move after ``+0``: ``ScienceWorldEnv._replan``)
+REPLAN_OFFSETS = (0, -1, 1, -2, 2)
 #: ScienceWorld's simplifications; ``easy`` is all of them but ``noElectricalAction`` on electrical tasks
 SIMPLIFICATIONS = ("teleportAction", "selfWateringFlowerPots", "openContainers", "openDoors",
                    "noElectricalAction")
+
+
+_ROOM = re.compile(r"This room is called the ([a-z ]+?)\.")
+
+
+def _room_of(look: str) -> str:
+    """The room a ``look around`` text is in (``""``: it names none)."""
+    found = _ROOM.search(look)
+    return found.group(1) if found else ""
 
 
 class ScienceWorldEnv(EngineEnv):
@@ -85,6 +100,8 @@ class ScienceWorldEnv(EngineEnv):
     default_max_candidates = 1024
     default_max_steps = 250
     engine_capacity: ClassVar[int] = 1  # the JVM-global random generator: one live game per process
+    #: the expert's replan tries undoing the player's last move (:meth:`_undo_moves`); off: the bench's A/B
+    replan_undo: ClassVar[bool] = True
     option_help: ClassVar[Mapping[str, str]] = {
         "task": "ScienceWorld's task name (boil, melt, ..., use-thermometer); default: drawn per seed",
         "fold": "ScienceWorld's variation split the seeds pick from: train (default), dev or test",
@@ -115,8 +132,23 @@ class ScienceWorldEnv(EngineEnv):
         self._moves_now: tuple[str, ...] = ()
         self._move_ids: dict[str, tuple[int, ...]] = {}
         self.variation = -1
-        #: the gold path's moves mapped to candidates so far (the expert's plan while the player follows it)
+        #: the expert's plan: the moves from the game's start, those played and those it will play (the gold
+        #: path's moves mapped to candidates as their states come, or after a replan a plan checked to win)
         self._expert_path: tuple[str, ...] = ()
+        #: after a replan, the gold path's index each move of the plan plays (-1: a move played before it)
+        self._expert_gold: tuple[int, ...] = ()
+        #: the plan was checked on forks to win (a replan), so it holds to its end
+        self._expert_checked = False
+        #: the moves at which a replan found no rest of the gold path that wins (the expert is lost there
+        #: and at every state after them)
+        self._expert_lost: tuple[str, ...] | None = None
+        #: replans, the fork steps they took and the try the last one took (``"back"``: the way back to the
+        #: gold path's room, ``"undo"``, else the offset ``"+0"``, ``"-1"``, ...; ``None``: none wins); for the bench,
+        #: privileged, never observed
+        self.replans = self.replan_steps = 0
+        self.replan_offset: str | None = None
+        #: the room the game started in (where the gold path is before its first ``go to``)
+        self._start_room = ""
 
     # ------------------------------------------------------------ engine hooks
     def _pool_key(self) -> Hashable:
@@ -130,7 +162,8 @@ class ScienceWorldEnv(EngineEnv):
             raise ValueError(f"ScienceWorld: reset takes no options, got {sorted(options)}; pass task=, fold= "
                              "and simplifications= to gym.make")
         game = self._game_for(int(self.np_random.integers(2**31)) if seed is None else int(seed))
-        self._game, self._expert_path = game, ()
+        self._game, self._expert_path, self._expert_gold = game, (), ()
+        self._expert_checked, self._expert_lost = False, None
         return game
 
     def _game_for(self, seed: int) -> Game:
@@ -158,6 +191,7 @@ class ScienceWorldEnv(EngineEnv):
     def _on_start(self, raw: dict[str, Any]) -> str:
         self._desc = raw["task"].strip()
         self._accept(raw)
+        self._start_room = _room_of(self._look)
         return ""
 
     def _on_step(self, move: str, raw: dict[str, Any]) -> str:
@@ -223,40 +257,172 @@ class ScienceWorldEnv(EngineEnv):
         return {int(i): tuple(entry.get("referents", ())) for i, entry in lut.items()}
 
     def expert_action(self) -> str:
-        """The next gold move mapped to a candidate (:func:`~.candidates.gold_candidate`), while every move
-        so far followed the mapped gold path; ``RuntimeError`` once the player left it (the expert is lost:
-        the gold path holds for its own start only)."""
+        """The next move of the expert's plan (privileged). While every move so far is the expert's (or
+        Rule's), the plan is ScienceWorld's gold path, each gold string mapped to a candidate as its state
+        comes (:func:`~.candidates.gold_candidate`); ``RuntimeError`` where a gold move names no candidate or
+        the path is played out.
+
+        Once the player left the plan the expert replans (:meth:`_replan`): from the gold path's index ``j``
+        of the next plan move not played, it plays the rest of the gold path from ``j`` and from the indices
+        near it (:data:`REPLAN_OFFSETS`; also after the way back to the gold path's room, or after a move
+        undoing the player's last one) on forks of this state, each gold string mapped to the fork's
+        candidates as it goes, and keeps the first rest that wins the game within the step limit: a plan
+        checked to win, which it then follows at no cost while the player does. Forks never touch this
+        env's game (the engine is given back its state). ``RuntimeError`` when no rest wins: the expert is
+        lost for this state and every state after it (it does not try again there)."""
         moves = self.game_state.moves
         k = len(moves)
         if not self._on_expert_path():
-            raise RuntimeError("ScienceWorld: the player left the gold path; the expert is lost")
-        gold = self.gold_path()
-        if k >= len(gold):
-            raise RuntimeError("ScienceWorld: the gold path is played out")
-        move = self._gold_move(gold[k])
-        if move is None:
-            raise RuntimeError(f"ScienceWorld: gold move {gold[k]!r} names no candidate")
-        self._expert_path = (*moves, move)
-        return move
+            self._replan()
+        elif self._expert_checked:  # following a plan checked to win
+            if k >= len(self._expert_path):
+                raise RuntimeError("ScienceWorld: the expert's plan is played out")
+            return self._expert_path[k]
+        else:
+            gold = self.gold_path()
+            if k >= len(gold):
+                raise RuntimeError("ScienceWorld: the gold path is played out")
+            move = self._gold_move(gold[k])
+            if move is None:
+                raise RuntimeError(f"ScienceWorld: gold move {gold[k]!r} names no candidate")
+            self._expert_path = (*moves, move)
+            return move
+        if k >= len(self._expert_path):  # pragma: no cover - a checked plan wins before it runs out
+            raise RuntimeError("ScienceWorld: the expert's plan is played out")
+        return self._expert_path[k]
 
     def rule_action(self) -> str:
         """The ``Rule`` baseline: the expert, privileged as ALFWorld's and TextWorldExpress's rule baselines
         are (ScienceWorld ships no hand-written player; a table reports Rule as the gold path's reference,
         not as a player that sees only the observation). Where the expert has no move Rule goes on instead
         of failing the episode: a gold move that names no candidate is passed with ``look around`` (it
-        takes no tick and changes nothing; the gold path's next move comes next), and once the player left
-        the gold path or the path is played out with the game still on, Rule plays ``wait1`` (time passes,
-        so a process under way can still finish) until the step limit."""
+        takes no tick and changes nothing; the gold path's next move comes next); once the player left the
+        plan, Rule plays the expert's checked replan (:meth:`expert_action`) and, where the expert is lost
+        or the gold path is played out with the game still on, ``wait1`` (time passes, so a process under
+        way can still finish) until the step limit."""
         moves = self.game_state.moves
         k = len(moves)
-        if not self._on_expert_path():
-            return "wait1"
+        if not self._on_expert_path() or self._expert_checked:
+            try:
+                return self.expert_action()
+            except RuntimeError:
+                return "wait1"
         gold = self.gold_path()
         if k >= len(gold):
             return "wait1"
         move = self._gold_move(gold[k]) or "look around"
         self._expert_path = (*moves, move)
         return move
+
+    def _replan(self) -> None:
+        """The expert's plan after the player left it (:meth:`expert_action`); ``RuntimeError`` when lost.
+
+        ``j``: the gold index of the plan's first move the player did not play (the moves agree with the
+        plan up to there; past the plan's end, the index after its last move). Tried in order: when the
+        player is in another room than the gold path at ``j`` (the room of its last ``go to``/``teleport
+        to`` before ``j``, else the room the game started in), first the way back (``teleport to`` that room,
+        else ``go to`` it, when a candidate) and the rest from ``j``; then, for each ``d`` of
+        :data:`REPLAN_OFFSETS` with ``j + d`` within the gold path, the rest from ``j + d``, where after the
+        first (``+0``) come the moves that undo the player's last move (:meth:`_undo_moves`), each followed by
+        the rest from ``j`` (``undo``). A try plays on a
+        fork of this state gold moves from its start, each mapped to the fork's candidates (one that names
+        none is skipped), until the game ends or the path runs out; the first that ends won is the plan.
+        Deterministic: the forks are exact."""
+        moves = self.game_state.moves
+        lost = self._expert_lost
+        if lost is not None and moves[:len(lost)] == lost:
+            raise RuntimeError("ScienceWorld: the player left the gold path and no rest of it wins from here; "
+                               "the expert is lost")
+        gold = self.gold_path()
+        path = self._expert_path
+        m = 0
+        while m < min(len(moves), len(path)) and moves[m] == path[m]:
+            m += 1
+        if not self._expert_checked:  # the gold path itself: its i-th move stands for gold move i
+            j = m
+        else:
+            j = self._expert_gold[m] if m < len(path) else self._expert_gold[-1] + 1
+        self.replans += 1
+        self.replan_offset = None
+        tries: list[tuple[str, str | None, int]] = []
+        room = self._gold_room(gold, j)
+        if room and room != _room_of(self._look):
+            back = next((w for w in (f"teleport to {room}", f"go to {room}") if w in self._candidates), None)
+            if back is not None:
+                tries.append(("back", back, j))
+        offsets = [(f"{d:+d}", None, j + d) for d in REPLAN_OFFSETS if 0 <= j + d < len(gold)]
+        undo = [("undo", w, j) for w in self._undo_moves(moves[m:])] if self.replan_undo and j < len(gold) else []
+        tries += offsets[:1] + undo + offsets[1:]
+        try:
+            for label, first, i in tries:
+                rest = self._rest_wins(gold, i, first)
+                if rest is not None:
+                    self._expert_path = (*moves, *(move for move, _ in rest))
+                    self._expert_gold = (*(-1 for _ in moves), *(g for _, g in rest))
+                    self._expert_checked, self.replan_offset = True, label
+                    return
+        finally:
+            self.engine()  # this env's engine holds its state again (a fork took it)
+        self._expert_lost = moves
+        raise RuntimeError("ScienceWorld: the player left the gold path and no rest of it wins from here; "
+                           "the expert is lost")
+
+    def _undo_moves(self, off: tuple[str, ...]) -> list[str]:
+        """Candidates that undo the last of the player's moves ``off`` (those off the plan): ``close`` what
+        it opened and back, ``deactivate`` what it activated and back, ``put down`` what it picked up and
+        back, ``disconnect`` the objects a ``connect`` joined (the one it connected to first)."""
+        if not off:
+            return []
+        last = off[-1]
+        pairs = (("open ", "close "), ("close ", "open "), ("activate ", "deactivate "),
+                 ("deactivate ", "activate "), ("pick up ", "put down "), ("put down ", "pick up "))
+        out: list[str] = []
+        for verb, inverse in pairs:
+            if last.startswith(verb):
+                thing = last[len(verb):]
+                out += [f"{inverse}{name}" for name in (thing, thing.split(" in ")[0])]
+        if last.startswith("connect ") and " to " in last:
+            a, b = last[len("connect "):].split(" to ", 1)
+            for part in (b, a):  # the object a terminal belongs to: the longest disconnect name it holds
+                names = [c[len("disconnect "):] for c in self._candidates if c.startswith("disconnect ")]
+                held = [n for n in names if f" {n} " in f" {part} "]
+                if held:
+                    out.append("disconnect " + max(held, key=len))
+        return [m for m in dict.fromkeys(out) if m in self._candidates]
+
+    def _gold_room(self, gold: tuple[str, ...], j: int) -> str:
+        """The room the gold path is in before its ``j``-th move: where its last ``go to`` or ``teleport to``
+        before ``j`` led, else the room the game started in."""
+        for move in reversed(gold[:j]):
+            for verb in ("teleport to ", "go to "):
+                if move.startswith(verb):
+                    return move[len(verb):].strip()
+        return self._start_room
+
+    def _rest_wins(self, gold: tuple[str, ...], start: int,
+                   first: str | None = None) -> list[tuple[str, int]] | None:
+        """The gold path's moves from ``start`` mapped to candidates on a fork of this state (after the move
+        ``first``, when given), with their gold indices (``first`` stands for ``start``), when playing them
+        wins the game before the step limit (``None``: it does not)."""
+        fork = self.fork()
+        rest: list[tuple[str, int]] = []
+        try:
+            if first is not None:
+                fork.step_move(first)
+                self.replan_steps += 1
+                rest.append((first, start))
+            for g in range(start, len(gold)):
+                if fork.done:
+                    break
+                move = fork._gold_move(gold[g])
+                if move is None:
+                    continue
+                fork.step_move(move)
+                self.replan_steps += 1
+                rest.append((move, g))
+            return rest if fork.won else None
+        finally:
+            fork.close()
 
     def _on_expert_path(self) -> bool:
         """Whether every move so far is the expert's (or Rule's) mapped gold move."""
