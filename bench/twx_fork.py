@@ -30,6 +30,23 @@ first call of each path in the process).
 With ``--lookahead N`` the same two paths also time ``Lookahead(Local)`` decisions on the N states after 20
 moves of the walk (``--rounds`` alternated rounds; "one by one" with the engine's batch turned off).
 
+``--ab OLD_TREE`` (issue 55): the snapshot arm of two builds in one run, ``--rounds`` alternated rounds of
+one process each: "before" imports s1gym from ``OLD_TREE`` (a copy of an older tree, e.g. ``git archive HEAD
+s1gym | tar -x -C OLD_TREE``; its Java helper compiles into the cache under its own hash) and "after" from this
+script's tree; both measure with this script's code (``--worker``). Per depth and arm: the median over rounds
+of the median fork + first step and plain step (wall, ``--forks`` forks after ``--warm`` fork + first steps
+at the first depth: warm), and the CPU ratio (this process and the JVM's threads, in nanoseconds: mean CPU
+of ``20 * --forks`` fork + first steps against a plain step's over as many steps, ``cpu_pair``), steadier
+than wall time on a loaded machine.
+
+``--breakdown N`` (issue 55): where a snapshot fork + first step's time goes at each of ``--depths``, this
+tree (run it with ``PYTHONPATH=OLD_TREE`` for another): medians over ``N`` calls, ``--rounds`` rounds
+(median of the rounds' figures; wall: the median call, CPU: the mean call, this process and the JVM's
+threads but its JIT compilers, as ``cpu_pair``), warm, of a py4j round trip that does nothing (``held``), a
+restore (the JVM's copy and a round trip), a step on a restored game (``stepJSON``), the two in one call
+(``restoreStep``), a snapshot of the live game (``take``), Python's ``fork()`` alone, and the bench's fork +
+first step and plain step (as ``measure``).
+
 ``--clone N``: at each depth, s1gym's fork plus its first step against TextWorldExpress's own
 ``TextWorldExpressEnv.clone()`` plus its first step (its Python API: a new JVM and a replay of the moves), at
 the same state; the median of N clones and of ``--forks`` forks, warm; and their mean CPU (the fork's: this
@@ -39,6 +56,7 @@ process and its JVM over 20 times ``--forks`` forks; the clone's: this process a
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import resource
 import statistics
@@ -257,6 +275,187 @@ def _children_cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def worker(args: argparse.Namespace, depths: list[int]) -> None:
+    """One A/B process (``--worker``): per depth, the snapshot arm's wall medians and CPU means, as JSON."""
+    import json
+
+    if snapshots.Snapshots.of(get_jvm()) is None:
+        raise SystemExit("the snapshot helper is not available (javac missing?)")
+    path = safe_moves(args.seed, max(depths), np.random.default_rng(0))
+    out = {}
+    for i, d in enumerate(depths):
+        env = gym.make("s1/CookingWorld-v0", fold="test", **HARD)
+        env.reset(seed=args.seed)
+        for m in path[:d]:
+            env.step_move(m)
+        move = env.candidates[0]
+        if i == 0:
+            fork_cpu_s(env, move, args.warm)  # warm: the JVM compiles the copy and the step first
+        first, plain = measure(args.seed, path[:d], args.forks, np.random.default_rng(100 + d))
+        fork_cpu, plain_cpu = cpu_pair(env, 20 * args.forks)
+        out[d] = {"first": first, "plain": plain, "first_cpu": fork_cpu, "plain_cpu": plain_cpu}
+        env.close()
+    print("RESULT " + json.dumps(out), flush=True)
+
+
+def breakdown(args: argparse.Namespace, depths: list[int]) -> None:
+    """``--breakdown``: the parts of a snapshot fork + first step, per depth (see the module docstring)."""
+    helper = snapshots.Snapshots.of(get_jvm())
+    if helper is None:
+        raise SystemExit("the snapshot helper is not available (javac missing?)")
+    path = safe_moves(args.seed, max(depths), np.random.default_rng(0))
+    for d in depths:
+        env = gym.make("s1/CookingWorld-v0", fold="test", **HARD)
+        env.reset(seed=args.seed)
+        for m in path[:d]:
+            env.step_move(m)
+        rng = np.random.default_rng(100 + d)
+        parts: dict[str, list[tuple[float, float]]] = {}
+        for _ in range(args.rounds):
+            for k, v in breakdown_parts(helper, env, args.breakdown).items():
+                parts.setdefault(k, []).append(v)
+            first, plain = measure(args.seed, path[:d], args.breakdown // 10, rng)
+            parts.setdefault("bench: fork + first step", []).append((first, math.nan))
+            parts.setdefault("bench: plain step", []).append((plain, math.nan))
+        load = os.getloadavg()
+        print(f"depth {d}: median of {args.rounds} rounds of {args.breakdown} calls each (the bench's: "
+              f"{args.breakdown // 10} forks); wall: median call, CPU: mean call (this process and the JVM's "
+              f"threads but its JIT compilers); load average {load[0]:.1f}")
+        for k, v in parts.items():
+            wall = statistics.median(x[0] for x in v) * 1e6
+            cpu = statistics.median(x[1] for x in v) * 1e6
+            print(f"  {k:<44} wall {wall:8.1f} µs   CPU {cpu:8.1f} µs")
+        env.close()
+
+
+def breakdown_parts(helper: snapshots.Snapshots, env, n: int) -> dict[str, tuple[float, float]]:
+    """Median wall seconds and mean CPU seconds of each part of a fork + first step at ``env``'s state, over
+    ``n`` calls (a fifth more warm up first); ``env``'s engine is left at its state."""
+    snap = env.snapshot()
+    pi = env.engine()._pi  # the engine at env's state (only the JVM calls below use it until it is restored)
+    moves = list(env.candidates)
+    pid = get_jvm().process.pid
+
+    def med(fn, calls: int = n, before=None) -> tuple[float, float]:
+        warm = calls // 5
+        calls += warm
+        for k in range(warm):
+            if before is not None:
+                before()
+            fn(k)
+        took = []
+        c = _cpu_ns(pid)
+        for k in range(warm, calls):
+            if before is not None:
+                before()
+            t = time.perf_counter()
+            fn(k)
+            took.append(time.perf_counter() - t)
+        return statistics.median(took), (_cpu_ns(pid) - c) / (calls - warm) / 1e9
+
+    taken: list[int] = []
+    restore = med(lambda k: helper._restore(pi, snap.id, ""))
+    both = med(lambda k: pi.stepJSON(moves[k % len(moves)]), before=lambda: helper._restore(pi, snap.id, ""))
+    row = {
+        "py4j round trip (held)": med(lambda k: helper._held("")),
+        "restore (copy + round trip)": restore,
+        "restoreStep (copy + step + round trip)":
+            med(lambda k: helper._restore_step(pi, snap.id, moves[k % len(moves)], "")),
+        # its CPU: a restore and the step, less a restore's
+        "stepJSON on a restored game (round trip)": (both[0], both[1] - restore[1]),
+        "take (copy of the live game + round trip)": med(lambda k: taken.append(helper._take(pi, "")), n // 4),
+        "Python fork()": med(lambda k: env.fork()),
+    }
+    helper._held(",".join(map(str, taken)))  # the snapshots ``take`` made, freed
+    helper._restore(pi, snap.id, "")  # env's engine back at env's state
+    return row
+
+
+def _cpu_ns(pid: int) -> int:
+    """CPU nanoseconds so far of this process and of the live threads of process ``pid`` (the JVM) but its JIT
+    compilers (whose work ends once the code is warm, at a time of their choosing), from
+    /proc/<pid>/task/*/schedstat (nanoseconds, where /proc/<pid>/stat counts 10 ms ticks)."""
+    total = time.process_time_ns()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/comm") as f:
+                if "CompilerThre" in f.read():
+                    continue
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a thread that ended meanwhile
+    return total
+
+
+def cpu_pair(env, n: int, walk: int = 10) -> tuple[float, float]:
+    """Mean CPU seconds (this process and the JVM, :func:`_cpu_ns`) of a fork of ``env`` with its first step
+    (a random move), over ``n``; and of a plain step, over walks of up to ``walk`` random steps on forks of
+    ``env`` (after each fork's first step, which is not counted) until ``n`` steps were counted."""
+    pid = get_jvm().process.pid
+    rng = np.random.default_rng(7)
+    moves = [int(rng.integers(len(env.candidates))) for _ in range(n)]
+    c = _cpu_ns(pid)
+    for i in moves:
+        f = env.fork()
+        f.step(i)
+        f.close()
+    fork_ns = (_cpu_ns(pid) - c) / n
+    spent, steps = 0, 0
+    while steps < n:
+        f = env.fork()
+        f.step(int(rng.integers(len(f.candidates))))
+        c = _cpu_ns(pid)
+        k = 0
+        while k < walk and not f.done:
+            f.step(int(rng.integers(len(f.candidates))))
+            k += 1
+        spent += _cpu_ns(pid) - c
+        steps += k
+        f.close()
+    return fork_ns / 1e9, spent / steps / 1e9
+
+
+def ab(args: argparse.Namespace, depths: list[int]) -> None:
+    """``--ab``: before (``args.ab``'s tree) against after (this tree), alternated rounds of one process each."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    trees = {"before": str(Path(args.ab).resolve()), "after": str(Path(__file__).resolve().parents[1])}
+    results: dict[str, list[dict]] = {"before": [], "after": []}
+    loads = []
+    for r in range(args.rounds):
+        for arm in ("before", "after") if r % 2 == 0 else ("after", "before"):
+            env = {**os.environ, "PYTHONPATH": trees[arm]}
+            cmd = [sys.executable, __file__, "--worker", "--depths", args.depths, "--forks", str(args.forks),
+                   "--seed", str(args.seed), "--warm", str(args.warm)]
+            done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False, cwd=trees[arm])
+            line = next((x for x in done.stdout.splitlines() if x.startswith("RESULT ")), None)
+            if done.returncode != 0 or line is None:
+                raise SystemExit(f"the {arm} worker failed:\n{done.stderr[-3000:]}")
+            results[arm].append({int(k): v for k, v in json.loads(line[7:]).items()})
+            loads.append(os.getloadavg()[0])
+            print(f"round {r + 1} {arm}: " + ", ".join(
+                f"{d}: {x['first'] / x['plain']:.2f}x" for d, x in results[arm][-1].items()), flush=True)
+    print(f"TWX snapshot fork + first step vs a plain step, before ({trees['before']}) and after "
+          f"({trees['after']}); hard CookingWorld test game {args.seed}, median of {args.forks} forks per "
+          f"process, median of {args.rounds} alternated rounds; {os.cpu_count()} cpus, load average (1 min) "
+          f"during the rounds {min(loads):.1f}-{max(loads):.1f}")
+    print(f"{'depth':>5}  {'arm':<6}  {'fork + first step':>17}  {'plain step':>10}  {'ratio':>6}  "
+          f"{'CPU ratio':>9}")
+    for d in depths:
+        for arm in ("before", "after"):
+            xs = [x[d] for x in results[arm]]
+            first = statistics.median(x["first"] for x in xs)
+            plain = statistics.median(x["plain"] for x in xs)
+            ratio = statistics.median(x["first"] / x["plain"] for x in xs)
+            cpu = statistics.median(x["first_cpu"] / x["plain_cpu"] for x in xs)
+            print(f"{d:>5}  {arm:<6}  {first * 1e3:>14.3f} ms  {plain * 1e3:>7.3f} ms  {ratio:>5.2f}x  "
+                  f"{cpu:>8.2f}x")
+
+
 def use_arm(arm: str, helper: snapshots.Snapshots | None) -> None:
     engines.close_pools()  # engines made from now on see the arm's helper (or none)
     get_jvm().cache["twx-snapshots"] = helper if arm == "snapshot" else None
@@ -271,8 +470,21 @@ def main() -> None:
     ap.add_argument("--lookahead", type=int, default=0, help="Lookahead(Local) decisions timed per arm and round")
     ap.add_argument("--children", type=int, default=0, help="expansions per arm and depth (children rows only)")
     ap.add_argument("--clone", type=int, default=0, help="TWX clone()s per depth (clone rows only)")
+    ap.add_argument("--ab", metavar="OLD_TREE", help="snapshot forks of OLD_TREE's s1gym against this tree's")
+    ap.add_argument("--warm", type=int, default=500, help="--ab: fork + first steps before measuring")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--breakdown", type=int, default=0, help="calls per part: where a fork's time goes")
     args = ap.parse_args()
     depths = [int(d) for d in args.depths.split(",")]
+    if args.worker:
+        worker(args, depths)
+        return
+    if args.breakdown:
+        breakdown(args, depths)
+        return
+    if args.ab:
+        ab(args, depths)
+        return
 
     helper = snapshots.Snapshots.of(get_jvm())
     if helper is None:

@@ -9,6 +9,7 @@ import gymnasium as gym
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from py4j.protocol import Py4JJavaError
 
 import s1gym  # noqa: F401  (registers the envs)
 from s1gym.core import S1Env
@@ -175,3 +176,80 @@ def test_children_stepped_in_one_call_are_the_children_stepped_one_by_one(task):
     assert play(env, [0, 2]) == play(twin, [0, 2])  # the parent is untouched
     for x in [env, twin] + [c for c, _ in batch + one + again]:
         x.close()
+
+
+@pytest.mark.parametrize("task", ["CookingWorld", "TWC"])
+def test_every_restore_of_a_snapshot_continues_alike(task):
+    """The first restore copies the stored game by walking it, the second makes its plan while copying, the
+    later ones copy from the plan (S1Snapshots.java): all of them continue as the original does."""
+    env = gym.make(f"s1/{task}-v0", **GAMES[task])
+    env.reset(seed=4)
+    play(env, [2, 7, 1, 8, 2, 8])
+    pool = env._pool()
+    replayed = pool.replayed_moves
+    forks = [env.fork() for _ in range(6)]
+    suffix = [3, 1, 4, 1, 5, 9, 2, 6]
+    runs = [play(f, suffix) for f in forks]  # the first takes env's engine; each other restores the snapshot
+    assert all(r == runs[0] for r in runs) and runs[0] == play(env, suffix)
+    assert pool.replayed_moves == replayed
+    for x in (env, *forks):
+        x.close()
+
+
+def test_a_fork_shares_the_generator_until_either_env_reads_it():
+    env = gym.make("s1/CookingWorld-v0").unwrapped
+    env.reset(seed=2)
+    env.np_random.random(3)
+    fork = env.fork()
+    assert fork._np_random is env._np_random  # no copy made by the fork itself
+    second = env.fork()
+    a = env.np_random.random(4).tolist()  # env reads first: it takes its own copy, the forks keep theirs
+    assert fork._np_random is second._np_random is not env._np_random
+    assert fork.np_random.random(4).tolist() == a == second.np_random.random(4).tolist()
+    assert env.np_random.random(2).tolist() == fork.np_random.random(2).tolist()
+    grand = fork.fork()
+    fork.reset()  # a reset without a seed draws the game from the generator: the grandchild is untouched
+    assert grand.np_random.random(2).tolist() == env.np_random.random(2).tolist()
+    for x in (env, fork, second, grand):
+        x.close()
+
+
+@pytest.mark.parametrize("by_address", [False, True])
+def test_the_shared_copier_keeps_sharing_and_cycles_and_its_plans_copy_alike(by_address):
+    gateway = get_jvm().gateway
+    jvm = gateway.jvm
+    none = gateway.new_array(jvm.Object, 0)
+    copier = jvm.s1gym.jvm.S1DeepCopy(None, False, by_address)
+    inner = jvm.java.util.ArrayList()
+    inner.add("x")
+    root = jvm.java.util.ArrayList()
+    for item in (inner, inner, "s"):
+        root.add(item)
+    root.add(root)  # a cycle
+    kept = jvm.java.util.HashMap()
+    root.add(kept)
+    shared = gateway.new_array(jvm.Object, 1)
+    shared[0] = kept
+    plan = copier.planned(root, shared)
+    copies = [plan.takeFirst(), plan.copy(), plan.copy(), copier.copy(root, shared)]
+    assert plan.takeFirst() is None and plan.objects() == 4  # root, its array, inner, inner's array
+    ident = jvm.java.lang.System.identityHashCode
+    for c in copies:
+        assert c.size() == 5 and c.get(0).equals(inner) and c.get(2) == "s"
+        assert ident(c) != ident(root) and ident(c.get(0)) != ident(inner)  # copied
+        assert ident(c.get(0)) == ident(c.get(1))  # sharing kept
+        assert ident(c.get(3)) == ident(c)  # the cycle closes on the copy
+        assert ident(c.get(4)) == ident(kept)  # kept as it is
+    c = copies[1]
+    c.get(0).add("y")  # copies are independent of the original and of each other
+    assert inner.size() == 1 and copies[2].get(0).size() == 1 and c.get(1).size() == 2
+    of_copy = copier.copied(root, shared)
+    twin = of_copy.copy()
+    assert ident(of_copy.root()) != ident(root) and of_copy.root().get(0).size() == 1
+    assert ident(twin.get(3)) == ident(twin) and ident(twin.get(0)) == ident(twin.get(1))
+    assert copier.copy(None, none) is None and copier.copy("s", none) == "s"
+    live = jvm.java.util.ArrayList()  # an object Python holds, brought to a copy's state field by field
+    copier.copyFields(twin, live, gateway.new_array(jvm.long, 0))
+    assert live.size() == 5 and ident(live.get(0)) == ident(twin.get(0)) and ident(live.get(3)) == ident(twin)
+    with pytest.raises(Py4JJavaError, match="copyFields"):
+        copier.copyFields(twin, kept, gateway.new_array(jvm.long, 0))

@@ -7,6 +7,8 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import gymnasium as gym
+
 from s1gym.core.helpers import copy_generator
 
 if TYPE_CHECKING:
@@ -27,15 +29,38 @@ class Forks:
     _planning_forks: int
     _steps: int
 
+    #: The Gymnasium generator this env shares with the forks made of it (or it was made from) until one of
+    #: them reads ``np_random`` (:meth:`fork`)
+    _shared_np_random: Any = None
+
     def fork(self) -> S1Env:
-        """An independent env in exactly this state (RNG included)."""
+        """An independent env in exactly this state (RNG included).
+
+        The Gymnasium generator is not copied here: the fork and this env share it until either reads
+        ``np_random``, which gives that env its own copy first (copy on access), so every env draws what it
+        would have drawn from a copy made now. Most tasks read it only when ``reset`` picks a game without a
+        seed, and Search and Lookahead fork every node: the copy was the larger part of a fork's own cost
+        (docs/benchmarks.md, issue 55). The task's own state is copied by its ``_fork_into``."""
         self._require_started()
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
         if self._np_random is not None:
-            clone._np_random = copy_generator(self._np_random)
+            self._shared_np_random = clone._shared_np_random = self._np_random
         self._fork_into(clone)
         return clone
+
+    @property
+    def np_random(self) -> Any:
+        """The env's Gymnasium generator (its own copy, made now, when it still shares it with a fork)."""
+        rng = self._np_random
+        if rng is not None and rng is self._shared_np_random:
+            self._np_random = copy_generator(rng)
+            self._shared_np_random = None
+        return gym.Env.np_random.fget(self)
+
+    @np_random.setter
+    def np_random(self, value: Any) -> None:
+        gym.Env.np_random.fset(self, value)
 
     def planning_fork(self) -> S1Env:
         """A fork for planners (what ``Situation.fork`` gives Lookahead and Search): :meth:`fork` on a game

@@ -77,11 +77,26 @@ def check_java() -> str:
 CRASH_WAIT_S = 2.0
 
 
+#: The deep copier the families' Java helpers share (package ``s1gym.jvm``), compiled with each helper.
+DEEP_COPY_SOURCE = Path(__file__).with_name("S1DeepCopy.java")
+
+_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
+
+
+def source_package(source: str, default: str = "") -> str:
+    """The package a Java source declares (its first ``package`` line), else ``default``."""
+    m = _PACKAGE.search(source)
+    return m.group(1) if m else default
+
+
 def compile_helper(sources: Sequence[Path], classpath: str, package: str, name: str, without: str) -> str | None:
-    """The folder holding ``sources`` (Java, in ``package``) compiled against ``classpath``, compiled now with
-    ``javac`` into s1gym's cache (``$S1GYM_CACHE/java/<name>-<hash of the sources, classpath and javac>``)
-    unless already there; ``None`` with one warning (``without``: what the caller does then) when there is no
-    ``javac`` or it fails. A family's engine puts the folder on its JVM's classpath."""
+    """The folder holding ``sources`` (Java) compiled against ``classpath``, compiled now with ``javac`` into
+    s1gym's cache (``$S1GYM_CACHE/java/<name>-<hash of the sources, classpath and javac>``) unless already
+    there; ``None`` with one warning (``without``: what the caller does then) when there is no ``javac`` or it
+    fails. Each source's classes go to its own package's folder (the one it declares; ``package`` for a
+    source that declares none), so a family's helper compiles with the shared copier
+    (:data:`DEEP_COPY_SOURCE`, package ``s1gym.jvm``). A family's engine puts the folder on its JVM's
+    classpath."""
     import hashlib
     import logging
     import tempfile
@@ -98,10 +113,12 @@ def compile_helper(sources: Sequence[Path], classpath: str, package: str, name: 
                     "openjdk-17-jdk-headless`)", without)
         return None
     told = subprocess.run([javac, "-version"], capture_output=True, text=True, timeout=60, check=False)
-    code = b"".join(path.read_bytes() for path in sources)
-    digest = hashlib.sha256(code + classpath.encode() + (told.stdout + told.stderr).encode()).hexdigest()[:16]
+    texts = [path.read_bytes() for path in sources]
+    stamp = b"".join(texts) + classpath.encode() + (told.stdout + told.stderr).encode()
+    digest = hashlib.sha256(stamp).hexdigest()[:16]
     folder = cache_root() / "java" / f"{name}-{digest}"
-    classes = [Path(*package.split("."), path.with_suffix(".class").name) for path in sources]
+    classes = [Path(*filter(None, source_package(text.decode("utf-8", "replace"), package).split(".")),
+                    path.with_suffix(".class").name) for path, text in zip(sources, texts, strict=True)]
     if all((folder / c).is_file() for c in classes):
         return str(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)

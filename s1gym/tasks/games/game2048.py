@@ -55,10 +55,9 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, ClassVar
 
-import gymnasium as gym
 import numpy as np
 
-from s1gym.core import Progress, S1Env, copy_generator
+from s1gym.core import Progress, S1Env
 from s1gym.tasks.games.board2048 import (
     MAX_EXPONENT,
     MOVES,
@@ -134,7 +133,6 @@ class Game2048Env(S1Env):
         self._game_score = 0
         self._points = 0
         self._moves: dict[str, tuple[int, int]] = {}
-        self._shared_np_random: np.random.Generator | None = None
 
     # ----------------------------------------------------------- spawning
     def _spawn(self, board: int) -> tuple[int, int, int]:
@@ -232,29 +230,9 @@ class Game2048Env(S1Env):
     def _reseed_chance(self, seed: int) -> None:
         self._rng = pcg32_seed(seed)
 
-    def fork(self) -> Game2048Env:
-        """An independent env in this state: every game attribute is an immutable int or tuple.
-
-        The Gymnasium generator is shared until either env reads ``np_random``
-        (copy-on-access), which keeps a fork cheap (docs/benchmarks.md).
-        """
-        self._require_started()
-        clone = object.__new__(type(self))
-        clone.__dict__.update(self.__dict__)
-        if self._np_random is not None:
-            self._shared_np_random = clone._shared_np_random = self._np_random
-        return clone
-
-    @property
-    def np_random(self) -> np.random.Generator:
-        if self._np_random is not None and self._np_random is self._shared_np_random:
-            self._np_random = copy_generator(self._np_random)
-            self._shared_np_random = None
-        return gym.Env.np_random.fget(self)
-
-    @np_random.setter
-    def np_random(self, value: np.random.Generator) -> None:
-        gym.Env.np_random.fset(self, value)
+    def _fork_into(self, clone: S1Env) -> None:
+        """Nothing to copy: every game attribute is an immutable int or tuple (the Gymnasium generator is
+        shared until read, as every fork shares it: :meth:`s1gym.core.forks.Forks.fork`)."""
 
     # ------------------------------------------------------------- helpers
     def _max_exponent(self) -> int:

@@ -2,31 +2,35 @@ package s1gym.twx;
 
 // Snapshots of TextWorldExpress game objects inside the JVM, so a fork costs a copy instead of a replay.
 //
-// s1gym compiles this file at first use (s1gym/tasks/twx/snapshots.py: javac into a cache folder) and puts
-// the folder on the JVM's classpath. A snapshot is a deep copy of a PythonInterface's game (every object the
-// game reaches, by field, with sharing and cycles kept) held here under an int id, together with the
-// interface's current StepResult (immutable: shared), which PythonInterface.step reads to check a move.
-// Restoring copies the stored game again into the interface, so one snapshot restores any number of times.
+// s1gym compiles this file at first use, with the shared copier s1gym/engines/S1DeepCopy.java
+// (s1gym/tasks/twx/snapshots.py: javac into a cache folder), and puts the folder on the JVM's classpath. A
+// snapshot is a deep copy of a PythonInterface's game (every object the game reaches, by field, with sharing
+// and cycles kept: S1DeepCopy) held here under an int id, together with the interface's current StepResult
+// (immutable: shared), which PythonInterface.step reads to check a move. Restoring copies the stored game
+// again into the interface, so one snapshot restores any number of times.
 //
-// What is shared rather than copied: strings, boxed primitives, classes, enums, Scala `object`s (a class
-// whose static MODULE$ is the instance), StepResults, objects without fields, and records whose fields are
-// all final and themselves of such types (a subclass adding mutable state behind such a field would be
-// shared wrongly: TWX has none; tests/test_twx_snapshots.py checks forks against fresh games move by move).
-// Everything else is copied field by field (sun.misc.Unsafe: no constructor runs, so java.util.Random and
-// scala.util.Random keep their seeds and a fork draws the same numbers as the original).
+// What is shared rather than copied: what S1DeepCopy shares (strings, boxed primitives, enums, Scala
+// `object`s, objects without fields, ...), StepResults, and records whose fields are all final and themselves
+// of such types (a subclass adding mutable state behind such a field would be shared wrongly: TWX has none;
+// tests/test_twx_snapshots.py checks forks against fresh games move by move). No constructor runs, so
+// java.util.Random and scala.util.Random keep their seeds and a fork draws the same numbers as the original.
+//
+// A stored game copied a second time keeps the plan of its copy (S1DeepCopy.Plan: its objects and where each
+// reference points, as indices; made while copying, at about 1.2 times a copy's cost): every later restore
+// allocates and fills the copy from arrays, with no identity table, in under half the time of a copy by
+// walking the graph. A parent whose children ``children`` steps is planned at its first copy (every child
+// copies it). Nothing ever steps a stored game, so its plan stays true. A plan takes about two thirds of the
+// room of the game it copies (CookingWorld hard at depth 40: 22 KiB a snapshot, 37 with its plan), so only
+// the snapshots restored more than once (or expanded) get one.
 //
 // Ids are freed in batches: each call takes a comma-separated list of ids Python no longer holds, so
 // dropping a snapshot costs no round trip of its own.
 
 import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
 
+import s1gym.jvm.S1DeepCopy;
 import sun.misc.Unsafe;
 import textworldexpress.runtime.PythonInterface;
 import textworldexpress.struct.StepResult;
@@ -44,173 +48,34 @@ public final class S1Snapshots {
         }
     }
 
+    /** TWX's copier: StepResults shared, and records nothing can change; keyed by identity hash (TWX's JVM
+     *  spreads them, so no collection can spoil a copy). */
+    static final S1DeepCopy COPIER = new S1DeepCopy(c -> StepResult.class.isAssignableFrom(c), true, false);
+
     private static final class Stored {
         final TextGame game;
         final StepResult result;
-        Stored(TextGame game, StepResult result) { this.game = game; this.result = result; }
+        /** how to copy ``game`` again, made by its second copy (see the file's comment) */
+        S1DeepCopy.Plan plan;
+        int copies;
+
+        Stored(TextGame game, StepResult result) {
+            this.game = game;
+            this.result = result;
+        }
+
+        /** A fresh copy of the stored game: by walking it the first time (unless ``more`` copies follow in the
+         *  same call, a parent's children), then from its plan, which the second copy makes. */
+        TextGame copy(boolean more) throws InstantiationException {
+            if (plan != null) return (TextGame) plan.copy();
+            if (copies++ == 0 && !more) return (TextGame) COPIER.copy(game);
+            plan = COPIER.planned(game);
+            return (TextGame) plan.takeFirst();
+        }
     }
 
     private static final Map<Integer, Stored> STORE = new HashMap<>();
     private static int nextId = 1;
-
-    /** Per class: how its instances are copied, and the offsets of their instance fields by size. */
-    private static final class Layout {
-        static final int COPY = 0, SHARE = 1, PRIMITIVE_ARRAY = 2, SHALLOW_ARRAY = 3, ARRAY = 4;
-        final int kind;
-        final long[] refs;       // reference fields
-        final long[] longs;      // long and double fields (8 bytes)
-        final long[] ints;       // int and float fields (4 bytes)
-        final long[] shorts;     // short and char fields (2 bytes)
-        final long[] bytes;      // byte and boolean fields (1 byte)
-        final Object module;     // a Scala object's one instance (shared), else null
-
-        Layout(Class<?> c) {
-            List<Long> r = new ArrayList<>(), lo = new ArrayList<>(), in = new ArrayList<>(),
-                    sh = new ArrayList<>(), by = new ArrayList<>();
-            if (c.isArray()) {
-                Class<?> e = c.getComponentType();
-                kind = e.isPrimitive() ? PRIMITIVE_ARRAY : sharedClass(e) && Modifier.isFinal(e.getModifiers())
-                        ? SHALLOW_ARRAY : ARRAY;
-                module = null;
-            } else if (sharedClass(c) || immutable(c, 0)) {
-                kind = SHARE;
-                module = null;
-            } else {
-                for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
-                    for (Field f : k.getDeclaredFields()) {
-                        if (Modifier.isStatic(f.getModifiers())) continue;
-                        long off = U.objectFieldOffset(f);
-                        Class<?> t = f.getType();
-                        if (!t.isPrimitive()) r.add(off);
-                        else if (t == long.class || t == double.class) lo.add(off);
-                        else if (t == int.class || t == float.class) in.add(off);
-                        else if (t == short.class || t == char.class) sh.add(off);
-                        else by.add(off);
-                    }
-                }
-                module = moduleOf(c);
-                // no state at all (a marker, a stateless function): nothing to copy
-                kind = r.isEmpty() && lo.isEmpty() && in.isEmpty() && sh.isEmpty() && by.isEmpty() ? SHARE : COPY;
-            }
-            refs = unbox(r); longs = unbox(lo); ints = unbox(in); shorts = unbox(sh); bytes = unbox(by);
-        }
-    }
-
-    private static long[] unbox(List<Long> xs) {
-        long[] out = new long[xs.size()];
-        for (int k = 0; k < out.length; k++) out[k] = xs.get(k);
-        return out;
-    }
-
-    private static final ClassValue<Layout> LAYOUTS = new ClassValue<Layout>() {
-        @Override
-        protected Layout computeValue(Class<?> c) {
-            return new Layout(c);
-        }
-    };
-
-    /** Values nothing changes: shared by the original and its copies. */
-    private static boolean sharedClass(Class<?> c) {
-        return c == String.class || c == Class.class || c.isEnum() || c == Boolean.class || c == Character.class
-                || c == Integer.class || c == Long.class || c == Double.class || c == Float.class
-                || c == Short.class || c == Byte.class || StepResult.class.isAssignableFrom(c);
-    }
-
-    /** Records nothing can change: every field final and of a primitive, shared or (so) immutable type
-     *  (TWX's ActionHistory and GameScore: the history grows with every move, so sharing it matters). */
-    private static boolean immutable(Class<?> c, int depth) {
-        if (sharedClass(c)) return true;
-        if (depth > 3 || c.isArray() || c.isInterface() || Modifier.isAbstract(c.getModifiers())) return false;
-        boolean any = false;
-        for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
-            for (Field f : k.getDeclaredFields()) {
-                int m = f.getModifiers();
-                if (Modifier.isStatic(m)) continue;
-                if (!Modifier.isFinal(m)) return false;
-                Class<?> t = f.getType();
-                if (!t.isPrimitive() && !immutable(t, depth + 1)) return false;
-                any = true;
-            }
-        }
-        return any;
-    }
-
-    /** The instance a Scala `object` class holds in its static MODULE$, else null. */
-    private static Object moduleOf(Class<?> c) {
-        try {
-            Field f = c.getDeclaredField("MODULE$");
-            if (Modifier.isStatic(f.getModifiers()) && f.getType() == c) {
-                f.setAccessible(true);
-                return f.get(null);
-            }
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            // not a Scala object
-        }
-        return null;
-    }
-
-    /** A deep copy of everything ``root`` reaches (sharing and cycles kept). */
-    static Object deepCopy(Object root) throws InstantiationException {
-        IdentityHashMap<Object, Object> seen = new IdentityHashMap<>(1024);
-        ArrayDeque<Object> todo = new ArrayDeque<>(256);  // pairs: original, copy
-        Object out = copyOf(root, seen, todo);
-        while (!todo.isEmpty()) {
-            Object src = todo.pop();
-            Object dst = todo.pop();
-            Layout l = LAYOUTS.get(src.getClass());
-            if (l.kind == Layout.ARRAY) {
-                Object[] b = (Object[]) dst;
-                for (int k = 0; k < b.length; k++) b[k] = copyOf(b[k], seen, todo);  // b started as a clone
-                continue;
-            }
-            for (long off : l.longs) U.putLong(dst, off, U.getLong(src, off));
-            for (long off : l.ints) U.putInt(dst, off, U.getInt(src, off));
-            for (long off : l.shorts) U.putShort(dst, off, U.getShort(src, off));
-            for (long off : l.bytes) U.putByte(dst, off, U.getByte(src, off));
-            for (long off : l.refs) U.putObject(dst, off, copyOf(U.getObject(src, off), seen, todo));
-        }
-        return out;
-    }
-
-    private static Object copyOf(Object o, IdentityHashMap<Object, Object> seen, ArrayDeque<Object> todo)
-            throws InstantiationException {
-        if (o == null) return null;
-        Layout l = LAYOUTS.get(o.getClass());
-        if (l.kind == Layout.SHARE || l.module == o) return o;
-        Object done = seen.get(o);
-        if (done != null) return done;
-        Object copy;
-        switch (l.kind) {
-            case Layout.PRIMITIVE_ARRAY:
-                copy = primitiveClone(o);
-                seen.put(o, copy);
-                return copy;
-            case Layout.SHALLOW_ARRAY:
-                copy = ((Object[]) o).clone();
-                seen.put(o, copy);
-                return copy;
-            case Layout.ARRAY:
-                copy = ((Object[]) o).clone();
-                break;
-            default:
-                copy = U.allocateInstance(o.getClass());
-        }
-        seen.put(o, copy);
-        todo.push(copy);
-        todo.push(o);
-        return copy;
-    }
-
-    private static Object primitiveClone(Object o) {
-        if (o instanceof int[]) return ((int[]) o).clone();
-        if (o instanceof boolean[]) return ((boolean[]) o).clone();
-        if (o instanceof double[]) return ((double[]) o).clone();
-        if (o instanceof long[]) return ((long[]) o).clone();
-        if (o instanceof char[]) return ((char[]) o).clone();
-        if (o instanceof byte[]) return ((byte[]) o).clone();
-        if (o instanceof float[]) return ((float[]) o).clone();
-        return ((short[]) o).clone();
-    }
 
     private static void free(String ids) {
         if (ids == null || ids.isEmpty()) return;
@@ -223,7 +88,7 @@ public final class S1Snapshots {
     public static synchronized int take(PythonInterface pi, String free) throws InstantiationException {
         noDelay();
         free(free);
-        TextGame game = (TextGame) deepCopy(pi.game());
+        TextGame game = (TextGame) COPIER.copy(pi.game());
         int id = nextId++;
         STORE.put(id, new Stored(game, pi.curStepResult()));
         return id;
@@ -235,7 +100,7 @@ public final class S1Snapshots {
         free(free);
         Stored s = STORE.get(id);
         if (s == null) return false;
-        pi.game_$eq((TextGame) deepCopy(s.game));
+        pi.game_$eq(s.copy(false));
         pi.curStepResult_$eq(s.result);
         return true;
     }
@@ -263,11 +128,12 @@ public final class S1Snapshots {
         if (p == null) return null;
         StringBuilder out = new StringBuilder(moves.length() * 64).append('[');
         int first = nextId, start = 0;
+        boolean many = moves.indexOf('\n') >= 0;
         try {
             while (start <= moves.length()) {
                 int end = moves.indexOf('\n', start);
                 if (end < 0) end = moves.length();
-                pi.game_$eq((TextGame) deepCopy(p.game));
+                pi.game_$eq(p.copy(many));
                 pi.curStepResult_$eq(p.result);
                 String json = pi.stepJSON(moves.substring(start, end));
                 int id = nextId++;

@@ -2,7 +2,9 @@
 
 TWX has no state copy, so a fork used to regenerate its game and send every move again, one py4j round trip
 each (the cost grew with depth: docs/benchmarks.md). ``S1Snapshots.java`` (beside this file) deep-copies a
-``PythonInterface``'s game object inside the JVM; this module compiles it at first use with ``javac`` into
+``PythonInterface``'s game object inside the JVM (with the shared copier, ``s1gym/engines/S1DeepCopy.java``:
+a snapshot restored more than once keeps the plan of its copy, so a restore fills a copy from arrays instead
+of walking the game with an identity table); this module compiles both at first use with ``javac`` into
 s1gym's cache folder (``$S1GYM_CACHE/java/<hash>``; scripts/setup.sh installs a JDK) and the TWX JVM starts
 with that folder on its classpath (:func:`helper_classpath`). Without ``javac`` TWX forks replay as before
 (one warning says so); ``S1GYM_TWX_SNAPSHOTS=0`` turns snapshots off (A/B runs).
@@ -33,15 +35,16 @@ from typing import Any
 
 import orjson
 
-from s1gym.engines.jvm import compile_helper
+from s1gym.engines.jvm import DEEP_COPY_SOURCE, compile_helper
 
 __all__ = ["Snapshot", "Snapshots", "helper_classpath"]
 
 log = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).with_name("S1Snapshots.java")
-#: Every helper class, compiled together: the snapshots, and CookingWorld's planner tree (S1CookingTree.java)
-SOURCES = (SOURCE, Path(__file__).with_name("S1CookingTree.java"))
+#: Every helper class, compiled together: the snapshots, CookingWorld's planner tree (S1CookingTree.java) and
+#: the deep copier the snapshots use, shared with the other JVM families (s1gym/engines/S1DeepCopy.java)
+SOURCES = (SOURCE, Path(__file__).with_name("S1CookingTree.java"), DEEP_COPY_SOURCE)
 CLASS = "s1gym.twx.S1Snapshots"
 _lock = threading.Lock()
 _built: dict[str, str | None] = {}
