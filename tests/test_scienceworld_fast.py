@@ -115,3 +115,79 @@ def test_a_snapshot_fork_and_an_exact_replay_continue_as_the_game_played_straigh
     engine.restore(state.game, snap)
     for e in (env, fork, straight):
         e.close()
+
+
+def child_view(child, result):
+    """Everything a child shows: the step's result (mask as bytes), its candidates, history and state key."""
+    return (*comparable(result), tuple(child.candidates), child.history, child.state_key(), child.steps)
+
+
+@pytest.mark.parametrize(("task", "expert", "walk"), [("boil", 2, 4), ("mendelian-genetics-known-plant", 0, 5)])
+def test_children_stepped_in_one_call_are_forks_stepped_one_by_one(task, expert, walk):
+    """``fork_steps`` on ScienceWorld steps a state's children in one JVM round trip (the helper's ``children``):
+    each child equals a fork stepped with the move (observation, reward, flags, info with candidates, score,
+    won and lost, mask), continues as it does, and the parent is left as it was."""
+    rng = np.random.default_rng(7)
+    env = make(task=task).unwrapped
+    env.reset(seed=0)
+    helper_of(env)
+    env.engine().can_step_children = True  # off by default (no faster on ScienceWorld): the path under test
+    for k in range(walk):  # the expert's path (its gold path costs seconds: boil only), then moves that do not end the game
+        if k < expert:
+            env.step_move(env.expert_action())
+        else:
+            safe = [c for c in env.candidates if not c.startswith("focus on")]
+            env.step_move(safe[int(rng.integers(len(safe)))])
+    cands = env.candidates
+    focus = [c for c in cands if c.startswith("focus on")]
+    picks = sorted(set(rng.choice(len(cands), size=8, replace=False).tolist()))
+    moves = [cands[i] for i in picks] + focus[:2] + ["look around", "wait1"]  # focuses: some lose the game
+    twin = env.fork()
+    pool = env._pool()
+    restores = pool.restores
+    batch = list(env.fork_steps(moves))
+    assert pool.restores == restores  # one call stepped them: no child restored the parent on its own
+    (engine,) = list(pool)  # the family's one engine (read without env.engine(), which would restore)
+    assert engine.loaded == env.game_state.game and engine.moves == env.game_state.moves  # left at the parent
+    one = [(fork, fork.step_move(m)) for m in moves for fork in [env.fork()]]
+    assert [child_view(*c) for c in batch] == [child_view(*c) for c in one]
+    assert any(r[4]["lost"] for _, r in one) or not focus  # the losing branch is among those compared
+    a, b = next((a, b) for (a, _), (b, _) in zip(batch, one, strict=True) if not a.done)
+    grand = [x for x in a.candidates if not x.startswith("focus on")][:3]  # a child's own children, in one call
+    assert [child_view(*c) for c in a.fork_steps(grand)] == [child_view(f, f.step_move(m)) for m in grand
+                                                             for f in [b.fork()]]
+    suffix = ["look around", "wait1"]
+    for (a, _), (b, _) in list(zip(batch, one, strict=True))[:3]:
+        if a.done:
+            continue
+        extra = [x for x in a.candidates if not x.startswith("focus on")][:1]
+        ra = [comparable(a.step_move(m)) for m in suffix + extra]
+        sa = seed_now(a)
+        rb = [comparable(b.step_move(m)) for m in suffix + extra]
+        assert ra == rb and sa == seed_now(b)  # and the JVM's global random generator agrees
+    assert [comparable(env.step_move(m)) for m in suffix] == [comparable(twin.step_move(m)) for m in suffix]
+    for e in [env, twin] + [c for c, _ in batch + one]:
+        e.close()
+
+
+def test_the_engine_holds_the_parent_after_stepping_its_children():
+    """After the helper's ``children`` the JVM's game and global state are the parent's (the engine records
+    it); children of a snapshot the JVM does not hold fall back (``None``: the caller steps them one by one)."""
+    env = make(task="boil").unwrapped
+    env.reset(seed=1)
+    helper_of(env)
+    for _ in range(3):
+        env.step_move(env.expert_action())
+    engine = env.engine()
+    state = env.game_state
+    snap = engine.snapshot()
+    kids = engine.step_children(state.game, snap, env.candidates[:5])
+    assert len(kids) == 5 and [k.moves for k, _ in kids] == [(*state.moves, m) for m in env.candidates[:5]]
+    assert all(k.id is None and k.parent is snap for k, _ in kids)  # held as the parent and the move
+    assert (engine.loaded, engine.moves) == (state.game, state.moves)
+    after, after_seed = engine._read(""), seed_now(env)
+    engine.restore(state.game, snap)
+    assert (engine._read(""), seed_now(env)) == (after, after_seed)
+    gone = Snapshot(engine.helper, -1, state.game, state.moves)
+    assert engine.step_children(state.game, gone, env.candidates[:2]) is None and engine.loaded is None
+    env.close()

@@ -19,6 +19,9 @@ package s1gym.scienceworld;
 // times. Shared rather than copied: strings, boxed primitives, classes, enums, Scala ``object``s (the global
 // state above is saved separately) and objects without fields.
 //
+// Children: ``children`` steps every move of a snapshot in one call (Lookahead and Search step all the
+// candidates of a state), each child exactly a restore of the parent and ``step``.
+//
 // Identity: the family's JVM runs with -XX:hashCode=2 (every identity hash is 1, so hash sets of game objects
 // iterate in insertion order and a copied set keeps working). An IdentityHashMap would then degrade to a list,
 // so the copy maps originals to copies by their (compressed) address, valid while no collection moves objects:
@@ -336,12 +339,53 @@ public final class S1ScienceWorld {
         return id;
     }
 
+    /** The separator of :meth:`children`'s answers (no ScienceWorld text holds it, nor \u0001's fields). */
+    private static final char RS = '\u0002';
+
+    /**
+     * The children of snapshot ``parent``, in one call: for each of ``moves`` (separated by newlines, which no
+     * ScienceWorld move holds) exactly what a fork's first step does, ``restore(pi, parent)`` then
+     * :meth:`step` (the move and every read, in the same order: the valid list draws from the global random
+     * generator, so any other order would give other children). No child is stored: stored, a state's
+     * hundreds of children stayed alive together and the young collections copied them all, which cost more
+     * than the round trips saved (docs/benchmarks.md); the Python side keeps a child as its parent and its
+     * move, which its first restore steps again (and snapshots). ``pi`` is then restored to ``parent``: afterwards ``pi`` and the global state are at ``parent``,
+     * as after ``restore``. Returns :meth:`step`'s answer per move, in order, separated by \u0002; null if
+     * ``parent`` is unknown.
+     */
+    public static synchronized String children(PythonInterface pi, int parent, String moves, String free)
+            throws InstantiationException {
+        noDelay();
+        free(free);
+        if (!STORE.containsKey(parent)) return null;
+        StringBuilder out = new StringBuilder(1 << 16);
+        int start = 0;
+        try {
+            while (start <= moves.length()) {
+                int end = moves.indexOf('\n', start);
+                if (end < 0) end = moves.length();
+                bring(pi, parent);
+                if (start > 0) out.append(RS);
+                out.append(step(pi, moves.substring(start, end)));
+                start = end + 1;
+            }
+        } finally {
+            bring(pi, parent);  // the engine's defined state: the parent
+        }
+        return out.toString();
+    }
+
     /** Bring ``pi`` and the global state to snapshot ``id`` (a fresh copy: the snapshot stays usable); false if
      *  ``id`` is unknown. */
-    @SuppressWarnings("unchecked")
     public static synchronized boolean restore(PythonInterface pi, int id, String free) throws InstantiationException {
         noDelay();
         free(free);
+        return bring(pi, id);
+    }
+
+    /** :meth:`restore` without its housekeeping (the connection's delay, the ids to free). */
+    @SuppressWarnings("unchecked")
+    private static boolean bring(PythonInterface pi, int id) throws InstantiationException {
         Stored s = STORE.get(id);
         if (s == null) return false;
         PythonInterface copy = (PythonInterface) deepCopy(s.pi, U.getObject(s.pi, TASK_MAKER));

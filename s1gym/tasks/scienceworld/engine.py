@@ -9,23 +9,26 @@ rebuilt by a replay (``load`` and the moves, with every read the engine made in 
 ScienceWorld's valid list draws from that random generator).
 
 With the family's Java helper (:mod:`.helper`) a step and all its reads are one round trip and a state is
-snapshotted and restored in the JVM (``can_snapshot``); without it (no ``javac``) each read is a py4j call of
-its own and forks replay.
+snapshotted and restored in the JVM (``can_snapshot``), and it can step a state's children in one round trip
+(``can_step_children``, off by default: see :class:`SWEngine`); without it (no ``javac``) each read is a py4j
+call of its own and forks replay.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 import os
 import threading
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
+
+import orjson
 
 from s1gym.engines.base import Engine
 from s1gym.tasks.scienceworld.helper import SEP, Helper, Snapshot, helper_classpath
 
-__all__ = ["HEAP", "Game", "SWEngine", "get_jvm"]
+__all__ = ["HEAP", "ChildAnswer", "Game", "SWEngine", "get_jvm", "valid_list"]
 
 #: the JVM's heap limit (``-Xmx``): the simulator grows past 3 GB on long runs without one
 HEAP = "2g"
@@ -110,6 +113,12 @@ class SWEngine(Engine):
         self.server = self.jvm.interface()
         self.helper = self.jvm.helper
         self.can_snapshot = self.helper is not None
+        #: a state's children in one round trip (:meth:`step_children`), off unless ``S1GYM_SW_CHILDREN=1``: on
+        #: ScienceWorld it measured no faster than a fork and a step per child (a child costs the JVM's step,
+        #: its reads and a 100 KB answer, not the round trip: docs/benchmarks.md, "Children in one JVM round
+        #: trip"); the bench and the tests switch this attribute on a live engine
+        self.can_step_children = self.helper is not None and os.environ.get(
+            "S1GYM_SW_CHILDREN", "0").strip().lower() in ("1", "true", "yes", "on")
         self.loaded: Game | None = None
         self.variation = -1
         #: the moves played since the game was loaded (a snapshot keeps them, to replay it in another JVM)
@@ -203,6 +212,28 @@ class SWEngine(Engine):
             else:  # taken in a JVM that has gone, or the copy failed
                 self.replay(game, snapshot.moves)
 
+    def step_children(self, game: Game, snapshot: Snapshot,
+                      moves: Sequence[str]) -> list[tuple[Snapshot, dict[str, Any]]] | None:
+        """Every child of ``snapshot`` in one round trip (:meth:`.helper.Helper.children`): per move the
+        child's snapshot (held as ``snapshot`` and the move until a restore steps it again) and exactly the
+        answer ``restore`` then ``step`` would give. The engine is then at ``snapshot`` (the JVM restored it
+        last), which ``loaded`` and ``moves`` record; ``None`` when the helper cannot (a snapshot of a JVM that
+        has gone, a move with a newline, a failed copy: the caller steps the children one by one and restores
+        the engine first, as ``loaded = None`` says it must)."""
+        with self.jvm.lock:
+            variation = self.variation_of(game)  # first: reading a fold's list may load a game
+            kids = self.helper.children(self.server, snapshot, moves) if self.helper is not None else None
+            if kids is None:
+                self.loaded = None
+                return None
+            self.loaded, self.moves, self.variation = game, snapshot.moves, variation
+            out = []
+            for snap, packed in kids:
+                observation, valid, look, inventory, score, completed = packed.split(SEP)
+                out.append((snap, ChildAnswer(self._fields(observation, look, inventory, float(score),
+                                                           completed == "1"), valid)))
+            return out
+
     def _read(self, observation: str) -> dict[str, Any]:
         if self.helper is not None:
             return self._unpack(str(self.helper.read(self.server, observation)))
@@ -217,22 +248,45 @@ class SWEngine(Engine):
 
     def _answer(self, observation: str, valid: str, look: str, inventory: str, score: float,
                 completed: bool) -> dict[str, Any]:
-        return {
-            "observation": observation,
-            "look": look,
-            "inventory": inventory,
-            "score": score,
-            "completed": completed,
-            "variation": self.variation,
-            "valid": [(str(a["action"]), int(a["template_id"]), tuple(int(i) for i in a["obj_ids"]),
-                       tuple(int(i) for i in a["type_ids"])) for a in json.loads(valid)["validActions"]],
-        }
+        return {**self._fields(observation, look, inventory, score, completed), "valid": valid_list(valid)}
+
+    def _fields(self, observation: str, look: str, inventory: str, score: float, completed: bool) -> dict[str, Any]:
+        return {"observation": observation, "look": look, "inventory": inventory, "score": score,
+                "completed": completed, "variation": self.variation}
 
     def alive(self) -> bool:
         return self.jvm.alive()
 
     def close(self) -> None:
         self.loaded = None  # the JVM is the process's: it ends with the process
+
+
+def valid_list(valid: str) -> list[tuple[str, int, tuple[int, ...], tuple[int, ...]]]:
+    """ScienceWorld's valid list (its JSON) as ``(text, template id, object ids, type ids)`` rows."""
+    return [(str(a["action"]), int(a["template_id"]), tuple(a["obj_ids"]), tuple(a["type_ids"]))
+            for a in orjson.loads(valid)["validActions"]]
+
+
+class ChildAnswer(Mapping[str, Any]):
+    """A child's answer from :meth:`SWEngine.step_children`: ``step``'s answer, but its valid list is kept as
+    ScienceWorld's text and parsed each time it is read. A state's hundreds of children wait together until
+    the caller takes each; parsed up front, their valid lists (a thousand rows each, deeper in a game) stayed
+    alive together and Python's collector walked them again and again (docs/benchmarks.md, "Children in one
+    JVM round trip")."""
+
+    __slots__ = ("_fields", "_valid")
+
+    def __init__(self, fields: dict[str, Any], valid: str) -> None:
+        self._fields, self._valid = fields, valid
+
+    def __getitem__(self, key: str) -> Any:
+        return valid_list(self._valid) if key == "valid" else self._fields[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((*self._fields, "valid"))
+
+    def __len__(self) -> int:
+        return len(self._fields) + 1
 
 
 def cached_variation(game: Game) -> int | None:

@@ -12,6 +12,11 @@ ScienceWorld's own calls and forks replay, as before.
 
 A snapshot lives in the JVM under an int id; :class:`Snapshot` is its Python handle. Dropping the handle
 queues the id and the helper's next call frees it in the same round trip.
+
+A state's children are stepped in one round trip (:meth:`Helper.children`: for each move the parent restored
+and the move stepped with every read; a child is kept as its parent and its move until it is restored), as
+TextWorldExpress's helper does; Lookahead and Search get them through
+:meth:`s1gym.engines.base.EngineEnv.fork_steps`.
 """
 
 from __future__ import annotations
@@ -20,12 +25,13 @@ import logging
 import os
 import threading
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from s1gym.engines.jvm import compile_helper
 
-__all__ = ["SEP", "Helper", "Snapshot", "helper_classpath"]
+__all__ = ["RS", "SEP", "Helper", "Snapshot", "helper_classpath"]
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +39,8 @@ SOURCE = Path(__file__).with_name("S1ScienceWorld.java")
 CLASS_FILE = Path("s1gym", "scienceworld", "S1ScienceWorld.class")
 #: the separator of the helper's answer's fields (no ScienceWorld text holds it)
 SEP = "\x01"
+#: the separator of :meth:`Helper.children`'s answers (no ScienceWorld text holds it either)
+RS = "\x02"
 _lock = threading.Lock()
 _built: dict[str, str | None] = {}
 
@@ -56,13 +64,25 @@ def helper_classpath(jar: str) -> str | None:
 
 class Snapshot:
     """A game's state held in the JVM (by id), with the game and the moves that reached it (a JVM that died
-    took the snapshot with it: the state is then replayed)."""
+    took the snapshot with it: the state is then replayed).
 
-    __slots__ = ("__weakref__", "game", "id", "moves", "owner")
+    A child stepped with its siblings (:meth:`Helper.children`) is held as its ``parent`` and its move (``id``
+    None): its first restore steps the move again from the parent, with every read, and snapshots the state
+    it reaches (a state's hundreds of children are rarely all stepped further: Lookahead drops them all)."""
 
-    def __init__(self, owner: Helper, snap_id: int, game: Any, moves: tuple[str, ...]) -> None:
-        self.owner, self.id, self.game, self.moves = owner, snap_id, game, moves
-        weakref.finalize(self, owner.pending.append, snap_id)  # freed with the helper's next call
+    __slots__ = ("__weakref__", "game", "id", "moves", "owner", "parent")
+
+    def __init__(self, owner: Helper, snap_id: int | None, game: Any, moves: tuple[str, ...],
+                 parent: Snapshot | None = None) -> None:
+        self.owner, self.game, self.moves, self.parent = owner, game, moves, parent
+        self.id: int | None = None
+        if snap_id is not None:
+            self.hold(snap_id)
+
+    def hold(self, snap_id: int) -> None:
+        """This snapshot is the JVM's ``snap_id`` (freed with the helper's next call once the handle is dropped)."""
+        self.id, self.parent = snap_id, None
+        weakref.finalize(self, self.owner.pending.append, snap_id)
 
 
 class Helper:
@@ -76,7 +96,7 @@ class Helper:
             raise LookupError("s1gym.scienceworld.S1ScienceWorld is not on the JVM's classpath")  # noqa: TRY004
         # py4j looks a static member up with a round trip of its own each time: look each up once
         self.read, self.step, self.replay = cls.read, cls.step, cls.replay
-        self._take, self._restore, self._held = cls.take, cls.restore, cls.held
+        self._take, self._restore, self._held, self._children = cls.take, cls.restore, cls.held, cls.children
         cls.noDelay()
         #: ids whose handles were dropped, freed by the next call
         self.pending: list[int] = []
@@ -100,22 +120,33 @@ class Helper:
     def take(self, pi: Any, game: Any, moves: tuple[str, ...]) -> Snapshot:
         """A snapshot of ``pi``'s game; one the JVM holds nothing for (id -1: restoring it replays the moves)
         when the copy failed (collections kept moving objects during it: S1ScienceWorld.deepCopy)."""
+        return Snapshot(self, self._take_id(pi), game, moves)
+
+    def _take_id(self, pi: Any) -> int:
         from py4j.protocol import Py4JJavaError
 
         try:
-            snap_id = int(self._take(pi, self._frees()))
+            return int(self._take(pi, self._frees()))
         except Py4JJavaError as exc:
             log.warning("s1gym: a ScienceWorld snapshot failed (%s); that state will be replayed",
                         str(exc).strip().splitlines()[0][:200])
-            snap_id = -1
-        return Snapshot(self, snap_id, game, moves)
+            return -1
 
     def restore(self, pi: Any, snap: Snapshot) -> bool:
         """``pi`` brought to ``snap``; False when this JVM does not hold it or the copy failed (``pi`` is then
-        unchanged: the copy comes before any change)."""
+        unchanged: the copy comes before any change). A child held as its parent and its move is brought to
+        its parent, steps the move (with every read: the same state) and is snapshotted from then on."""
         from py4j.protocol import Py4JJavaError
 
-        if snap.owner is not self or snap.id < 0:
+        if snap.owner is not self:
+            return False
+        if snap.id is None:
+            if snap.parent is None or not self.restore(pi, snap.parent):
+                return False
+            self.step(pi, snap.moves[-1])
+            snap.hold(self._take_id(pi))
+            return True
+        if snap.id < 0:
             return False
         try:
             return bool(self._restore(pi, snap.id, self._frees()))
@@ -123,6 +154,35 @@ class Helper:
             log.warning("s1gym: restoring a ScienceWorld snapshot failed (%s); replaying it",
                         str(exc).strip().splitlines()[0][:200])
             return False
+
+    def children(self, pi: Any, parent: Snapshot, moves: Sequence[str]) -> list[tuple[Snapshot, str]] | None:
+        """For each of ``moves``, ``pi`` brought to ``parent`` and the move stepped with every read (exactly
+        ``restore`` then ``step``), all in one round trip: the child's snapshot (held as ``parent`` and the
+        move: :class:`Snapshot`) and the step's packed answer (``step``'s), in order; then ``pi`` and the JVM's
+        global state are at ``parent``. ``None`` when this JVM does not hold ``parent`` or a move holds a
+        newline (the helper's separator); or when a copy failed in the JVM: then ``pi`` is in no known state
+        (the caller restores it before using it)."""
+        from py4j.protocol import Py4JJavaError
+
+        if parent.owner is not self or not moves or any("\n" in m for m in moves):
+            return None
+        if parent.id is None and not self.restore(pi, parent):  # a child itself: snapshotted first
+            return None
+        if parent.id is None or parent.id < 0:
+            return None
+        try:
+            out = self._children(pi, parent.id, "\n".join(moves), self._frees())
+        except Py4JJavaError as exc:
+            log.warning("s1gym: stepping ScienceWorld children in one call failed (%s); stepping them one by one",
+                        str(exc).strip().splitlines()[0][:200])
+            return None
+        if out is None:
+            return None
+        answers = str(out).split(RS)
+        if len(answers) != len(moves):
+            raise RuntimeError(f"ScienceWorld helper: {len(answers)} answers for {len(moves)} moves")
+        return [(Snapshot(self, None, parent.game, (*parent.moves, move), parent), answer)
+                for move, answer in zip(moves, answers, strict=True)]
 
     def held(self) -> int:
         """Snapshots the JVM holds (after freeing the dropped ones)."""
