@@ -233,3 +233,80 @@ def test_the_progress_estimate_counts_down_the_skills_left_along_the_experts_pla
     assert env.steps == 13
     assert [round(values[i], 4) for i in (0, 7, 12)] == [13.2563, 6.5922, 2.3993]
     assert registration.progress_estimate(make("s1/PickPlaceRaw-v0").task_name) is None
+
+
+def _physics(arm) -> dict:
+    """Every field of the arm's MjData the task reads or the next step starts from, copied."""
+    d = arm.data
+    out = {f: np.array(getattr(d, f)) for f in ("time", "qpos", "qvel", "act", "ctrl", "qacc_warmstart", "mocap_pos",
+                                           "mocap_quat", "xpos", "xquat", "xmat", "site_xpos", "qacc")}
+    out["contacts"] = np.array([(c.geom1, c.geom2, *c.pos, *c.frame) for c in d.contact[: d.ncon]])
+    return out
+
+
+def _same(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+@settings(max_examples=6, deadline=None)
+@given(env_id=st.sampled_from(["s1/PickPlaceRaw-v0", "s1/PickPlace-v0"]),
+       picks=st.lists(st.integers(0, 31), min_size=2, max_size=6), live=st.integers(1, 3))
+def test_forks_hold_the_compact_state_and_parked_arms_come_back_bit_identically(env_id, picks, live):
+    """Issue 55: a fork holds the integration state (~3 KB), no MjData, until it is stepped or read; with only
+    ``live`` arms allowed an MjData, the others are parked and rebuilt from it when read again. A chain of forks,
+    each stepped once and kept (as Search keeps the env of every expanded node), matches the same moves played
+    on one env at every step, and a parked fork read again equals what it was when it was stepped, bit for bit:
+    body and site poses, contacts (what is held), velocities, the solver's warm start."""
+    from s1gym.tasks.robot.arm import DATA_POOL
+
+    limit = DATA_POOL.live_limit
+    DATA_POOL.live_limit = live
+    try:
+        plain, chain = make(env_id), make(env_id)
+        plain.reset(seed=5)
+        chain.reset(seed=5)
+        kept = []                                   # (fork, its physics and observation when it was stepped)
+        for pick in picks:
+            if plain.done:
+                break
+            move = plain.candidates[pick % len(plain.candidates)]
+            fork = chain.fork()
+            assert fork.arm._data is None and fork.arm.state().nbytes < 4096   # 1-4 blocks: 294-387 numbers
+            fork.step_move(move)
+            plain.step_move(move)
+            assert fork.situation().observation == plain.situation().observation
+            assert _same(_physics(fork.arm), _physics(plain.arm))
+            kept.append((fork, _physics(fork.arm), fork.situation().observation))
+            chain = fork
+        assert sum(f.arm._data is not None for f, _, _ in kept) <= live
+        for fork, physics, observation in kept:     # rebuilt where parked, in the order Search would read them
+            assert fork.situation().observation == observation
+            assert _same(_physics(fork.arm), physics)
+    finally:
+        DATA_POOL.live_limit = limit
+
+
+def test_a_closed_fork_says_so():
+    env = make("s1/PickPlaceRaw-v0")
+    env.reset(seed=1)
+    arm = env.fork().arm
+    arm.release()
+    with pytest.raises(RuntimeError, match="this arm was released .*fork the env before closing it"):
+        arm.control(np.zeros(3))
+
+
+def test_a_spare_keeps_no_warning_of_the_arm_that_had_it():
+    """A spare ``MjData`` carries its last arm's warning counters; a fork rebuilt in it starts from none (a
+    stale "contacts full" count would make its first step raise ArenaFull)."""
+    import mujoco
+
+    env = make("s1/PickPlaceRaw-v0")
+    env.reset(seed=1)
+    used = env.fork()
+    used.step_move("move 2 cm down")
+    spare = used.arm.data
+    spare.warning[int(mujoco.mjtWarning.mjWARN_CONTACTFULL)].number = 3
+    used.close()
+    fork = env.fork()
+    fork.step_move("move 2 cm down")
+    assert fork.arm.data is spare and fork.arm.data.warning[int(mujoco.mjtWarning.mjWARN_CONTACTFULL)].number == 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import math
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +20,7 @@ import numpy as np
 from s1gym.errors import S1GymError
 from s1gym.tasks.robot.scene import ARENA_BYTES, Scene, build_model, import_robotics
 
-__all__ = ["MAX_MOVE", "SUBSTEPS", "Arm", "ArenaFull", "BlockPose"]
+__all__ = ["DATA_POOL", "MAX_MOVE", "SUBSTEPS", "ArenaFull", "Arm", "BlockPose"]
 
 #: MuJoCo steps per control step (FetchPickAndPlace's n_substeps)
 SUBSTEPS = 20
@@ -52,27 +52,42 @@ class BlockPose:
     half: tuple[float, float, float]
 
 
-class _SpareData:
-    """``MjData`` of closed copies, kept for the next copy of the same model.
+class _DataPool:
+    """Who holds an ``MjData``: at most :attr:`live_limit` arms of a thread at once, plus spares.
 
-    A new ``MjData`` costs ~0.6-0.9 ms (its buffer and the bindings' ~150 array views); copying a state
-    into a spare one with ``mj_copyData`` costs ~0.01 ms. Search and Lookahead close every fork they are
-    done with (:meth:`Arm.release`), so a search's forks mostly reuse a handful of ``MjData``. At most
-    :attr:`LIMIT` are kept (the oldest dropped), whatever their model, so spares never hold models alive
-    in bulk.
+    An arm keeps its compact state (:meth:`Arm.state`, ~3 KB) at all times and an ``MjData`` (~1.2 MB: its
+    1 MiB arena and buffers) only while it is in use. When an arm of a thread needs one and that thread's
+    :attr:`live_limit` arms already hold theirs, the one stepped least recently gives its up (it is *parked*)
+    and rebuilds it, exactly, the next time it is read or stepped (:meth:`Arm._materialise`). Only the thread
+    that gave an arm its ``MjData`` parks it, so an arm in use in another thread is never robbed mid-step.
+    ``MjData`` of released arms (:meth:`Arm.release`: closed envs and forks) wait as spares for the next arm of
+    the same model: a new ``MjData`` costs ~0.6-0.9 ms (its buffer and the bindings' ~150 array views),
+    rebuilding a state in a spare ~0.04 ms (the state written, one substep run). At most :attr:`spare_limit` spares are kept (the oldest dropped),
+    whatever their model, so spares never hold models alive in bulk.
     """
 
-    LIMIT = 32
+    #: arms of one thread that hold an ``MjData`` at once (``None``: no limit, every arm keeps its own)
+    live_limit: int | None = 16
+    spare_limit = 32
 
     def __init__(self) -> None:
-        self._free: deque = deque(maxlen=self.LIMIT)
+        self._free: deque = deque(maxlen=self.spare_limit)
         self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def _live(self) -> OrderedDict:
+        live = getattr(self._local, "live", None)
+        if live is None:
+            live = self._local.live = OrderedDict()
+        return live
 
     def take(self, model):
-        """A spare ``MjData`` of ``model`` (its contents stale: copy into it), or ``None``."""
+        """A spare ``MjData`` of ``model`` (its contents stale: write a state into it), or ``None``; the one given
+        back last first (its memory the likeliest in cache)."""
         with self._lock:
-            for i, data in enumerate(self._free):
-                if data.model is model:
+            for i in range(len(self._free) - 1, -1, -1):
+                if self._free[i].model is model:
+                    data = self._free[i]
                     del self._free[i]
                     return data
         return None
@@ -81,16 +96,71 @@ class _SpareData:
         with self._lock:
             self._free.append(data)
 
+    def attach(self, arm: Arm, data=None):
+        """Register ``arm`` as holding an ``MjData`` (``data``, else a spare or a parked arm's of its model, else
+        a new one), parking this thread's least recently stepped arm when the limit is reached."""
+        live = self._live()
+        if data is None:
+            data = self.take(arm.model)
+        limit = self.live_limit
+        while limit is not None and len(live) >= limit:
+            _, oldest = live.popitem(last=False)
+            freed, oldest._data = oldest._data, None
+            if freed is None:
+                continue
+            if data is None and freed.model is arm.model:
+                data = freed
+            else:
+                self.give(freed)
+        if data is None:
+            import mujoco
+
+            data = mujoco.MjData(arm.model)
+        live[id(arm)] = arm
+        return data
+
+    def touch(self, arm: Arm) -> None:
+        """``arm`` was stepped: the last of its thread's arms to be parked."""
+        live = self._live()
+        if id(arm) in live:
+            live.move_to_end(id(arm))
+
+    def detach(self, arm: Arm) -> None:
+        """``arm`` gives its ``MjData`` up for the next arm (spare)."""
+        self._live().pop(id(arm), None)
+        if arm._data is not None:
+            self.give(arm._data)
+            arm._data = None
+
     def clear(self) -> None:
+        """Drop the spares (the arms in use keep theirs)."""
         with self._lock:
             self._free.clear()
 
 
-SPARE_DATA = _SpareData()
+DATA_POOL = _DataPool()
+#: the name bench/robot.py uses (its "no spare" fork)
+SPARE_DATA = DATA_POOL
+#: a fork keeps only the compact state (False: a whole ``MjData`` copy per fork, as before issue 55; with
+#: ``DATA_POOL.live_limit = None`` that is the old way, which bench/robot_raw.py measures beside the new one)
+COMPACT_FORKS = True
 
 
 class Arm:
-    """The physics of one scene: ``model`` (shared by every copy) and ``data`` (each copy its own)."""
+    """The physics of one scene: ``model`` (shared by every copy) and ``data`` (each copy its own, held only
+    while in use: :class:`_DataPool`).
+
+    The compact state. MuJoCo's integration state (``mj_getState(..., mjSTATE_INTEGRATION)``: time, qpos,
+    qvel, act, the solver's warm start, ctrl, applied forces, mocap poses, ...; 294-387 numbers for 1-4 blocks) is all that
+    ``mj_step`` reads: it recomputes every derived quantity (positions, contacts, forces) from it first. So
+    the arm keeps the integration state of *before the last substep* of its last control step
+    (:attr:`_pre`), and rebuilds its ``MjData`` by writing that state into a spare and running that one
+    substep again: the same inputs to the same deterministic step, so every field the code reads (qpos,
+    body and site poses, the contacts that tell what is held, the poses the next control step's mocap reset
+    reads) is bit-identical to what the control step left, and so is every step after it
+    (tests/test_robot.py). A fork is a copy of the Python fields sharing ``_pre`` (never written in place:
+    each control step makes a new one), no ``MjData`` at all until it is stepped or read.
+    """
 
     def __init__(self, scene: Scene, model=None) -> None:
         import mujoco
@@ -103,7 +173,10 @@ class Arm:
         self._constraints_full = int(mujoco.mjtWarning.mjWARN_CNSTRFULL)
         self.scene = scene
         self.model = build_model(scene) if model is None else model
-        self.data = mujoco.MjData(self.model)
+        self._sig = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+        self._pre: np.ndarray | None = None
+        self._data = None
+        self._data = DATA_POOL.attach(self, mujoco.MjData(self.model))
         self.yaw = 0.0
         self.closed = False
         self.steps = 0
@@ -141,17 +214,23 @@ class Arm:
             move = move * (MAX_MOVE / norm)
         g = -1.0 if self.closed else 1.0
         action = np.concatenate([move, [0.0, 0.0, 0.0, 0.0], [g, g]])
-        self._utils.ctrl_set_action(self.model, self.data, action)
-        self._utils.mocap_set_action(self.model, self.data, action)
-        self.data.mocap_quat[0] = _yaw_quat(self.yaw)
+        m, d = self.model, self.data
+        DATA_POOL.touch(self)
+        self._utils.ctrl_set_action(m, d, action)
+        self._utils.mocap_set_action(m, d, action)
+        d.mocap_quat[0] = _yaw_quat(self.yaw)
+        pre = np.empty(self._mj.mj_stateSize(m, self._sig))
         try:
-            self._mj.mj_step(self.model, self.data, nstep=SUBSTEPS)
+            self._mj.mj_step(m, d, nstep=SUBSTEPS - 1)
+            self._mj.mj_getState(m, d, pre, self._sig)
+            self._mj.mj_step(m, d)
         except self._mj.FatalError as exc:
             if "out of memory" not in str(exc):
                 raise
             raise self._arena_full() from exc
-        warning = self.data.warning
-        if warning[self._contact_full].number or warning[self._constraints_full].number:
+        self._pre = pre
+        warnings = d.warning.number
+        if warnings[self._contact_full] or warnings[self._constraints_full]:
             raise self._arena_full()
         self.steps += 1
 
@@ -201,20 +280,44 @@ class Arm:
         return between[0] if between else None
 
     # ------------------------------------------------------------------ copy
+    @property
+    def data(self):
+        """The ``MjData`` (rebuilt from the compact state if this arm was parked or is a fresh fork)."""
+        data = self._data
+        return data if data is not None else self._materialise()
+
+    def state(self) -> np.ndarray:
+        """The compact state: the integration state before the last substep (read-only; see the class doc)."""
+        if self._pre is None:
+            raise RuntimeError("this arm was released (its env was closed): fork the env before closing it")
+        return self._pre
+
+    def _materialise(self):
+        state = self.state()
+        data = DATA_POOL.attach(self)
+        mj = self._mj
+        mj.mj_setState(self.model, data, state, self._sig)
+        data.warning.number[:] = 0      # a spare's warnings are another arm's
+        mj.mj_step(self.model, data)    # the last substep again: every derived field as the step left it
+        self._data = data
+        return data
+
     def copy(self) -> Arm:
-        """An exact, independent copy (shares the model, copies ``MjData``: a bit-identical continuation)."""
+        """An exact, independent copy sharing the model: the compact state only (:data:`COMPACT_FORKS`), its
+        ``MjData`` made when it is first stepped or read; a bit-identical continuation."""
         clone = object.__new__(Arm)
         clone.__dict__.update(self.__dict__)
-        spare = SPARE_DATA.take(self.model)
-        if spare is None:
-            clone.data = copy.copy(self.data)
-        else:
-            self._mj.mj_copyData(spare, self.model, self.data)
-            clone.data = spare
+        clone._data = None
+        if not COMPACT_FORKS:           # the way before issue 55: a whole MjData copy per fork
+            spare = DATA_POOL.take(self.model)
+            if spare is None:
+                spare = copy.copy(self.data)
+            else:
+                self._mj.mj_copyData(spare, self.model, self.data)
+            clone._data = DATA_POOL.attach(clone, spare)
         return clone
 
     def release(self) -> None:
         """Give this copy's ``MjData`` back for the next copy; the arm cannot be used after it."""
-        if self.data is not None:
-            SPARE_DATA.give(self.data)
-            self.data = None
+        DATA_POOL.detach(self)
+        self._pre = None

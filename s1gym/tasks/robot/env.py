@@ -24,10 +24,13 @@ while the arm works elsewhere must not count as progress (Search banks every ris
 for clear goals ``0.9 *`` the share of the blocks that started inside the area and are out of it, on the
 table (a fallen block counts as inside).
 
-Fork: the arm's ``MjData`` copied (``mj_copyData``; the model is shared and never changed) with the env's own
-fields: a bit-identical continuation (tests/test_robot.py, hypothesis over skill sequences). ``close()``
-gives a fork's ``MjData`` back for the next fork (:class:`~s1gym.tasks.robot.arm.Arm`), which Search and
-Lookahead do with every fork they are done with: a new ``MjData`` costs ~50x a copy into a spare one.
+Fork: the arm's compact state (MuJoCo's integration state, ~3 KB; the model is shared and never changed) with
+the env's own fields; the fork's ``MjData`` is rebuilt from it when the fork is first stepped or read, and an
+arm not stepped lately gives its ``MjData`` up (at most 16 per thread hold one), so Search, which keeps the env
+of every expanded node, holds a few KB a node, not 1.2 MB (:class:`~s1gym.tasks.robot.arm.Arm`). A
+bit-identical continuation (tests/test_robot.py, hypothesis over raw and skill sequences). ``close()`` gives a
+fork's ``MjData`` back for the next one, which Search and Lookahead do with every fork they are done with: a
+new ``MjData`` costs ~20x rebuilding a state in a spare one.
 """
 
 from __future__ import annotations
