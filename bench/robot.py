@@ -93,7 +93,7 @@ def main() -> None:
           f"{len(skills)} expert skills; CPU ms, medians")
     print("| what | s1gym PickPlace | Fetch (gymnasium-robotics) | ratio |")
     print("|---|---|---|---|")
-    print(f"| copy the game state | fork {med(forks):.3f} (closed after use), {med(fresh_forks):.2f} (no spare) | "
+    print(f"| copy the game state | fork {med(forks):.3f} (closed after use), {med(fresh_forks):.2f} (spares cleared: a compact fork makes no MjData until stepped) | "
           f"reset {fetch_reset:.2f} / gym.make {fetch_make:.0f} (deepcopy {deepcopy_note}) | "
           f"fork = 1/{fetch_make / med(forks):.0f} of gym.make (1/{fetch_make / med(fresh_forks):.0f} without a "
           f"spare), {med(forks) / fetch_reset:.3f}x a reset |")
