@@ -95,9 +95,16 @@ def ambiguity_answers(observation: str) -> list[str]:
     return list(dict.fromkeys(_ANSWER_LINE.findall(observation)))
 
 
+#: the verbs by their first word, longest first (a verb can only start a text that starts with its first word)
+_BY_FIRST: dict[str, tuple[str, ...]] = {}
+for _verb in _VERBS:
+    _BY_FIRST[_verb.split(" ")[0]] = (*_BY_FIRST.get(_verb.split(" ")[0], ()), _verb)
+
+
 def verb_of(text: str) -> str:
-    """The template verb a move starts with (``""`` when none does)."""
-    for verb in _VERBS:
+    """The template verb a move starts with (``""`` when none does). Called on every row of every valid list
+    (a thousand or more a state, each child of a search too): looked up by the first word."""
+    for verb in _BY_FIRST.get(text.split(" ", 1)[0], ()):
         if text == verb or text.startswith(verb + " "):
             return verb
     return ""
