@@ -10,7 +10,11 @@ the family's JVM helper (reads one py4j call each, forks replay). ``python -m s1
 forks`` checks snapshots and exact replays against the game played straight on every task (:func:`fork_exactness`).
 ``python -m s1gym.tasks.scienceworld.bench table`` plays issue 52's first policy table on test variations
 (:func:`policy_table`; its games, step limit, Search budget and time caps are fixed in :data:`TABLE_TASKS` and
-:data:`TABLE_POLICIES` as docs/benchmarks.md's protocol states them).
+:data:`TABLE_POLICIES` as docs/benchmarks.md's protocol states them), ``table2`` the second: every task type
+with the fitted Local (:func:`full_table`, :data:`FULL_TABLE_POLICIES`).
+``python -m s1gym.tasks.scienceworld.bench children`` times Lookahead's annotate with a state's children
+stepped in one JVM round trip against one fork and step each (:func:`children_speed`); ``rss`` reads the
+JVM's and Python's resident memory over 500 short episodes (:func:`rss_after_episodes`).
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ import s1gym  # noqa: F401 - registers the ids
 from s1gym.core import BasePolicy, Decision, Situation, Usage
 from s1gym.tasks.scienceworld.env import TASKS, ScienceWorldEnv
 
-__all__ = ["TABLE_POLICIES", "TABLE_TASKS", "fork_exactness", "gold_survival", "policy_table", "speed"]
+__all__ = ["FULL_TABLE_POLICIES", "TABLE_POLICIES", "TABLE_TASKS", "children_speed", "deviation_recovery",
+           "fork_exactness", "full_table", "gold_survival", "policy_table", "rss_after_episodes", "speed"]
 
 #: the table's five task types (docs/benchmarks.md, protocol of 2026-12-06): per ScienceWorld task group
 #: (the number before the dash of its id) the type with the shortest gold paths on train variations 0 and 1
@@ -47,6 +52,16 @@ TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 #: Search's options in the table: inner-policy calls and seconds per search
 TABLE_SEARCH: dict[str, Any] = {"budget": 8, "max_seconds": 20.0}
+
+#: the second table (docs/benchmarks.md, protocol of 2026-12-06 02:46): every task type's test variation 2,
+#: with the fitted Local; per policy its wrappers' options and its time cap (seconds over all its games)
+FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float]] = {
+    "rule": ("rule", (), {}, 600.0),
+    "local": ("local", (), {}, 600.0),
+    "lookahead(local)": ("local", ("lookahead",), {"width": 16}, 1500.0),
+    "search(local)": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0}, 2400.0),
+}
+FULL_TABLE_SEEDS = (2,)
 
 
 def gold_survival(variations: int = 2, tasks: tuple[str, ...] = TASKS, fold: str = "train") -> dict:
@@ -198,6 +213,128 @@ def fork_exactness(tasks: tuple[str, ...] = TASKS, steps: int = 5) -> dict:
     return {"tasks": rows, "agree": sum(r["agree"] for r in rows.values()), "of": len(rows)}
 
 
+#: deviation: the fraction of the gold path after which the player deviates (one state per fraction, per game)
+DEVIATION_AT = (1 / 3, 2 / 3)
+#: deviation: the folds whose first variation (seed 0) of each task is played, in this order
+DEVIATION_FOLDS = ("train", "dev")
+
+
+def deviation_recovery(tasks: tuple[str, ...] = TASKS, folds: tuple[str, ...] = DEVIATION_FOLDS,
+                       at: tuple[float, ...] = DEVIATION_AT, seed: int = 0, max_seconds: float = 1500.0,
+                       undo: bool = True, log: Any = print) -> dict:
+    """The expert after the player leaves the gold path (docs/benchmarks.md, "The expert after a deviation").
+
+    Games: variation ``seed`` of ``folds`` (ScienceWorld's split; never test) of each task, played fold by
+    fold (all tasks of the first, then the next). Per game the expert walks the gold path (its on-path
+    moves); at gold index ``floor(f * len(gold))`` for each ``f`` of ``at`` (a state the walk reaches with
+    the game on and the expert having a move) a fork of the walk plays one deviating move: the candidates in
+    the order of a generator seeded with (task's index, fold's index, the gold index), the first that is not
+    the expert's move there and neither ends the game nor loses it on a fork (at most 50 tried). From there
+    the expert plays to the end: ``won`` (its replan found a rest of the gold path that wins, and playing it
+    won), ``fell_back`` (``RuntimeError``: no rest wins; Rule would play ``wait1``), the old expert's answer
+    (it raised on every state off the gold path: ``old_no_move``), the try the replan took (``offset``:
+    ``back`` or the gold offset), its fork steps and the seconds; ``checked_not_won`` counts plans checked
+    on forks that did not win when played (exactness: 0), ``by_verb`` the states and wins per deviating verb. Games are no longer started once ``max_seconds`` have passed (``not run``)."""
+    bad = [f for f in folds if f not in ("train", "dev")]
+    if bad or not folds:
+        raise ValueError(f"deviation: folds must be some of train, dev (never test), got {list(folds)}")
+    rows: list[dict[str, Any]] = []
+    start = time.perf_counter()
+    skipped: list[tuple[str, str]] = []
+    for fold in folds:
+        for task in tasks:
+            if time.perf_counter() - start > max_seconds:
+                skipped.append((task, fold))
+                continue
+            env: ScienceWorldEnv = gym.make("s1/ScienceWorld-v0", task=task, fold=fold).unwrapped
+            env.replan_undo = undo  # the A/B of the undo tries (its forks inherit it)
+            env.reset(seed=seed)
+            gold = env.gold_path()
+            points = sorted({int(f * len(gold)) for f in at})
+            for k in points:
+                row: dict[str, Any] = {"task": task, "fold": fold, "variation": env.variation, "gold": len(gold),
+                                       "at": k}
+                try:
+                    while env.steps < k and not env.done:
+                        env.step_move(env.expert_action())
+                    expert_move = env.expert_action() if not env.done else None
+                except RuntimeError as exc:
+                    rows.append({**row, "reached": False, "why": str(exc)})
+                    log(rows[-1], flush=True)
+                    break
+                if env.done:
+                    rows.append({**row, "reached": False, "why": "the game ended on the gold path"})
+                    log(rows[-1], flush=True)
+                    break
+                rng = np.random.default_rng([TASKS.index(task), ("train", "dev", "test").index(fold), k])
+                deviation = None
+                for i in rng.permutation(len(env.candidates))[:50]:
+                    move = env.candidates[int(i)]
+                    if move == expert_move:
+                        continue
+                    probe = env.fork()
+                    probe.step_move(move)
+                    harmless = not probe.done
+                    probe.close()
+                    if harmless:
+                        deviation = move
+                        break
+                if deviation is None:
+                    rows.append({**row, "reached": True, "why": "no deviating move that keeps the game on"})
+                    log(rows[-1], flush=True)
+                    continue
+                player = env.fork()
+                player.step_move(deviation)
+                row.update(reached=True, deviation=deviation, old_no_move=not player._on_expert_path())
+                t = time.perf_counter()
+                fell_back = False
+                first = True
+                while not player.done:
+                    try:
+                        move = player.expert_action()
+                    except RuntimeError:
+                        fell_back = True
+                        break
+                    if first:
+                        row["replan_seconds"] = round(time.perf_counter() - t, 2)
+                        row["offset"] = player.replan_offset
+                        first = False
+                    player.step_move(move)
+                row.update(won=player.won, lost=player.lost, fell_back=fell_back, steps=player.steps,
+                           replans=player.replans, replan_steps=player.replan_steps,
+                           seconds=round(time.perf_counter() - t, 2))
+                player.close()
+                rows.append(row)
+                log(row, flush=True)
+            env.close()
+    played = [r for r in rows if "won" in r]
+    tasks_out: dict[str, dict[str, int]] = {}
+    for r in played:
+        agg = tasks_out.setdefault(r["task"], {"states": 0, "won": 0, "fell_back": 0, "old_no_move": 0})
+        agg["states"] += 1
+        agg["won"] += int(r["won"])
+        agg["fell_back"] += int(r["fell_back"])
+        agg["old_no_move"] += int(r["old_no_move"])
+    from s1gym.tasks.scienceworld.candidates import verb_of
+
+    offsets: dict[str, int] = {}
+    verbs: dict[str, list[int]] = {}
+    for r in played:
+        if r.get("offset") is not None:
+            offsets[str(r["offset"])] = offsets.get(str(r["offset"]), 0) + 1
+        verb = verbs.setdefault(verb_of(r["deviation"]) or r["deviation"], [0, 0])
+        verb[0] += 1
+        verb[1] += int(r["won"])
+    return {"rows": rows, "tasks": tasks_out, "states": len(played), "won": sum(r["won"] for r in played),
+            "checked_not_won": sum(1 for r in played if r.get("offset") is not None and not r["won"]),
+            "by_verb": verbs,
+            "fell_back": sum(r["fell_back"] for r in played), "old_no_move": sum(r["old_no_move"] for r in played),
+            "offsets": offsets, "not_reached": sum(1 for r in rows if "won" not in r),
+            "not_run": skipped, "seconds": round(time.perf_counter() - start, 1),
+            "replan_seconds_median": statistics.median([r["replan_seconds"] for r in played
+                                                        if "replan_seconds" in r] or [0.0])}
+
+
 class _Deadline(BasePolicy):
     """The table's per-game time cap: ``policy``'s decisions until ``seconds`` of the episode have passed
     (checked before each decision), then a decision that gives up (the runner ends the game unsolved with
@@ -221,9 +358,24 @@ class _Deadline(BasePolicy):
         return self.policy.decide(situation)
 
 
+def full_table(names: tuple[str, ...] = tuple(FULL_TABLE_POLICIES), tasks: tuple[str, ...] = TASKS,
+               log: Any = print) -> dict:
+    """The second table (:data:`FULL_TABLE_POLICIES`): ``names`` on test variation 2 of each task type, step
+    limit 250 (the family's), 120 s a game, each policy's own cap."""
+    policies = {name: FULL_TABLE_POLICIES[name] for name in names}
+    return policy_table(tuple(policies), tasks, seeds=FULL_TABLE_SEEDS, max_steps=250, game_cap_s=120.0,
+                        policies={n: (b, w) for n, (b, w, _, _) in policies.items()},
+                        options={n: o for n, (_, _, o, _) in policies.items()},
+                        policy_caps={n: c for n, (_, _, _, c) in policies.items()}, log=log)
+
+
 def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[str, ...] = TABLE_TASKS,
                  variations: int = 2, max_steps: int = 30, game_cap_s: float = 120.0,
-                 policy_cap_s: float = 720.0, agreement: bool = False, log: Any = print) -> dict:
+                 policy_cap_s: float = 720.0, agreement: bool = False, log: Any = print,
+                 seeds: tuple[int, ...] | None = None,
+                 policies: dict[str, tuple[str, tuple[str, ...]]] | None = None,
+                 options: dict[str, dict[str, Any]] | None = None,
+                 policy_caps: dict[str, float] | None = None) -> dict:
     """Each named policy (:data:`TABLE_POLICIES`) on the test variations ``0..variations-1`` of each task,
     played in the order variation 0 of every task, then variation 1, ... (so a policy cut by its time cap
     loses whole rounds, not whole tasks), preset ``easy``, ``max_steps`` moves. Per game: won, final score,
@@ -235,23 +387,27 @@ def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[st
     from s1gym.runner.spec import make_env
     from s1gym.wrappers import wrap
 
-    games = [(task, v) for v in range(variations) for task in tasks]
+    games = [(task, v) for v in (range(variations) if seeds is None else seeds) for task in tasks]
+    table = TABLE_POLICIES if policies is None else policies
     out: dict[str, Any] = {"max_steps": max_steps, "game_cap_s": game_cap_s, "policy_cap_s": policy_cap_s,
-                           "search": TABLE_SEARCH, "policies": {}}
+                           "search": TABLE_SEARCH if options is None else options,
+                           "policy_caps": policy_caps, "policies": {}}
     envs: dict[str, Any] = {}
     try:
         for name in names:
-            if name not in TABLE_POLICIES:
-                raise ValueError(f"unknown table policy {name!r}; use some of {list(TABLE_POLICIES)}")
-            base, wrappers = TABLE_POLICIES[name]
+            if name not in table:
+                raise ValueError(f"unknown table policy {name!r}; use some of {list(table)}")
+            base, wrappers = table[name]
             inner = make_policy(base)
             if wrappers:
-                inner = wrap(inner, list(wrappers), **(TABLE_SEARCH if "search" in wrappers else {}))
+                extra = (TABLE_SEARCH if "search" in wrappers else {}) if options is None else options.get(name, {})
+                inner = wrap(inner, list(wrappers), **extra)
             policy = _Deadline(inner, game_cap_s)
+            cap = policy_cap_s if policy_caps is None else policy_caps.get(name, policy_cap_s)
             rows, spent = [], 0.0
             for task, seed in games:
                 row: dict[str, Any] = {"task": task, "seed": seed}
-                if spent > policy_cap_s:
+                if spent > cap:
                     rows.append({**row, "run": False})
                     continue
                 if task not in envs:
@@ -293,15 +449,139 @@ def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[st
     return out
 
 
+#: children: the states (task, train seed, depth along the expert's gold path), fixed before the run
+CHILDREN_STATES = (("boil", 0, 0), ("boil", 0, 15), ("inclined-plane-determine-angle", 0, 0),
+                   ("inclined-plane-determine-angle", 0, 40))
+
+
+def children_speed(states: tuple[tuple[str, int, int], ...] = CHILDREN_STATES, rounds: int = 3) -> dict:
+    """Lookahead's annotate (every child of a state, through ``fork_steps``) with the children stepped in one
+    JVM round trip (``B``) against one fork and step per child (``O``: the engine's ``can_step_children``
+    off), and a plain step of each of the same moves on a fork holding the state (``P``), ``rounds`` times per
+    state (B first in even rounds, O first in odd ones; P last). Seconds; ratios paired within a round
+    (docs/benchmarks.md, "Children in one JVM round trip"). Warm: one untimed batched annotate first."""
+    from s1gym.policies import make_policy
+    from s1gym.wrappers import Lookahead
+
+    look = Lookahead(make_policy("uniform"))
+    envs: dict[str, ScienceWorldEnv] = {}
+
+    def at(task: str, seed: int, depth: int) -> ScienceWorldEnv:
+        env = envs.get(task) or envs.setdefault(task, gym.make("s1/ScienceWorld-v0", task=task).unwrapped)
+        env.reset(seed=seed)
+        while env.steps < depth:
+            env.step_move(env.expert_action())
+        env.snapshot()  # untimed: every mode starts from the parent's snapshot
+        return env
+
+    def annotate(env: ScienceWorldEnv, batch: bool) -> float:
+        env.engine().can_step_children = batch  # the family's one engine; engine() leaves it holding the state
+        t = time.perf_counter()
+        look.annotate(env.situation())
+        return time.perf_counter() - t
+
+    def plain(env: ScienceWorldEnv, moves: list[str]) -> float:
+        total = 0.0
+        for move in moves:
+            fork = env.fork()
+            fork.engine()  # untimed: the engine restored to the state for this fork
+            t = time.perf_counter()
+            fork.step_move(move)
+            total += time.perf_counter() - t
+            fork.close()
+        return total
+
+    first = at(*states[0])
+    default = first.engine().can_step_children  # put back at the end (off unless S1GYM_SW_CHILDREN=1)
+    annotate(first, True)  # warm-up, untimed
+    rows, all_bo, all_bp = [], [], []
+    for task, seed, depth in states:
+        env = at(task, seed, depth)
+        moves = list(env.candidates)
+        n = len(moves)
+        b, o, p = [], [], []
+        for r in range(rounds):
+            for batch in ((True, False) if r % 2 == 0 else (False, True)):
+                (b if batch else o).append(annotate(env, batch))
+            p.append(plain(env, moves))
+        env.engine().can_step_children = default
+        bo = [x / y for x, y in zip(b, o, strict=True)]
+        bp = [x / y for x, y in zip(b, p, strict=True)]  # (B / n) / (P / n)
+        all_bo += bo
+        all_bp += bp
+        row = {"task": task, "seed": seed, "depth": depth, "children": n,
+               "batch_s": statistics.median(b), "one_by_one_s": statistics.median(o),
+               "batch_ms_per_child": 1000 * statistics.median(b) / n,
+               "one_by_one_ms_per_child": 1000 * statistics.median(o) / n,
+               "plain_step_ms": 1000 * statistics.median(p) / n,
+               "batch_over_one_by_one": statistics.median(bo), "child_over_plain_step": statistics.median(bp),
+               "rounds": {"batch_s": b, "one_by_one_s": o, "plain_s": p}}
+        rows.append(row)
+        print(json.dumps({k: v for k, v in row.items() if k != "rounds"}), flush=True)
+    for env in envs.values():
+        env.close()
+    return {"states": rows, "batch_over_one_by_one": statistics.median(all_bo),
+            "child_over_plain_step": statistics.median(all_bp), "rounds": rounds}
+
+
+def rss_after_episodes(episodes: int = 500, moves: int = 5, children: int = 20, every: int = 50) -> dict:
+    """The JVM's and this process's resident memory over ``episodes`` short ScienceWorld episodes (episode i:
+    task ``TASKS[i % 30]``, train seed ``i // 30``; reset, ``moves`` moves drawn with a generator seeded i
+    among the candidates that are not ``focus on``, and after the 2nd move the children of the first
+    ``children`` candidates in one call, dropped at once). Every ``every`` episodes: RSS and peak RSS (kB)
+    of both processes, the snapshots the JVM holds, the seconds (docs/benchmarks.md)."""
+    from s1gym.tasks.scienceworld.engine import HEAP, get_jvm
+
+    def status(pid: int | str) -> dict[str, int]:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as f:
+            rows = dict(line.split(":", 1) for line in f if ":" in line)
+        return {k: int(rows[k].split()[0]) for k in ("VmRSS", "VmHWM")}
+
+    env: ScienceWorldEnv = gym.make("s1/ScienceWorld-v0").unwrapped
+    start = time.perf_counter()
+    samples = []
+    for i in range(episodes):
+        rng = np.random.default_rng(i)
+        env.reset(seed=(i // 30) * 30 + i % 30)  # without task=: TASKS[seed % 30], variation index seed // 30
+        for k in range(moves):
+            if env.done:
+                break
+            if k == 2 and children:
+                engine = env.engine()  # the env's own engine (no restore): batched whatever the default
+                engine.can_step_children = engine.helper is not None
+                for child, _ in env.fork_steps(env.candidates[:children]):
+                    child.close()
+            safe = [c for c in env.candidates if not c.startswith("focus on")] or env.candidates
+            env.step_move(safe[int(rng.integers(len(safe)))])
+        if (i + 1) % every == 0 or i + 1 == episodes:
+            jvm = get_jvm()
+            java, python = status(jvm.process.pid), status("self")
+            held = jvm.helper.held() if jvm.helper is not None else None
+            sample = {"episodes": i + 1, "jvm_rss_mb": java["VmRSS"] / 1024, "jvm_peak_mb": java["VmHWM"] / 1024,
+                      "python_rss_mb": python["VmRSS"] / 1024, "python_peak_mb": python["VmHWM"] / 1024,
+                      "snapshots_held": held, "seconds": round(time.perf_counter() - start, 1)}
+            samples.append(sample)
+            print(json.dumps(sample), flush=True)
+    env.close()
+    return {"heap": HEAP, "episodes": episodes, "samples": samples, **samples[-1]}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m s1gym.tasks.scienceworld.bench", description=__doc__)
-    parser.add_argument("what", choices=("survival", "speed", "forks", "table"))
+    parser.add_argument("what", choices=("survival", "speed", "forks", "table", "table2", "deviation", "children",
+                                         "rss"))
     parser.add_argument("--variations", type=int, default=2)
     parser.add_argument("--fold", default="train", choices=("train", "dev", "test"),
                         help="survival: the split whose first --variations variations are walked (default train)")
     parser.add_argument("--tasks", default="", help="comma-separated task names (default: all 30)")
     parser.add_argument("--policies", default="",
                         help="table: comma-separated names of TABLE_POLICIES (default: all, in their order)")
+    parser.add_argument("--deviation-folds", default=",".join(DEVIATION_FOLDS),
+                        help="deviation: comma-separated folds (train, dev; never test), default train,dev")
+    parser.add_argument("--deviation-seed", type=int, default=0,
+                        help="deviation: the seed (variation index in the fold) of every game, default 0")
+    parser.add_argument("--no-undo", action="store_true",
+                        help="deviation: the expert's replan without its undo tries (the A/B baseline)")
     parser.add_argument("--out", default="")
     args = parser.parse_args(argv)
     tasks = tuple(t for t in args.tasks.split(",") if t) or TASKS
@@ -309,16 +589,26 @@ def main(argv: list[str] | None = None) -> None:
         result = gold_survival(args.variations, tasks, args.fold)
     elif args.what == "forks":
         result = fork_exactness(tasks)
+    elif args.what == "deviation":
+        result = deviation_recovery(tasks, tuple(f for f in args.deviation_folds.split(",") if f),
+                                    seed=args.deviation_seed, undo=not args.no_undo)
+    elif args.what == "children":
+        result = children_speed()
+    elif args.what == "rss":
+        result = rss_after_episodes()
     elif args.what == "table":
         names = tuple(p for p in args.policies.split(",") if p) or tuple(TABLE_POLICIES)
         result = policy_table(names, tuple(t for t in args.tasks.split(",") if t) or TABLE_TASKS)
+    elif args.what == "table2":
+        result = full_table(tuple(p for p in args.policies.split(",") if p) or tuple(FULL_TABLE_POLICIES), tasks)
     else:
         result = speed()
     text = json.dumps(result, indent=1)
-    if args.what == "table":
+    if args.what in ("table", "table2"):
         print(json.dumps({name: r["summary"] for name, r in result["policies"].items()}, indent=1))
     else:
-        print(text if args.what == "speed" else json.dumps({k: v for k, v in result.items() if k != "tasks"}))
+        print(text if args.what in ("speed", "children", "rss")
+              else json.dumps({k: v for k, v in result.items() if k != "tasks"}))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(text)

@@ -1,0 +1,300 @@
+"""python -m s1gym.tasks.scienceworld.fit: fit Local's ScienceWorld model and progress estimate, write
+``data/local_scienceworld.json``.
+
+Labels: ScienceWorld's gold path mapped to candidates (:meth:`.env.ScienceWorldEnv.expert_action`), played
+from ``load`` on train-fold variations of all 30 task types (preset ``easy``; seeds ``0..--train-1``, of the two
+mendelian-genetics types, the slowest to play, ``0..--slow-1``). The roll-ins are the gold
+path itself (no deviations: the gold move is the label of its own states only): every state along it with a choice is
+one decision group of s1gym's shared recipe (:mod:`s1gym.models.fitting`), the plain candidates labelled with
+the gold move. Candidates whose feature names are the same are one row weighing ``log(count)`` (a column
+held at weight 1), which is the same likelihood as the rows one by one and a fraction of the memory. The L2
+is the one with the lowest NLL on dev-fold variations; the test fold is never used here. The progress
+estimate is a ridge fit of the moves left to the end of the gold path (episodes the gold path wins) on
+:func:`.tokens.progress_tokens`. Needs scipy (``pip install scipy``).
+
+``--cache FILE`` keeps the roll-ins (the situations as a player sees them and the gold move's index), so
+the features can be refitted without the JVM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import pickle
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from s1gym.core import Situation
+
+__all__ = ["collapse", "collect", "main"]
+
+OUT = Path(__file__).parent / "data" / "local_scienceworld.json"
+#: the task types whose gold paths are slowest to play (80-130 moves, thousands of valid moves a state): fewer
+#: train seeds (``--slow``)
+SLOW = ("mendelian-genetics-known-plant", "mendelian-genetics-unknown-plant")
+#: the column of a collapsed row's ``log(count)``, held at weight 1 (never in a model file)
+COUNT = "~log_count"
+
+
+def _bare(situation: Situation) -> Situation:
+    """The situation without what does not pickle or is not read (the env's fork, the privileged door)."""
+    return replace(situation, fork=None, privileged=None, visited=(), state_key="")
+
+
+def collect(fold: str, seeds: range, tasks: tuple[str, ...] | None = None, log: bool = True
+            ) -> list[dict[str, Any]]:
+    """Per game (task type, seed of ``fold``), the gold path's states: ``{"task", "seed", "variation",
+    "won", "states": [(situation, gold index), ...]}``."""
+    from s1gym.tasks.scienceworld.env import TASKS, ScienceWorldEnv
+
+    games = []
+    for task in tasks or TASKS:
+        env = ScienceWorldEnv(task=task, fold=fold)
+        for seed in seeds:
+            started = time.time()
+            _obs, info = env.reset(seed=seed)
+            states = []
+            note = ""
+            while not info["game_over"] and info["steps"] < env.max_steps:
+                try:
+                    move = env.expert_action()
+                except RuntimeError as e:
+                    note = str(e)
+                    break
+                situation = env.situation()
+                states.append((_bare(situation), situation.texts.index(move)))
+                _obs, _r, _te, _tr, info = env.step_move(move)
+            games.append({"task": task, "seed": seed, "variation": int(info["variation"]), "won": bool(info["won"]),
+                          "states": states, "note": note})
+            if log:
+                print(f"{fold} {task} seed {seed} var {info['variation']}: {len(states)} states, won {info['won']} "
+                      f"{note} ({time.time() - started:.1f} s)", flush=True)
+        env.close()
+    return games
+
+
+def collapse(cands: list[list[str]], good: int) -> tuple[list[list[str | tuple[str, float]]], int]:
+    """The candidates with the same feature names as one row (with :data:`COUNT` = log of how many), the
+    good candidate alone in its own row (first): the same likelihood under a weight of 1 on :data:`COUNT`."""
+    import math
+
+    counts = Counter(tuple(sorted(fs)) for i, fs in enumerate(cands) if i != good)
+    rows: list[list[str | tuple[str, float]]] = [list(cands[good])]
+    for key, k in counts.items():
+        rows.append([*key, (COUNT, math.log(k))] if k > 1 else list(key))
+    return rows, 0
+
+
+def load_cache(path: Path) -> dict[str, list[dict[str, Any]]]:
+    with gzip.open(path, "rb") as f:
+        return pickle.load(f)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--train", type=int, default=8, help="train-fold seeds 0..N-1 of each task type")
+    parser.add_argument("--slow", type=int, default=3, help="train-fold seeds 0..N-1 of the two mendelian types")
+    parser.add_argument("--dev", type=int, default=1, help="dev-fold seeds 0..N-1 of each task type")
+    parser.add_argument("--cache", type=Path, default=None, help="roll-ins kept here (read when present)")
+    parser.add_argument("--collect-only", action="store_true", help="only collect the roll-ins into --cache")
+    parser.add_argument("--min-games", type=int, default=3, help="an object word's column needs gold moves in N train games")
+    parser.add_argument("--common-games", type=int, default=60, help="an object word's column also when in any candidate of N train games")
+    parser.add_argument("--generic-every", type=int, default=10, help="generic Local on every N-th dev decision (0: skip)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    start = time.time()
+    args.from_cache = args.cache is not None and args.cache.exists()
+    if args.from_cache:
+        data = load_cache(args.cache)
+    else:
+        from s1gym.tasks.scienceworld.env import TASKS
+
+        slow = [t for t in TASKS if t in SLOW]
+        rest = tuple(t for t in TASKS if t not in SLOW)
+        train = collect("train", range(args.train), rest) + collect("train", range(min(args.train, args.slow)), tuple(slow))
+        data = {"train": train, "dev": collect("dev", range(args.dev))}
+        if args.cache is not None:
+            with gzip.open(args.cache, "wb") as f:
+                pickle.dump(data, f)
+    collect_seconds = time.time() - start
+    if args.collect_only:
+        print(f"collected in {collect_seconds:.0f} s")
+        return
+    fit(data, args, start, collect_seconds)
+
+
+def _is_word(name: str) -> bool:
+    return "|w:" in name or "|w2:" in name
+
+
+def vocabulary(games: list[dict[str, Any]], tokens: list[list[list[list[str]]]], min_games: int,
+               common_games: int) -> set[str]:
+    """The columns: the word names (an object's word with the verb) of gold moves in at least ``min_games``
+    train games (the frequent tool words) or of any candidate in at least ``common_games`` (what every
+    house holds: doors, the agent, the air), every other name met in at least two decisions."""
+    gold_games: Counter[str] = Counter()
+    any_games: Counter[str] = Counter()
+    decisions: Counter[str] = Counter()
+    for game, states in zip(games, tokens, strict=True):
+        seen: set[str] = set()
+        met: set[str] = set()
+        for (_s, good), cands in zip(game["states"], states, strict=True):
+            seen.update(n for n in cands[good] if _is_word(n))
+            names = {n for fs in cands for n in fs}
+            met.update(n for n in names if _is_word(n))
+            decisions.update(n for n in names if not _is_word(n))
+        gold_games.update(seen)
+        any_games.update(met)
+    return ({n for n, k in gold_games.items() if k >= min_games} | {n for n, k in any_games.items() if k >= common_games}
+            | {n for n, k in decisions.items() if k >= 2})
+
+
+def _featurise(games: list[dict[str, Any]]) -> list[list[list[list[str]]]]:
+    from s1gym.tasks.scienceworld.tokens import candidate_tokens
+
+    return [[candidate_tokens(s) for s, _good in game["states"]] for game in games]
+
+
+def _groups(games: list[dict[str, Any]], tokens: list[list[list[list[str]]]], vocab: set[str]
+            ) -> list[tuple[list[list[str | tuple[str, float]]], int]]:
+    out = []
+    for game, states in zip(games, tokens, strict=True):
+        for (s, good), cands in zip(game["states"], states, strict=True):
+            if len(s.candidates) > 1:
+                out.append(collapse([[n for n in fs if n in vocab] for fs in cands], good))
+    return out
+
+
+def _plain_metrics(games: list[dict[str, Any]], tokens: list[list[list[list[str]]]], weights: dict[str, float]
+                   ) -> dict[str, float]:
+    """Dev NLL per decision and top-1 (the highest-scored candidate is the gold move; ties go to the first)
+    of the model, and of flat odds over the candidates."""
+    import numpy as np
+
+    nll, top, flat_nll, flat_top, n = 0.0, 0, 0.0, 0.0, 0
+    for game, states in zip(games, tokens, strict=True):
+        for (s, good), cands in zip(game["states"], states, strict=True):
+            k = len(s.candidates)
+            if k < 2:
+                continue
+            z = np.array([sum(weights.get(t, 0.0) for t in fs) for fs in cands])
+            m = z.max()
+            nll += float(m + np.log(np.exp(z - m).sum()) - z[good])
+            top += int(np.argmax(z) == good)
+            flat_nll += float(np.log(k))
+            flat_top += 1.0 / k
+            n += 1
+    return {"decisions": n, "nll": nll / n, "top1": top / n, "flat_nll": flat_nll / n, "flat_top1": flat_top / n}
+
+
+def _generic_local(games: list[dict[str, Any]], every: int) -> dict[str, float]:
+    """Dev NLL and top-1 of Local without a fitted model (its general weights and MiniLM cosines) on every
+    ``every``-th decision."""
+    import numpy as np
+
+    from s1gym.policies import Local
+
+    local = Local(pairs=False)
+    nll, top, n, i = 0.0, 0, 0, 0
+    for game in games:
+        for s, good in game["states"]:
+            if len(s.candidates) < 2:
+                continue
+            i += 1
+            if i % every:
+                continue
+            z = local.logits(s)
+            m = z.max()
+            nll += float(m + np.log(np.exp(z - m).sum()) - z[good])
+            top += int(np.argmax(z) == good)
+            n += 1
+    return {"decisions": n, "nll": nll / n, "top1": top / n}
+
+
+def _progress_rows(games: list[dict[str, Any]]) -> tuple[list[list[str]], list[float]]:
+    """Progress tokens and moves left to the gold path's end, on the games the gold path wins."""
+    from s1gym.tasks.scienceworld.tokens import progress_tokens
+
+    rows: list[list[str]] = []
+    left: list[float] = []
+    for game in games:
+        if game["won"]:
+            n = len(game["states"])
+            for k, (s, _good) in enumerate(game["states"]):
+                rows.append(progress_tokens(s))
+                left.append(float(n - k))
+    return rows, left
+
+
+#: the L2 values tried (the one with the lowest dev NLL is kept)
+GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
+
+
+def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: float,
+        collect_seconds: float) -> None:
+    import numpy as np
+
+    from s1gym.models.fitting import Design, fit_ridge, select_l2
+    from s1gym.tasks.scienceworld.model import ScienceWorldModel
+
+    train_games, dev_games = data["train"], data["dev"]
+    train_tokens, dev_tokens = _featurise(train_games), _featurise(dev_games)
+    vocab = vocabulary(train_games, train_tokens, args.min_games, args.common_games)
+    columns = {n: j for j, n in enumerate(sorted(vocab | {COUNT}))}
+    train = Design(_groups(train_games, train_tokens, vocab), vocab=columns, growing=False)
+    dev = Design(_groups(dev_games, dev_tokens, vocab), vocab=columns, growing=False)
+    w0 = np.zeros(len(columns))
+    w0[columns[COUNT]] = 1.0
+    free = np.ones(len(columns), dtype=bool)
+    free[columns[COUNT]] = False
+    best = select_l2(train, dev, GRID, start=w0, free=free)
+    weights = {k: v for k, v in train.weights(best.w).items() if k != COUNT}
+    fit_seconds = time.time() - start
+    plain = _plain_metrics(dev_games, dev_tokens, weights)
+    generic = _generic_local(dev_games, args.generic_every) if args.generic_every else {}
+    rows, left = _progress_rows(train_games)
+    progress = {k: v for k, v in fit_ridge(rows, left, l2=1.0).items() if abs(v) >= 1e-4}
+    dev_rows, dev_left = _progress_rows(dev_games)
+    predicted = [max(0.0, progress.get("*", 0.0) + sum(progress.get(t, 0.0) for t in r if t != "*")) for r in dev_rows]
+    mean_left = float(np.mean(left))
+
+    def span(games: list[dict[str, Any]], fold: str, seeds: str) -> str:
+        decisions = sum(len(g["states"]) for g in games)
+        won = sum(g["won"] for g in games)
+        return (f"fold {fold}, seeds {seeds} of each of the 30 task types ({len(games)} games, {won} won by the "
+                f"gold path, {decisions} states)")
+
+    train_seeds = sorted({g["seed"] for g in train_games if g["task"] not in SLOW})
+    slow_seeds = sorted({g["seed"] for g in train_games if g["task"] in SLOW})
+    dev_seeds = sorted({g["seed"] for g in dev_games})
+    provenance = {
+        "fitted_by": "python -m s1gym.tasks.scienceworld.fit",
+        "labels": "ScienceWorld's gold paths mapped to candidates (ScienceWorldEnv.expert_action), preset easy, "
+                  "scienceworld 1.2.3; roll-ins are the gold path itself (the expert is lost off it)",
+        "train": span(train_games, "train", f"{train_seeds[0]}-{train_seeds[-1]} (the two mendelian-genetics types: "
+                                            f"{slow_seeds[0]}-{slow_seeds[-1]})"),
+        "dev": span(dev_games, "dev", f"{dev_seeds[0]}-{dev_seeds[-1]}"),
+        "test": "fold test never used",
+        "columns": f"{len(columns) - 1} names: object words of gold moves in >= {args.min_games} train games or of "
+                   f"any candidate in >= {args.common_games}, other names in >= 2 decisions",
+        "l2": best.l2,
+        "dev_nll_per_decision": {str(k): round(v, 4) for k, v in best.dev_nll.items()},
+        "dev_plain": {k: round(v, 4) for k, v in plain.items()},
+        "dev_generic_local": {k: round(v, 4) for k, v in generic.items()},
+        "progress": f"ridge (L2 1) of moves left to the gold path's end on {len(rows)} states of won train games; "
+                    f"dev MAE {np.mean(np.abs(np.subtract(predicted, dev_left))):.2f} moves against "
+                    f"{np.mean(np.abs(np.subtract(mean_left, dev_left))):.2f} for the train mean ({mean_left:.1f})",
+        "seconds": {"cache_load" if args.from_cache else "roll_ins": round(collect_seconds, 1),
+                    "fit": round(fit_seconds - collect_seconds, 1), "dev_figures": round(time.time() - fit_seconds - start, 1)},
+    }
+    model = ScienceWorldModel(weights, progress=progress, provenance=provenance)
+    args.out.write_text(json.dumps(model.to_json(), indent=1) + "\n")
+    print(json.dumps(provenance, indent=1))
+
+
+if __name__ == "__main__":
+    main()

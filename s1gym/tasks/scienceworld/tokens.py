@@ -1,0 +1,241 @@
+"""What Local's fitted ScienceWorld model reads: the observation parsed back (:func:`read_state`) and, per
+candidate move, feature names (:func:`candidate_tokens`); the situation's tokens of the progress estimate
+(:func:`progress_tokens`).
+
+Everything is read from what a player sees: the observation (``Task Description:`` and the task, the room
+as ``look around`` shows it, the inventory), the candidates and the moves played so far with their
+feedback (``Situation.history``); never from the env. A variation changes the substance, the object, the
+room, so the features are the ones that carry across variations of a task type:
+
+- the task type, read off the description's wording (:func:`task_type`: 30 patterns, ``?`` when none
+  matches) and the move's verb (:func:`.candidates.verb_of`);
+- for each object the move names (one, or two for ``move X to Y``, ``pour X in Y``, ``use X on Y``, ``dunk X
+  in Y``, ``connect X to Y``): whether the task names it (its head, the words before ``containing``, as a
+  phrase of the description, all its words, some, none), whether it is in the inventory;
+- the previous move's verb (a bigram), whether this move was played before and whether it was the last,
+  whether it names the last move's object, how many ``focus on`` moves were made (a wrong focus fails most
+  tasks), whether its objects were the objects of earlier moves (with this verb, another, never: the
+  flower pot not watered yet), a ``go to``/``teleport to`` the room one is in, a device the room shows
+  switched on or off (``a sink, which is turned on``), a door;
+- the object's head words with the task type and verb (``thermometer``, ``stove``, ``pot``, ``seed``...):
+  the reader names all of them, the fit keeps the words of gold moves seen in several train variations
+  and those of any candidate in many (doors, the agent, the air).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from s1gym.core import Situation
+from s1gym.tasks.scienceworld.candidates import verb_of
+
+__all__ = ["State", "candidate_tokens", "move_objects", "progress_tokens", "read_state", "task_type"]
+
+#: the task type by the description's wording, first match wins (ScienceWorld's task names; ``?``: none)
+_TYPES: tuple[tuple[str, str], ...] = (
+    (r"\bto boil\b", "boil"),
+    (r"\bto melt\b", "melt"),
+    (r"\bto freeze\b", "freeze"),
+    (r"change the state of matter of", "change-the-state-of-matter-of"),
+    (r"measure the temperature of", "use-thermometer"),
+    (r"measure the melting point of (?:solid |liquid |gaseous )?unknown substance", "measure-melting-point-unknown-substance"),
+    (r"measure the melting point of", "measure-melting-point-known-substance"),
+    (r"turn on the .*renewable", "power-component-renewable-vs-nonrenewable-energy"),
+    (r"turn on the", "power-component"),
+    (r"determine if unknown substance .* conductive", "test-conductivity-of-unknown-substances"),
+    (r"determine if .* conductive", "test-conductivity"),
+    (r"find a\(n\) living thing", "find-living-thing"),
+    (r"find a\(n\) non-living thing", "find-non-living-thing"),
+    (r"find a\(n\) plant", "find-plant"),
+    (r"find a\(n\) animal", "find-animal"),
+    (r"grow a .*from seed", "grow-plant"),
+    (r"\bgrow a", "grow-fruit"),
+    (r"use chemistry to create .*part-way", "chemistry-mix-paint-tertiary-color"),
+    (r"use chemistry to create the substance", "chemistry-mix"),
+    (r"use chemistry to create .*paint", "chemistry-mix-paint-secondary-color"),
+    (r"longest life span, then the shortest", "lifespan-longest-lived-then-shortest-lived"),
+    (r"longest life span", "lifespan-longest-lived"),
+    (r"shortest life span", "lifespan-shortest-lived"),
+    (r"life stages of the .*plant", "identify-life-stages-2"),
+    (r"life stages of", "identify-life-stages-1"),
+    (r"inclined planes .* angle", "inclined-plane-determine-angle"),
+    (r"inclined planes \(unknown material", "inclined-plane-friction-unnamed-surfaces"),
+    (r"inclined planes .* friction", "inclined-plane-friction-named-surfaces"),
+    (r"dominant or recessive trait in the unknown", "mendelian-genetics-unknown-plant"),
+    (r"dominant or recessive", "mendelian-genetics-known-plant"),
+)
+_TYPE_RES = tuple((re.compile(p), name) for p, name in _TYPES)
+_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*")
+_STOP = frozenset({"a", "an", "the", "in", "on", "to", "into", "of", "called", "substance", "containing", "is",
+                   "it", "and", "you", "your", "see", "this", "that"})
+#: the separators between a two-object move's objects, per verb (ScienceWorld's templates)
+_PAIRS = {"move": " to ", "pour": " in ", "use": " on ", "dunk": " in ", "connect": " to "}
+_ROOM = re.compile(r"This room is called the ([a-z ]+?)\.")
+_SWITCH = re.compile(r"\b(?:an?|the) ([a-z0-9 ]+?), which is (turned on|turned off|activated|deactivated)")
+_ON = {"turned on": "on", "activated": "on", "turned off": "off", "deactivated": "off"}
+
+
+def task_type(description: str) -> str:
+    """ScienceWorld's name of the task type a description states (``boil``, ...), ``?`` when none matches."""
+    text = " ".join(description.lower().split())
+    for pattern, name in _TYPE_RES:
+        if pattern.search(text):
+            return name
+    return "?"
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP)
+
+
+@dataclass(frozen=True)
+class State:
+    """A ScienceWorld observation read back."""
+
+    kind: str  # the task type (:func:`task_type`)
+    description: str  # the task, lower case, one space between words
+    task_words: frozenset[str]
+    inventory: str  # the inventory paragraph, lower case
+    room: str  # the room one is in ("" when not read)
+    #: what the room's devices say of themselves (``sink`` -> ``on``; ``stove`` -> ``off``)
+    switches: dict[str, str] = field(default_factory=dict)
+
+
+def read_state(text: str) -> State:
+    """The task type and description, the inventory and the room of an observation (its ``Moves:`` list
+    left out or not)."""
+    description, inventory, room = "", "", ""
+    switches: dict[str, str] = {}
+    for para in text.split("\n\n"):
+        head = para.lstrip()
+        if head.startswith("Task Description:"):
+            description = " ".join(head[len("Task Description:"):].lower().split())
+        elif head.startswith("In your inventory"):
+            inventory = head.lower()
+        elif head.startswith("This room is called"):
+            m = _ROOM.match(head)
+            room = m.group(1) if m else ""
+            switches = {name: _ON[how] for name, how in _SWITCH.findall(head)}
+    return State(task_type(description), description, _words(description), inventory, room, switches)
+
+
+def move_objects(text: str, verb: str) -> tuple[str, ...]:
+    """The object phrases a move names after its verb: one, two for a two-object template, none for ``look
+    around``, ``wait``..."""
+    body = text[len(verb):].strip()
+    if not body:
+        return ()
+    sep = _PAIRS.get(verb)
+    if sep is not None:
+        if verb == "pour" and " into " in body:
+            sep = " into "
+        if verb == "pour" or verb == "dunk":
+            i = body.rfind(sep)
+        else:
+            i = body.find(sep)
+        if i > 0:
+            return body[:i], body[i + len(sep):]
+    return (body,)
+
+
+def _head(phrase: str) -> str:
+    """An object phrase without its ``containing ...`` clause (``cup`` of ``cup containing orange juice``)."""
+    i = phrase.find(" containing ")
+    return phrase if i < 0 else phrase[:i]
+
+
+def _in_task(phrase: str, state: State) -> str:
+    """How the task names an object: ``p`` its head as a phrase, ``a`` all its words, ``s`` some, ``n`` none."""
+    head = _head(phrase)
+    if f" {head} " in f" {state.description} ".replace(".", " ").replace(",", " ").replace("'", " "):
+        return "p"
+    words = _words(head)
+    if not words:
+        return "n"
+    shared = len(words & state.task_words)
+    return "a" if shared == len(words) else "s" if shared else "n"
+
+
+def _focuses(history: Sequence[tuple[str, str]]) -> int:
+    return sum(1 for move, _ in history if move.startswith("focus on "))
+
+
+@lru_cache(maxsize=1 << 16)
+def _parsed(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """A move's verb, object phrases, their heads and the heads' words (cached: moves recur across states)."""
+    v = verb_of(text)
+    objects = move_objects(text, v)
+    heads = tuple(_head(o) for o in objects)
+    return v, objects, heads, tuple(tuple(sorted(_words(h))) for h in heads)
+
+
+def candidate_tokens(situation: Situation) -> list[list[str]]:
+    """Per candidate, the feature names of Local's fitted ScienceWorld model (see the module docstring)."""
+    state = read_state(situation.state_text or "")
+    kind = state.kind
+    history = situation.history
+    last_move = history[-1][0] if history else ""
+    pv = _parsed(last_move)[0] if history else "^"
+    last_heads = frozenset(_parsed(last_move)[2]) if history else frozenset()
+    played = {m for m, _ in history}
+    foci = f"foci:{min(_focuses(history), 3)}"
+    inventory = state.inventory
+    room = state.room
+    switches = state.switches
+    # per object head of the moves so far: the verbs it was moved with
+    before: dict[str, set[str]] = {}
+    for move, _ in history:
+        mv, _o, mheads, _w = _parsed(move)
+        for h in mheads:
+            before.setdefault(h, set()).add(mv)
+    memo: dict[str, str] = {}
+    out = []
+    for c in situation.candidates:
+        text = c.text
+        v, objects, heads, words = _parsed(text)
+        tv = f"{kind}|v:{v}"
+        toks = [f"v:{v}", tv, f"pv:{pv}|v:{v}", f"{kind}|pv:{pv}|v:{v}", f"{tv}|{foci}"]
+        if objects:
+            marks = []
+            for phrase, head in zip(objects, heads):
+                mark = memo.get(phrase)
+                if mark is None:
+                    mark = memo[phrase] = _in_task(phrase, state) + ("i" if head in inventory else "")
+                marks.append(mark)
+            tag = ",".join(marks)
+            toks += [f"v:{v}|task:{tag}", f"{tv}|task:{tag}", f"{tv}|task:{tag}|{foci}"]
+            for w in words[0]:
+                toks += [f"v:{v}|w:{w}", f"{tv}|w:{w}"]
+            if len(words) > 1:
+                for w in words[1]:
+                    toks += [f"v:{v}|w2:{w}", f"{tv}|w2:{w}"]
+            seen = "".join("n" if h not in before else "v" if v in before[h] else "o" for h in heads)
+            toks.append(f"{tv}|before:{seen}")
+            if heads[0] in switches:
+                toks.append(f"{tv}|switch:{switches[heads[0]]}")
+            if "door" in words[0]:
+                toks.append(f"{tv}|door")
+            if heads[0] in last_heads:
+                toks += [f"pv:{pv}|v:{v}|same", f"{kind}|pv:{pv}|v:{v}|same"]
+            if objects[0] == room and (v == "go to" or v == "teleport to"):
+                toks.append(f"v:{v}|here")
+        if text in played:
+            toks += [f"v:{v}|played", f"{tv}|played"]
+            if text == last_move:
+                toks += [f"v:{v}|last", f"{tv}|last"]
+        out.append(toks)
+    return out
+
+
+def progress_tokens(situation: Situation) -> list[str]:
+    """The situation's tokens of the moves-left estimate: the task type, alone and with the score (tenths),
+    the moves made (in fives, up to 100), the focuses made and each verb played so far."""
+    kind = read_state(situation.state_text or "").kind
+    history = situation.history
+    verbs = sorted({verb_of(m) for m, _ in history} - {""})
+    return ["*", kind, f"{kind}|score:{min(10, int(situation.score * 10))}",
+            f"{kind}|moves:{min(len(history) // 5, 20)}", f"{kind}|foci:{min(_focuses(history), 3)}",
+            *(f"{kind}|did:{v}" for v in verbs)]

@@ -1,0 +1,141 @@
+"""Local's fitted ScienceWorld model (issue 52): the shipped file loads with its progress estimate, the reader
+names exact features on a real state (one real JVM game), Local with the model ranks the gold move first on a
+named train state, the task type is read off the description's wording, malformed files are refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("scienceworld", reason="the scienceworld extra is not installed")
+
+from s1gym import registration
+from s1gym.core import Candidate, Situation
+from s1gym.tasks.scienceworld.model import ScienceWorldModel
+from s1gym.tasks.scienceworld.tokens import candidate_tokens, progress_tokens, task_type
+
+#: the state the model is checked on: train variation 0 of boil after the gold path's first four moves
+GOLD_PREFIX = 4
+#: the shipped estimate of the moves left there (the mapped gold path plays 32 more)
+PROGRESS_AT_BOIL_STATE = 27.101
+
+
+@pytest.fixture(scope="module")
+def boil_state():
+    """Train variation 0 of ``boil`` (preset easy) after the gold path's first four moves (wait1 for the open
+    door, go to kitchen, look around, pick up thermometer): the situation and the expert's next move."""
+    from s1gym.tasks.scienceworld.env import ScienceWorldEnv
+
+    env = ScienceWorldEnv(task="boil", fold="train")
+    try:
+        env.reset(seed=0)
+        for _ in range(GOLD_PREFIX):
+            env.step_move(env.expert_action())
+        yield env.situation(), env.expert_action()
+    finally:
+        env.close()
+
+
+def test_the_shipped_model_loads_with_its_progress_estimate_and_was_fitted_without_the_test_fold():
+    model = registration.local_model("ScienceWorld")
+    assert isinstance(model, ScienceWorldModel)
+    assert model.weights and model.progress
+    assert model.provenance["test"] == "fold test never used"
+    assert model.provenance["train"].startswith("fold train") and model.provenance["dev"].startswith("fold dev")
+    assert registration.progress_estimate("ScienceWorld") is not None
+
+
+def test_the_reader_names_exact_features_on_a_real_state(boil_state):
+    situation, expert = boil_state
+    assert [m for m, _ in situation.history] == ["wait1", "go to kitchen", "look around", "pick up thermometer"]
+    assert expert == "open cupboard"
+    tokens = dict(zip(situation.texts, candidate_tokens(situation), strict=True))
+    # the thermometer: in hand, not named by the task, the object of the last move (a pick up)
+    assert tokens["focus on thermometer"] == [
+        "v:focus on", "boil|v:focus on", "pv:pick up|v:focus on", "boil|pv:pick up|v:focus on",
+        "boil|v:focus on|foci:0", "v:focus on|task:ni", "boil|v:focus on|task:ni", "boil|v:focus on|task:ni|foci:0",
+        "v:focus on|w:thermometer", "boil|v:focus on|w:thermometer", "boil|v:focus on|before:o",
+        "pv:pick up|v:focus on|same",
+        "boil|pv:pick up|v:focus on|same"]
+    # the room one is in
+    assert tokens["teleport to kitchen"] == [
+        "v:teleport to", "boil|v:teleport to", "pv:pick up|v:teleport to", "boil|pv:pick up|v:teleport to",
+        "boil|v:teleport to|foci:0", "v:teleport to|task:n", "boil|v:teleport to|task:n",
+        "boil|v:teleport to|task:n|foci:0", "v:teleport to|w:kitchen", "boil|v:teleport to|w:kitchen",
+        "boil|v:teleport to|before:o", "v:teleport to|here"]
+    # a device the room shows switched off, a door
+    assert tokens["activate stove"][-2:] == ["boil|v:activate|before:n", "boil|v:activate|switch:off"]
+    assert "boil|v:go to|door" in tokens["go to door to hallway"]
+    # a move played before, the last one
+    assert tokens["look around"] == [
+        "v:look around", "boil|v:look around", "pv:pick up|v:look around", "boil|pv:pick up|v:look around",
+        "boil|v:look around|foci:0", "v:look around|played", "boil|v:look around|played"]
+    assert progress_tokens(situation) == ["*", "boil", "boil|score:0", "boil|moves:0", "boil|foci:0",
+                                          "boil|did:go to", "boil|did:look around", "boil|did:pick up",
+                                          "boil|did:wait1"]
+
+
+def test_local_with_the_fitted_model_ranks_the_gold_move_first_on_a_train_state(boil_state):
+    from s1gym.policies import Local
+
+    situation, expert = boil_state
+    decision = Local(preload=False).decide(situation)
+    assert situation.texts[int(decision.probabilities.argmax())] == expert
+
+
+@pytest.mark.parametrize(("description", "kind"), [
+    (("Your task is to boil water. For compounds without a boiling point, combusting the substance is also "
+     "acceptable."), "boil"),
+    ("Your task is to measure the melting point of mercury, which is located around the kitchen.",
+     "measure-melting-point-known-substance"),
+    (("Your task is to measure the melting point of solid unknown substance O, which is located around the "
+     "kitchen."), "measure-melting-point-unknown-substance"),
+    ("Your task is to turn on the blue light bulb by powering it using a renewable power source.",
+     "power-component-renewable-vs-nonrenewable-energy"),
+    ("Your task is to turn on the blue light bulb. First, focus on the blue light bulb.", "power-component"),
+    ("Your task is to focus on the 4 life stages of the moth, starting from earliest to latest.",
+     "identify-life-stages-1"),
+    ("Your task is to focus on the life stages of the cherry plant, starting from earliest to latest.",
+     "identify-life-stages-2"),
+    (("Your task is to determine which of the two inclined planes (unknown material G, unknown material F) has "
+     "the most friction."), "inclined-plane-friction-unnamed-surfaces"),
+    ("Your task is to determine which of the two inclined planes (greenpaint, bronze) has the most friction.",
+     "inclined-plane-friction-named-surfaces"),
+    ("Your task is to find the animal with the longest life span, then the shortest life span.",
+     "lifespan-longest-lived-then-shortest-lived"),
+    ("Your task is to use chemistry to create the substance 'smores'.", "chemistry-mix"),
+    ("Your task is to use chemistry to create orange paint. When you are done, focus on the orange paint.",
+     "chemistry-mix-paint-secondary-color"),
+    ("Your task is to sing a song.", "?"),
+])
+def test_the_task_type_is_read_off_the_descriptions_wording(description, kind):
+    assert task_type(description) == kind
+
+
+def test_a_situation_without_a_scienceworld_observation_reads_as_an_unknown_task_type():
+    situation = Situation(task="ScienceWorld", observation="", candidates=(Candidate("wait1"),))
+    assert candidate_tokens(situation) == [["v:wait1", "?|v:wait1", "pv:^|v:wait1", "?|pv:^|v:wait1",
+                                            "?|v:wait1|foci:0"]]
+
+
+def test_malformed_model_files_are_refused_with_a_clear_error(tmp_path):
+    shipped = json.loads(registration.model_file("ScienceWorld").read_text())
+    wrong_version = tmp_path / "v99.json"
+    wrong_version.write_text(json.dumps({**shipped, "features_version": 99}))
+    with pytest.raises(ValueError, match="not a scienceworld model of features version 1.*refit it"):
+        registration.load_model(wrong_version)
+    unknown_kind = tmp_path / "kind.json"
+    unknown_kind.write_text(json.dumps({**shipped, "kind": "sciencewrld"}))
+    with pytest.raises(ValueError, match="model kind 'sciencewrld' is not one a family declares"):
+        registration.load_model(unknown_kind)
+
+
+def test_the_progress_estimate_reads_the_situation(boil_state):
+    situation, _expert = boil_state
+    estimate = registration.progress_estimate("ScienceWorld")
+    model = registration.local_model("ScienceWorld")
+    tokens = progress_tokens(situation)
+    expected = max(0.0, model.progress["*"] + sum(model.progress.get(t, 0.0) for t in tokens if t != "*"))
+    assert estimate(situation) == pytest.approx(expected, abs=1e-9)
+    assert estimate(situation) == pytest.approx(PROGRESS_AT_BOIL_STATE, abs=1e-3)
