@@ -1,7 +1,7 @@
 package s1gym.jvm;
 
 // Deep copies of a game's object graph inside a JVM: the one copier the families' Java helpers share
-// (TextWorldExpress's S1Snapshots.java; ScienceWorld's helper can switch to it). s1gym compiles this file
+// (TextWorldExpress's S1Snapshots.java, ScienceWorld's S1ScienceWorld.java). s1gym compiles this file
 // together with a family's helper (s1gym/engines/jvm.py, compile_helper) into that family's cache folder.
 //
 // A copy reaches every object the root reaches, field by field through sun.misc.Unsafe (no constructor runs,

@@ -12,35 +12,33 @@ package s1gym.scienceworld;
 // waited up to 40 ms for the delayed ACK of the previous one.
 //
 // Snapshots: a deep copy of a PythonInterface (the game, its agent, task, parser, history: every object it
-// reaches, field by field through sun.misc.Unsafe, sharing and cycles kept; no constructor runs) together with
-// the JVM-global state a game reads: scala.util.Random's generator (``load`` seeds it with the variation),
-// the UniqueIdentifier counter (new objects' ids) and the SimplifierProcessor's list. Restoring copies the
-// stored game again into the live interface (the object py4j holds), so a snapshot restores any number of
-// times. Shared rather than copied: strings, boxed primitives, classes, enums, Scala ``object``s (the global
-// state above is saved separately) and objects without fields.
+// reaches, field by field through sun.misc.Unsafe, sharing and cycles kept; no constructor runs: the families'
+// shared copier, s1gym/engines/S1DeepCopy.java, compiled with this file) together with the JVM-global state a
+// game reads: scala.util.Random's generator (``load`` seeds it with the variation), the UniqueIdentifier
+// counter (new objects' ids) and the SimplifierProcessor's list. Restoring copies the stored game again into
+// the live interface (the object py4j holds), so a snapshot restores any number of times. Shared rather than
+// copied: the copier's base set (strings, boxed primitives, classes, enums, Scala ``object``s: the global
+// state above is saved separately; objects without fields, ...) and the interface's task definitions; no
+// records (S1DeepCopy's ``records`` is off here: no test checks ScienceWorld's classes for it).
 //
 // Children: ``children`` steps every move of a snapshot in one call (Lookahead and Search step all the
 // candidates of a state), each child exactly a restore of the parent and ``step``.
 //
 // Identity: the family's JVM runs with -XX:hashCode=2 (every identity hash is 1, so hash sets of game objects
-// iterate in insertion order and a copied set keeps working). An IdentityHashMap would then degrade to a list,
-// so the copy maps originals to copies by their (compressed) address, valid while no collection moves objects:
-// the copy is redone when the collectors' counts changed during it.
+// iterate in insertion order and a copied set keeps working). An identity-keyed table would then degrade to a
+// list, so the copier maps originals to copies by their (compressed) address (``byAddress``), valid while no
+// collection moves objects: S1DeepCopy redoes a copy when the collectors' counts changed during it.
 
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
 import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
 import main.scala.scienceworld.runtime.SimplifierProcessor$;
+import s1gym.jvm.S1DeepCopy;
 import scala.collection.mutable.ArrayBuffer;
 import scienceworld.actions.PossibleAction;
 import scienceworld.input.ActionDefinitions;
@@ -58,8 +56,6 @@ public final class S1ScienceWorld {
     /** PythonInterface's TaskMaker1: every task's definitions (most of the interface's objects), read by
      *  ``load`` and the gold-path generator only: never copied, the live interface keeps its own */
     private static final long TASK_MAKER;
-    private static final boolean COMPRESSED;
-    private static final long ARRAY_BASE;
     static {
         try {
             Field f = Unsafe.class.getDeclaredField("theUnsafe");
@@ -70,12 +66,14 @@ public final class S1ScienceWorld {
             RNG_GAUSSIAN = U.objectFieldOffset(Random.class.getDeclaredField("nextNextGaussian"));
             RNG_HAS_GAUSSIAN = U.objectFieldOffset(Random.class.getDeclaredField("haveNextNextGaussian"));
             TASK_MAKER = U.objectFieldOffset(PythonInterface.class.getDeclaredField("taskMaker"));
-            COMPRESSED = U.arrayIndexScale(Object[].class) == 4;
-            ARRAY_BASE = U.arrayBaseOffset(Object[].class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
+
+    /** ScienceWorld's copier: no classes shared beyond the copier's base set, no records, keyed by address
+     *  (the JVM's identity hashes are all alike: see the file's comment). */
+    static final S1DeepCopy COPIER = new S1DeepCopy(null, false, true);
 
     // ------------------------------------------------------------------------------------------- reads
     private static final ThreadLocal<Boolean> NO_DELAY = new ThreadLocal<>();
@@ -331,7 +329,7 @@ public final class S1ScienceWorld {
         ArrayBuffer<?> simp = SimplifierProcessor$.MODULE$.simplifications();
         Object[] simplifications = new Object[simp.length()];
         for (int k = 0; k < simplifications.length; k++) simplifications[k] = simp.apply(k);
-        PythonInterface copy = (PythonInterface) deepCopy(pi, U.getObject(pi, TASK_MAKER));
+        PythonInterface copy = (PythonInterface) COPIER.copy(pi, U.getObject(pi, TASK_MAKER));
         int id = nextId++;
         STORE.put(id, new Stored(copy, U.getLong(util.UniqueIdentifier$.MODULE$, UID_COUNT),
                 ((java.util.concurrent.atomic.AtomicLong) U.getObject(rng, RNG_SEED)).get(),
@@ -388,13 +386,8 @@ public final class S1ScienceWorld {
     private static boolean bring(PythonInterface pi, int id) throws InstantiationException {
         Stored s = STORE.get(id);
         if (s == null) return false;
-        PythonInterface copy = (PythonInterface) deepCopy(s.pi, U.getObject(s.pi, TASK_MAKER));
-        Layout l = LAYOUTS.get(PythonInterface.class);
-        for (long off : l.longs) U.putLong(pi, off, U.getLong(copy, off));
-        for (long off : l.ints) U.putInt(pi, off, U.getInt(copy, off));
-        for (long off : l.shorts) U.putShort(pi, off, U.getShort(copy, off));
-        for (long off : l.bytes) U.putByte(pi, off, U.getByte(copy, off));
-        for (long off : l.refs) if (off != TASK_MAKER) U.putObject(pi, off, U.getObject(copy, off));
+        PythonInterface copy = (PythonInterface) COPIER.copy(s.pi, U.getObject(s.pi, TASK_MAKER));
+        COPIER.copyFields(copy, pi, TASK_MAKER);  // the live interface keeps its own task definitions
         U.putLong(util.UniqueIdentifier$.MODULE$, UID_COUNT, s.uid);
         Random rng = globalRandom();
         ((java.util.concurrent.atomic.AtomicLong) U.getObject(rng, RNG_SEED)).set(s.seed);
@@ -423,206 +416,5 @@ public final class S1ScienceWorld {
         for (String s : ids.split(",")) {
             if (!s.isEmpty()) STORE.remove(Integer.parseInt(s));
         }
-    }
-
-    // ------------------------------------------------------------------------------------------ deep copy
-    /** Per class: how its instances are copied, and the offsets of their instance fields by size. */
-    private static final class Layout {
-        static final int COPY = 0, SHARE = 1, PRIMITIVE_ARRAY = 2, SHALLOW_ARRAY = 3, ARRAY = 4;
-        final int kind;
-        final long[] refs, longs, ints, shorts, bytes;
-        final Object module;  // a Scala object's one instance (shared), else null
-
-        Layout(Class<?> c) {
-            List<Long> r = new ArrayList<>(), lo = new ArrayList<>(), in = new ArrayList<>(),
-                    sh = new ArrayList<>(), by = new ArrayList<>();
-            if (c.isArray()) {
-                Class<?> e = c.getComponentType();
-                kind = e.isPrimitive() ? PRIMITIVE_ARRAY : sharedClass(e) && Modifier.isFinal(e.getModifiers())
-                        ? SHALLOW_ARRAY : ARRAY;
-                module = null;
-            } else if (sharedClass(c)) {
-                kind = SHARE;
-                module = null;
-            } else {
-                for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
-                    for (Field f : k.getDeclaredFields()) {
-                        if (Modifier.isStatic(f.getModifiers())) continue;
-                        long off = U.objectFieldOffset(f);
-                        Class<?> t = f.getType();
-                        if (!t.isPrimitive()) r.add(off);
-                        else if (t == long.class || t == double.class) lo.add(off);
-                        else if (t == int.class || t == float.class) in.add(off);
-                        else if (t == short.class || t == char.class) sh.add(off);
-                        else by.add(off);
-                    }
-                }
-                module = moduleOf(c);
-                kind = r.isEmpty() && lo.isEmpty() && in.isEmpty() && sh.isEmpty() && by.isEmpty() ? SHARE : COPY;
-            }
-            refs = unbox(r); longs = unbox(lo); ints = unbox(in); shorts = unbox(sh); bytes = unbox(by);
-        }
-    }
-
-    private static long[] unbox(List<Long> xs) {
-        long[] out = new long[xs.size()];
-        for (int k = 0; k < out.length; k++) out[k] = xs.get(k);
-        return out;
-    }
-
-    private static final ClassValue<Layout> LAYOUTS = new ClassValue<Layout>() {
-        @Override
-        protected Layout computeValue(Class<?> c) {
-            return new Layout(c);
-        }
-    };
-
-    private static boolean sharedClass(Class<?> c) {
-        return c == String.class || c == Class.class || c.isEnum() || c == Boolean.class || c == Character.class
-                || c == Integer.class || c == Long.class || c == Double.class || c == Float.class
-                || c == Short.class || c == Byte.class || java.lang.ref.Reference.class.isAssignableFrom(c)
-                || Thread.class.isAssignableFrom(c) || ClassLoader.class.isAssignableFrom(c) || c.isHidden();
-    }
-
-    private static Object moduleOf(Class<?> c) {
-        try {
-            Field f = c.getDeclaredField("MODULE$");
-            if (Modifier.isStatic(f.getModifiers()) && f.getType() == c) {
-                f.setAccessible(true);
-                return f.get(null);
-            }
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            // not a Scala object
-        }
-        return null;
-    }
-
-    private static long collections() {
-        long n = 0;
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) n += gc.getCollectionCount();
-        return n;
-    }
-
-    /** A deep copy of everything ``root`` reaches (sharing and cycles kept; ``shared`` is not copied); redone when a collection ran
-     *  during it (the address map would be stale). */
-    static Object deepCopy(Object root, Object shared) throws InstantiationException {
-        for (int attempt = 0; ; attempt++) {
-            long before = collections();
-            Object out = copyOnce(root, shared);
-            if (collections() == before) return out;
-            if (attempt >= 8) throw new IllegalStateException("S1ScienceWorld: collections kept interrupting a copy");
-        }
-    }
-
-    /** An open-addressing map from an object's address (while nothing moves) to its copy. */
-    private static final class AddressMap {
-        long[] keys = new long[1 << 14];
-        Object[] originals = new Object[1 << 14];
-        Object[] values = new Object[1 << 14];
-        int size;
-        final Object[] holder = new Object[1];
-
-        long address(Object o) {
-            holder[0] = o;
-            long a = COMPRESSED ? (U.getInt(holder, ARRAY_BASE) & 0xffffffffL) : U.getLong(holder, ARRAY_BASE);
-            holder[0] = null;
-            return a;
-        }
-
-        private static int slot(long a, int mask) {
-            long h = a * 0x9E3779B97F4A7C15L;
-            return (int) (h ^ (h >>> 32)) & mask;
-        }
-
-        Object get(Object o) {
-            long a = address(o);
-            int mask = keys.length - 1;
-            for (int k = slot(a, mask); ; k = (k + 1) & mask) {
-                Object orig = originals[k];
-                if (orig == null) return null;
-                if (orig == o) return values[k];
-            }
-        }
-
-        void put(Object o, Object copy) {
-            if ((size + 1) * 2 > keys.length) grow();
-            insert(address(o), o, copy);
-            size++;
-        }
-
-        private void insert(long a, Object o, Object copy) {
-            int mask = keys.length - 1;
-            int k = slot(a, mask);
-            while (originals[k] != null) k = (k + 1) & mask;
-            keys[k] = a; originals[k] = o; values[k] = copy;
-        }
-
-        private void grow() {
-            long[] ks = keys; Object[] os = originals, vs = values;
-            keys = new long[ks.length * 2]; originals = new Object[ks.length * 2]; values = new Object[ks.length * 2];
-            for (int k = 0; k < ks.length; k++) if (os[k] != null) insert(ks[k], os[k], vs[k]);
-        }
-    }
-
-    private static Object copyOnce(Object root, Object shared) throws InstantiationException {
-        AddressMap seen = new AddressMap();
-        if (shared != null) seen.put(shared, shared);
-        ArrayDeque<Object> todo = new ArrayDeque<>(256);  // pairs: original, copy
-        Object out = copyOf(root, seen, todo);
-        while (!todo.isEmpty()) {
-            Object src = todo.pop();
-            Object dst = todo.pop();
-            Layout l = LAYOUTS.get(src.getClass());
-            if (l.kind == Layout.ARRAY) {
-                Object[] b = (Object[]) dst;
-                for (int k = 0; k < b.length; k++) b[k] = copyOf(b[k], seen, todo);  // b started as a clone
-                continue;
-            }
-            for (long off : l.longs) U.putLong(dst, off, U.getLong(src, off));
-            for (long off : l.ints) U.putInt(dst, off, U.getInt(src, off));
-            for (long off : l.shorts) U.putShort(dst, off, U.getShort(src, off));
-            for (long off : l.bytes) U.putByte(dst, off, U.getByte(src, off));
-            for (long off : l.refs) U.putObject(dst, off, copyOf(U.getObject(src, off), seen, todo));
-        }
-        return out;
-    }
-
-    private static Object copyOf(Object o, AddressMap seen, ArrayDeque<Object> todo) throws InstantiationException {
-        if (o == null) return null;
-        Layout l = LAYOUTS.get(o.getClass());
-        if (l.kind == Layout.SHARE || l.module == o) return o;
-        Object done = seen.get(o);
-        if (done != null) return done;
-        Object copy;
-        switch (l.kind) {
-            case Layout.PRIMITIVE_ARRAY:
-                copy = primitiveClone(o);
-                seen.put(o, copy);
-                return copy;
-            case Layout.SHALLOW_ARRAY:
-                copy = ((Object[]) o).clone();
-                seen.put(o, copy);
-                return copy;
-            case Layout.ARRAY:
-                copy = ((Object[]) o).clone();
-                break;
-            default:
-                copy = U.allocateInstance(o.getClass());
-        }
-        seen.put(o, copy);
-        todo.push(copy);
-        todo.push(o);
-        return copy;
-    }
-
-    private static Object primitiveClone(Object o) {
-        if (o instanceof int[]) return ((int[]) o).clone();
-        if (o instanceof boolean[]) return ((boolean[]) o).clone();
-        if (o instanceof double[]) return ((double[]) o).clone();
-        if (o instanceof long[]) return ((long[]) o).clone();
-        if (o instanceof char[]) return ((char[]) o).clone();
-        if (o instanceof byte[]) return ((byte[]) o).clone();
-        if (o instanceof float[]) return ((float[]) o).clone();
-        return ((short[]) o).clone();
     }
 }

@@ -4,8 +4,9 @@ exact replays, and snapshots of a game inside the JVM.
 The Python ``scienceworld`` API makes one py4j round trip per read, and py4j's Java side sent the valid list
 (about 27 KB) in 8 KB pieces that each waited up to 40 ms for a delayed ACK (Nagle's algorithm). The helper
 answers a step with everything the engine reads, on a connection with Nagle's algorithm off, and deep-copies a
-game (global random generator, id counter and simplifications included) so a fork restores a copy instead of
-replaying its moves (docs/benchmarks.md, ScienceWorld). This module compiles it at first use with ``javac``
+game (global random generator, id counter and simplifications included; the copy is the families' shared
+``s1gym/engines/S1DeepCopy.java``, compiled with it) so a fork restores a copy instead of replaying its moves
+(docs/benchmarks.md, ScienceWorld). This module compiles it at first use with ``javac``
 into s1gym's cache folder (``$S1GYM_CACHE/java/<hash>``) and the engine's JVM starts with that folder on its
 classpath. Without ``javac`` (one warning says so) or with ``S1GYM_SW_HELPER=0`` the engine reads through
 ScienceWorld's own calls and forks replay, as before.
@@ -29,14 +30,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from s1gym.engines.jvm import compile_helper
+from s1gym.engines.jvm import DEEP_COPY_SOURCE, compile_helper
 
 __all__ = ["RS", "SEP", "Helper", "Snapshot", "helper_classpath"]
 
 log = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).with_name("S1ScienceWorld.java")
-CLASS_FILE = Path("s1gym", "scienceworld", "S1ScienceWorld.class")
 #: the separator of the helper's answer's fields (no ScienceWorld text holds it)
 SEP = "\x01"
 #: the separator of :meth:`Helper.children`'s answers (no ScienceWorld text holds it either)
@@ -56,7 +56,7 @@ def helper_classpath(jar: str) -> str | None:
         return None
     with _lock:
         if jar not in _built:
-            _built[jar] = compile_helper([SOURCE], jar, "s1gym.scienceworld", "scienceworld",
+            _built[jar] = compile_helper([SOURCE, DEEP_COPY_SOURCE], jar, "s1gym.scienceworld", "scienceworld",
                                          "ScienceWorld steps read through py4j one call at a time and forks replay "
                                          "(slower)")
         return _built[jar]
@@ -119,7 +119,7 @@ class Helper:
 
     def take(self, pi: Any, game: Any, moves: tuple[str, ...]) -> Snapshot:
         """A snapshot of ``pi``'s game; one the JVM holds nothing for (id -1: restoring it replays the moves)
-        when the copy failed (collections kept moving objects during it: S1ScienceWorld.deepCopy)."""
+        when the copy failed (collections kept moving objects during it: S1DeepCopy, keyed by address)."""
         return Snapshot(self, self._take_id(pi), game, moves)
 
     def _take_id(self, pi: Any) -> int:
