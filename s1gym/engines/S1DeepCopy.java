@@ -46,6 +46,14 @@ public final class S1DeepCopy {
     static final Unsafe U;
     private static final boolean COMPRESSED;
     private static final long ARRAY_BASE;
+
+    /** The primitive fields of an object of layout {@code l} from {@code src} into {@code dst}. */
+    static void copyPrimitives(Layout l, Object src, Object dst) {
+        for (long off : l.longs) U.putLong(dst, off, U.getLong(src, off));
+        for (long off : l.ints) U.putInt(dst, off, U.getInt(src, off));
+        for (long off : l.shorts) U.putShort(dst, off, U.getShort(src, off));
+        for (long off : l.bytes) U.putByte(dst, off, U.getByte(src, off));
+    }
     private static final GarbageCollectorMXBean[] COLLECTORS;
     static {
         try {
@@ -327,10 +335,7 @@ public final class S1DeepCopy {
                 Layout l = kinds[k];
                 if (l.kind == Layout.COPY) {
                     Object src = originals[k], dst = copies[k];
-                    for (long off : l.longs) U.putLong(dst, off, U.getLong(src, off));
-                    for (long off : l.ints) U.putInt(dst, off, U.getInt(src, off));
-                    for (long off : l.shorts) U.putShort(dst, off, U.getShort(src, off));
-                    for (long off : l.bytes) U.putByte(dst, off, U.getByte(src, off));
+                    copyPrimitives(l, src, dst);
                     for (long off : l.refs) {
                         Object v = U.getObject(src, off);
                         int t = indexOf(v);
@@ -513,10 +518,7 @@ public final class S1DeepCopy {
                 Layout l = kinds[k];
                 if (l.kind == Layout.COPY) {
                     Object src = originals[k], dst = copies[k];
-                    for (long off : l.longs) U.putLong(dst, off, U.getLong(src, off));
-                    for (long off : l.ints) U.putInt(dst, off, U.getInt(src, off));
-                    for (long off : l.shorts) U.putShort(dst, off, U.getShort(src, off));
-                    for (long off : l.bytes) U.putByte(dst, off, U.getByte(src, off));
+                    copyPrimitives(l, src, dst);
                     for (long off : l.refs) {
                         int t = targets[s++];
                         U.putObject(dst, off, t >= 0 ? copies[t] : U.getObject(src, off));
