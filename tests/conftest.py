@@ -12,14 +12,6 @@ import os
 
 import pytest
 
-# One math thread per process: the suite runs one test at a time beside the engines it starts (JVMs,
-# Chromium, servers), and torch's small models (MaskablePPO's MLP, the RL examples) spend most of a
-# multi-threaded step waiting on each other there: a 2,048-step MaskablePPO run took 85 s with the default
-# threads on a loaded 2-core machine and 9.5 s with one. Set before any test imports torch or numpy's BLAS;
-# subprocesses (``s1 run`` in the docs' blocks) inherit it. A value already set is kept.
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 #: Reasons (prefixes matched inside the skip message) a test may be skipped for in CI, each with why.
 ALLOWED_IN_CI = {
     "not runnable:": "README blocks that install packages or run the suite itself (tests/test_readme.py)",
