@@ -54,6 +54,14 @@ PROPERTY = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
+#: Property examples on tasks whose step is a browser page's (0.1-0.3 s, and a fork replays its moves): their
+#: forks and determinism are checked in depth by tests/test_web_forks.py and over every page by bench/web.py
+FEWER_EXAMPLES = {"s1/MiniWoB-v0": 4, "s1/Flights-v0": 4}
+
+
+def property_settings(env_id: str) -> settings:
+    """:data:`PROPERTY` with the task's number of examples."""
+    return settings(PROPERTY, max_examples=FEWER_EXAMPLES.get(env_id, PROPERTY.max_examples))
 
 
 @pytest.fixture(scope="module", params=TASKS)
@@ -174,40 +182,46 @@ def test_reward_is_score_change_and_situation_matches(env_id):
             assert_index_meanings(env, info)
 
 
-@PROPERTY
-@given(seed=st.integers(0, 10_000), choices=st.lists(st.integers(0, 1_000), min_size=0, max_size=12))
-def test_same_seed_same_indices_same_game(env_id, seed, choices):
-    a, b = make(env_id), make(env_id)
-    try:
-        ra, rb = a.reset(seed=seed), b.reset(seed=seed)
-        assert ra[0] == rb[0] and normalise(ra[1]) == normalise(rb[1])
-        assert play(a, choices) == play(b, choices)
-    finally:
-        a.close()
-        b.close()
+def test_same_seed_same_indices_same_game(env_id):
+    @property_settings(env_id)
+    @given(seed=st.integers(0, 10_000), choices=st.lists(st.integers(0, 1_000), min_size=0, max_size=12))
+    def check(seed, choices):
+        a, b = make(env_id), make(env_id)
+        try:
+            ra, rb = a.reset(seed=seed), b.reset(seed=seed)
+            assert ra[0] == rb[0] and normalise(ra[1]) == normalise(rb[1])
+            assert play(a, choices) == play(b, choices)
+        finally:
+            a.close()
+            b.close()
+
+    check()
 
 
-@PROPERTY
-@given(
-    seed=st.integers(0, 10_000),
-    prefix=st.lists(st.integers(0, 1_000), max_size=8),
-    fork_moves=st.lists(st.integers(0, 1_000), min_size=1, max_size=6),
-    common=st.lists(st.integers(0, 1_000), min_size=1, max_size=6),
-)
-def test_fork_is_independent_and_identical(env_id, seed, prefix, fork_moves, common):
-    with make(env_id) as env:
-        env.reset(seed=seed)
-        play(env, prefix)
-        before = snapshot(env)
-        fork = env.fork()
-        assert snapshot(fork) == before
-        play(fork, fork_moves)  # stepping the fork never changes the original
-        assert snapshot(env) == before
-        twin = env.fork()
-        grandchild = twin.fork()  # forks of forks
-        trace = play(env, common)
-        assert play(twin, common) == trace
-        assert play(grandchild, common) == trace
+def test_fork_is_independent_and_identical(env_id):
+    @property_settings(env_id)
+    @given(
+        seed=st.integers(0, 10_000),
+        prefix=st.lists(st.integers(0, 1_000), max_size=8),
+        fork_moves=st.lists(st.integers(0, 1_000), min_size=1, max_size=6),
+        common=st.lists(st.integers(0, 1_000), min_size=1, max_size=6),
+    )
+    def check(seed, prefix, fork_moves, common):
+        with make(env_id) as env:
+            env.reset(seed=seed)
+            play(env, prefix)
+            before = snapshot(env)
+            fork = env.fork()
+            assert snapshot(fork) == before
+            play(fork, fork_moves)  # stepping the fork never changes the original
+            assert snapshot(env) == before
+            twin = env.fork()
+            grandchild = twin.fork()  # forks of forks
+            trace = play(env, common)
+            assert play(twin, common) == trace
+            assert play(grandchild, common) == trace
+
+    check()
 
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> int:

@@ -73,11 +73,13 @@ def s3(tmp_path_factory):
     finally:
         for key in env:
             os.environ.pop(key, None)
+        # SeaweedFS drains for about 20 s on SIGTERM; its data is this test's temporary folder, so it gets 3 s
         os.killpg(proc.pid, signal.SIGTERM)
         try:
-            proc.wait(timeout=20)
+            proc.wait(timeout=3)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
             proc.wait()
 
 
