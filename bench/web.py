@@ -10,6 +10,7 @@ fork determinism, step cost, candidate caps.
     python bench/web.py --caps --seeds 10    # most candidates met per task (random and rule play, seeds 0..)
     python bench/web.py --workers            # steps per second with 1 and 2 worker processes
     python bench/web.py --memo-check 100     # memoryless pages: answers from MEMO against real pages (seeds 37000-37001)
+    python bench/web.py --fork-cost          # a fork's first step against a step, the ten slowest tasks (seeds 38000-38002)
     python bench/web.py --ab --out DIR       # Search(Uniform) on the A/B sample (issue 37; seed 36000)
     python bench/web.py --compare A B        # the A/B sample's games in out dirs A and B, move by move
 
@@ -76,6 +77,20 @@ Fourth amendment (issue 37, "Search at the page's speed"; written and committed 
   answers compared (page text, moves, end, reward, the hidden digest and the keys it is remembered under).
   Target: 0 differences.
 
+Issue 55, "forks at a step's cost" (written 2026-12-06 05:11 UTC, before any run of it):
+
+- **--fork-cost**: on the ten tasks whose Search(Uniform) game took longest in the fourth amendment's
+  all-tasks run (:data:`SLOWEST_TEN`, read off ``docs/data/web_search_speed.jsonl``, rows ``all-tasks``),
+  seeds 38000-38002 (never played before), a seeded random walk of up to :data:`FORK_COST_DEPTH` moves
+  from each seed's start (``random.Random(seed)``, the moves of the page in its order). At each state the
+  walk draws a move and times, back to back: a first fork stepping it on the page that holds the state
+  (the fork takes that page, what a search's first child does: a *step*), then a second fork stepping it
+  on another page (restored by an in-document restart, or a page load where the catalogue says so, and
+  the moves replayed: a *fork's first step*). The answer cache and the memoryless pages' memory are off,
+  so every answer comes from a page. The walk goes on from the first fork. Reported per task and over all:
+  the median of the per-state ratios (fork's first step / step), and by depth (1-3, 4-6, 7+). Target
+  (issue 55): <= 5x on each of the ten tasks.
+
 Latencies are wall clock on a shared machine: the load average is printed with every figure, and
 ratios measured in the same run are what to compare.
 """
@@ -119,6 +134,11 @@ AB_TASKS = ("book-flight", "click-checkboxes", "click-menu", "click-pie", "form-
             "find-word")
 AB_SEED = 36000
 MEMO_SEEDS = (37000, 2)
+FORK_COST_SEEDS = (38000, 3)
+FORK_COST_DEPTH = 10
+#: the ten slowest games of the all-tasks Search(Uniform) run (docs/data/web_search_speed.jsonl), slowest first
+SLOWEST_TEN = ("social-media-some", "simon-says", "drag-shapes-2", "scroll-text", "drag-sort-numbers",
+               "social-media-all", "form-sequence-3", "simple-algebra", "read-table-2", "number-checkboxes")
 SEARCH_ONE_GAME = ("simple-algebra", "scroll-text", "simple-arithmetic", "social-media-all", "social-media-some",
                    "social-media")
 
@@ -317,6 +337,55 @@ def forks(checks: int, tasks: list[str]) -> None:
                       "seconds": round(time.perf_counter() - start), "divergences_per_task": bad}), flush=True)
 
 
+def fork_cost(tasks: list[str]) -> None:
+    """A fork's first step (a page restored by restart and replay) against a step on the page holding the
+    state, along seeded random walks (see the module docstring's --fork-cost)."""
+    from s1gym.tasks.web import env as web
+    from s1gym.tasks.web.memory import MEMO
+
+    web.MiniWoBEnv.answer_cache = 0  # every answer from a page
+    every: list[tuple[int, float]] = []
+    for task in tasks:
+        env = gym.make("s1/MiniWoB-v0", task=task, max_candidates=1000)
+        ratios: list[tuple[int, float]] = []
+        steps, restored = [], []
+        for seed in range(FORK_COST_SEEDS[0], FORK_COST_SEEDS[0] + FORK_COST_SEEDS[1]):
+            env.reset(seed=seed)
+            rng = random.Random(seed)
+            for depth in range(FORK_COST_DEPTH):
+                if env.done or not env.candidates:
+                    break
+                move = rng.choice(env.candidates)
+                MEMO.clear()
+                first = env.fork()
+                t = time.perf_counter()
+                first.step_move(move)  # takes the page holding the state
+                step = time.perf_counter() - t
+                MEMO.clear()
+                second = env.fork()
+                t = time.perf_counter()
+                second.step_move(move)  # restored on another page
+                fork = time.perf_counter() - t
+                second.close()
+                env.close()
+                env = first
+                steps.append(step)
+                restored.append(fork)
+                ratios.append((depth + 1, fork / step))
+        env.close()
+        every += ratios
+        by_depth = {label: [r for d, r in ratios if lo <= d <= hi]
+                    for label, lo, hi in (("1-3", 1, 3), ("4-6", 4, 6), ("7+", 7, 10**9))}
+        print(json.dumps({"task": task, "states": len(ratios), "step_ms": round(statistics.median(steps) * 1000, 1),
+                          "fork_first_step_ms": round(statistics.median(restored) * 1000, 1),
+                          "ratio_median": round(statistics.median(r for _, r in ratios), 2),
+                          "ratio_by_depth": {k: round(statistics.median(v), 2) for k, v in by_depth.items() if v},
+                          "load": round(os.getloadavg()[0], 1)}), flush=True)
+    print(json.dumps({"tasks": len(tasks), "states": len(every),
+                      "ratio_median": round(statistics.median(r for _, r in every), 2),
+                      "worst_task_depth_ratio": round(max(r for _, r in every), 2)}), flush=True)
+
+
 def memo_check(per_game: int, tasks: list[str]) -> None:
     """Children answered from MEMO during Search games, stepped again on a fresh page (see the protocol)."""
     from s1gym.policies import Uniform
@@ -461,6 +530,7 @@ def main() -> None:
     parser.add_argument("--workers", action="store_true")
     parser.add_argument("--games", type=int, default=None, help="--search: games a task (default: the protocol's)")
     parser.add_argument("--memo-check", type=int, default=0, metavar="N")
+    parser.add_argument("--fork-cost", action="store_true")
     parser.add_argument("--ab", action="store_true")
     parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     parser.add_argument("--seeds", type=int, default=10, help="--caps and --workers: seeds 0..S-1")
@@ -489,8 +559,10 @@ def main() -> None:
         ab(out, [t for t in args.tasks if t in AB_TASKS] if args.tasks != list(WEB_TASKS) else list(AB_TASKS))
     if args.compare:
         compare(Path(args.compare[0]), Path(args.compare[1]))
+    if args.fork_cost:
+        fork_cost(args.tasks if args.tasks != list(WEB_TASKS) else list(SLOWEST_TEN))
     if not (args.caps or args.rules or args.search or args.flights or args.forks or args.steps or args.workers
-            or args.ab or args.compare or args.memo_check):
+            or args.ab or args.compare or args.memo_check or args.fork_cost):
         parser.print_help()
     print("pools:", pool_stats(), file=sys.stderr)
     browser.shutdown_browsers()
