@@ -80,6 +80,9 @@ class Task:
     progress: Callable[..., float] | str | None = None
     #: Rethink's stall patience (acts without a score change); ``None``: the task never stalls
     stall_patience: int | None = None
+    #: Search's ``gain_patience`` on this task when the search's options leave it to the task (their default):
+    #: after a gain found in c calls, at most this times c more calls; ``None``: the whole budget
+    gain_patience: float | None = 1.0
     #: the replay's view of a position (``"module:function"``, :mod:`s1gym.reporting.replay.views`); ``None``:
     #: the transcript
     view: str | None = None

@@ -9,8 +9,8 @@ and ``env.fork()`` is a direct call. ``gym.make("s1gym:s1/CookingWorld-v0")`` wo
 the module named before the colon).
 
 The questions the generic layers ask, each answered from the family's declaration: :func:`local_model`
-(Local), :func:`progress_estimate` (Search), :func:`stall_patience` (Rethink), :func:`replay_view`
-(``s1 replay``), :func:`local_weights` (Local without a fitted model), :func:`model_file` (job provenance).
+(Local), :func:`progress_estimate` and :func:`gain_patience` (Search), :func:`stall_patience` (Rethink),
+:func:`replay_view` (``s1 replay``), :func:`local_weights` (Local without a fitted model), :func:`model_file` (job provenance).
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ import gymnasium as gym
 
 from s1gym.family import Family, FamilyError, Task, resolve
 
-__all__ = ["GROUP", "add_family", "remove_family", "aliases", "env_class", "env_class_or_none", "families", "family_of", "load_model",
-           "local_model", "local_weights", "model_file", "progress_estimate", "register_all", "replay_view",
-           "resolve_id", "stall_patience", "state_features", "task_ids", "task_named"]
+__all__ = ["GROUP", "add_family", "remove_family", "aliases", "env_class", "env_class_or_none", "families",
+           "family_of", "gain_patience", "load_model", "local_model", "local_weights", "model_file",
+           "progress_estimate", "register_all", "replay_view", "resolve_id", "stall_patience", "state_features",
+           "task_ids", "task_named"]
 
 #: The entry-point group every family is declared in.
 GROUP = "s1gym.families"
@@ -252,6 +253,12 @@ def stall_patience(name: str) -> int | None:
     """Rethink's stall patience on task ``name`` (``None``: it never stalls, or the task is not declared)."""
     found = task_named(name)
     return None if found is None else found[1].stall_patience
+
+
+def gain_patience(name: str) -> float | None:
+    """Search's gain patience on task ``name`` as its family declares it (1.0 for a task not declared)."""
+    found = task_named(name)
+    return 1.0 if found is None else found[1].gain_patience
 
 
 def replay_view(name: str) -> tuple[str, Callable[..., Any]] | None:

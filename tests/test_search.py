@@ -9,7 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from s1gym import registration
 from s1gym.core import Situation
+from s1gym.family import Family, Task
 from s1gym.policies import Rule, Uniform
 from s1gym.wrappers import PRIORITIES, Search, log_priority
 
@@ -269,6 +271,23 @@ def test_gain_patience_stops_a_search_soon_after_its_first_gain():
     assert d.info["policy_calls"] == 2 * first_gain  # patience 1: as many calls again, then commit
     patient = Search(TablePolicy({"up": 1.0, "aside": 1.0}), budget=50, gain_patience=None)
     assert patient.decide(make(stairs, scores=STAIRS_SCORES).situation()).info["stop_reason"] == "won"
+
+
+def test_gain_patience_is_the_tasks_own_unless_the_options_say():
+    assert (registration.gain_patience("CookingWorld"), registration.gain_patience("CoinCollector")) == (0.0, 1.0)
+    registration.add_family(Family(name="toy-patience", package="toy_tasks", tasks=(
+        Task(id="toy/Toy-v0", entry_point="toy_tasks:GraphTask", gain_patience=0.0),)))
+    try:
+        situation = make(stairs, scores=STAIRS_SCORES).situation()
+        d = Search(TablePolicy({"up": 1.0, "aside": 1.0}), budget=50).decide(situation)
+        assert d.info["stop_reason"] == "gain_patience" and d.info["plan_score"] == 0.5
+        assert d.info["policy_calls"] == 2 + 1  # the first gain after 2 calls, then one more: the task's 0
+        told = Search(TablePolicy({"up": 1.0, "aside": 1.0}), budget=50, gain_patience=1.0).decide(situation)
+        assert told.info["policy_calls"] == 2 * 2
+    finally:
+        registration.remove_family("toy-patience")
+    with pytest.raises(ValueError, match="gain_patience must be .* 'auto'"):
+        Search(Uniform(), gain_patience="soon")
 
 
 def test_doubling_stops_once_the_score_rose():

@@ -74,11 +74,13 @@ class SearchLimits:
     search_cap: int | None = None
     """With ``doubling``: the most calls one search may double up to (``None``: what is left of the
     episode's), so that one search cannot spend the whole ``episode_budget`` on a single move."""
-    gain_patience: float | None = 1.0
+    gain_patience: float | str | None = AUTO
     """Once a search has found a state scoring above the current one after ``c`` calls, it goes on for at
     most ``gain_patience * c`` more calls looking for something better (a win, a bigger gain), then
     plays its best plan: a gain found early costs little, and a task with many small gains is not
-    charged a whole budget for each. ``None`` spends the whole budget every time."""
+    charged a whole budget for each. ``None`` spends the whole budget every time; ``"auto"`` (the
+    default): the task's, as its family declares it (:func:`s1gym.registration.gain_patience`: 1.0 unless
+    the family says otherwise; CookingWorld commits at its first gain, 0)."""
     max_expansions: int | None = None
     """Stop a search after this many expansions (``None``: no limit). ``budget`` counts inner-policy calls
     only, and a node left with one move after pruning is a forced move that costs no call, so where
@@ -105,8 +107,12 @@ class SearchLimits:
             raise ValueError(f"fallback must be one of {FALLBACKS} (None gives up once the episode's calls are "
                              f"spent); got {self.fallback!r}")
         positive_int("search_cap (inner-policy calls one search may double up to)", self.search_cap, optional=True)
-        if self.gain_patience is not None:
-            non_negative_float("gain_patience", self.gain_patience)
+        if self.gain_patience is not None and self.gain_patience != AUTO:
+            try:
+                non_negative_float("gain_patience", self.gain_patience)
+            except ValueError:
+                raise ValueError(f"gain_patience must be a finite number >= 0, {AUTO!r} (the task's, the default) "
+                                 f"or None (the whole budget every search); got {self.gain_patience!r}") from None
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,9 @@ class SearchRun:
         self.live: list[Node] = [self.root]
         #: calls spent when a state scoring above the root was first found (``gain_patience``)
         self.gain_at: int | None = None
+        #: ``config.gain_patience`` (``"auto"``: the task's, as its family declares it)
+        patience = config.limits.gain_patience
+        self.gain_patience = registration.gain_patience(situation.task) if patience == AUTO else patience
 
     # ---------------------------------------------------------------- loop
     def run(self) -> str:
@@ -170,7 +173,7 @@ class SearchRun:
 
     def _limit_reached(self) -> str | None:
         limits = self.config.limits
-        patience = limits.gain_patience
+        patience = self.gain_patience
         if patience is not None and self.gain_at is not None:
             if self.asks >= self.gain_at + max(1, math.ceil(patience * self.gain_at)):
                 return "gain_patience"

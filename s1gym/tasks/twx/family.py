@@ -7,6 +7,6 @@ from s1gym.tasks.twx.games import GAMES
 FAMILY = Family.here(__name__, tasks=tuple(
     Task(row.gym_id, f".env:{row.class_name}", model=row.model_file,
          progress_tokens=row.progress_tokens or ".tokens:progress_tokens", stall_patience=row.stall_patience,
-         weights=row.local_weights)
+         gain_patience=row.gain_patience, weights=row.local_weights)
     for row in GAMES
 ), models={"twx": ".model:TWXModel"})
