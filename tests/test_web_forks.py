@@ -219,14 +219,18 @@ def _form(env) -> dict[str, str]:
 
 def test_simon_says_presses_count_for_the_current_episode_only():
     """simon-says binds another click handler to its four buttons every episode: a second episode on the
-    same env must end as on a fresh page, not when the first episode's (stale) sequence is complete."""
+    same env, restarted in the same document, must end as on a fresh page, not when the first episode's
+    (stale) sequence is complete."""
     env, fresh = make("simon-says"), make("simon-says")
     try:
         env.reset(seed=1)
         for move in env.candidates[:2]:  # an earlier episode, left unfinished, on the env's page
             env.step_move(move)
         assert not env.done
+        page = env.engine()
+        loads, restarts = page.loads, page.restarts
         env.reset(seed=2)
+        assert (env.engine() is page, page.loads, page.restarts) == (True, loads, restarts + 1)  # not reloaded
         fresh.reset(seed=2)
         for i in range(3):  # the first three buttons (a button's name is its colour, lighter while it is lit)
             assert env.candidates == fresh.candidates

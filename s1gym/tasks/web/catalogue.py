@@ -66,6 +66,9 @@ class WebTask:
     #: an episode restarted in the page's document is the same page as on a fresh load (else: reload;
     #: False where a restart was seen to differ: a widget's or d3's state outlives the episode)
     restarts: bool = True
+    #: JavaScript (a function of no argument) run before an episode restarts in the page's document: it undoes
+    #: what the task's script keeps between episodes and a fresh load does not have
+    restart_js: str = ""
     typed: tuple[str, ...] = ()
     #: the instruction's date fields offered as "pick date" moves in a jQuery UI date picker
     dates: tuple[str, ...] = ()
@@ -326,14 +329,14 @@ _ENTRIES: list[WebTask] = [
     WebTask("search-engine", "search, page through results, click the n-th", 32, 12, typed=("query",)),
     WebTask("sign-agreement", "scroll an agreement to its end, type a name, answer", 16, 20, typed=("name",),
             scroll="#area textarea"),
-    # restarts=False: each episode binds another click handler to the same four buttons (genProblem's
-    # $('#area button').on('click')), so in a restarted document the earlier episodes' handlers count the
-    # presses too and end the episode by their own sequence (the fork checks of docs/benchmarks.md diverged).
-    # A move lets 0.1 s pass: a button is lit (a lighter colour, in its name) for a fraction of each
+    # each episode binds another click handler to the same four buttons (genProblem's
+    # $('#area button').on('click')), so in a restarted document the earlier episodes' handlers would count
+    # the presses too and end the episode by their own sequence (the fork checks of docs/benchmarks.md
+    # diverged): a restart first takes them off, and a blink's class cut short. A move lets 0.1 s pass: a button is lit (a lighter colour, in its name) for a fraction of each
     # sequence step, so with a second a move most of the sequence was never on the page when it was read
     # (the page's timings: docs/benchmarks.md, "Figures behind the code")
     WebTask("simon-says", "repeat the order in which buttons light up (a move lets 0.1 s pass)", 8, 40, wait=True,
-            restarts=False, settle_ms=100),
+            restart_js="() => { $('#area button').off('click').removeClass('push'); }", settle_ms=100),
     WebTask("simple-algebra", "solve for x and type the answer", 216, 6, numbers=(-99, 108), memoryless=True),
     WebTask("simple-arithmetic", "compute a sum, difference or product and type it", 104, 6, numbers=(-9, 81),
             memoryless=True),

@@ -197,6 +197,8 @@ class WebEngine(Engine):
             self.loads += 1
         else:
             self.restarts += 1
+            if spec.restart_js:
+                self.page.evaluate(spec.restart_js)
         self._task, self._game, self._moves = game.task, game, ()
         self._starts += 1
         self._point(*REST_POINTER)
