@@ -217,11 +217,13 @@ def _form(env) -> dict[str, str]:
     return dict(env._answer.form)
 
 
-def test_simon_says_presses_count_for_the_current_episode_only():
-    """simon-says binds another click handler to its four buttons every episode: a second episode on the
-    same env, restarted in the same document, must end as on a fresh page, not when the first episode's
-    (stale) sequence is complete."""
-    env, fresh = make("simon-says"), make("simon-says")
+@pytest.mark.parametrize("task", ["simon-says", "form-sequence-3"])
+def test_a_restart_in_the_document_is_the_fresh_page(task):
+    """simon-says binds another click handler to its four buttons every episode, form-sequence-3 makes its
+    selectric drop-down again on the same select: a second episode on the same env, restarted in the same
+    document (their catalogue entries' ``restart_js``), must go as on a fresh page (simon-says: not end when
+    the first episode's stale sequence is complete)."""
+    env, fresh = make(task), make(task)
     try:
         env.reset(seed=1)
         for move in env.candidates[:2]:  # an earlier episode, left unfinished, on the env's page
@@ -232,10 +234,10 @@ def test_simon_says_presses_count_for_the_current_episode_only():
         env.reset(seed=2)
         assert (env.engine() is page, page.loads, page.restarts) == (True, loads, restarts + 1)  # not reloaded
         fresh.reset(seed=2)
-        for i in range(3):  # the first three buttons (a button's name is its colour, lighter while it is lit)
+        for i in range(3):  # simon-says: the first three buttons (a button's name is its colour)
             assert env.candidates == fresh.candidates
-            env.step_move(env.candidates[i])
-            fresh.step_move(fresh.candidates[i])
+            env.step_move(env.candidates[i % len(env.candidates)])
+            fresh.step_move(fresh.candidates[i % len(fresh.candidates)])
             assert (env.state_text, env.done, env._answer.raw_reward) == (
                 fresh.state_text, fresh.done, fresh._answer.raw_reward)
     finally:

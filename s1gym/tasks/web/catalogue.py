@@ -286,7 +286,10 @@ _ENTRIES: list[WebTask] = [
             any_keys=("ArrowLeft", "ArrowRight", "PageUp", "PageDown", "Home", "End")),
     WebTask("form-sequence-2", "check a radio, type a number into the named field, submit", 24, 8,
             typed=("textbox text",)),
-    WebTask("form-sequence-3", "choose from a drop-down, click the named button", 24, 6, restarts=False),
+    # each episode makes the jQuery selectric drop-down again on the same select, which keeps the last one's
+    # object (its saved tab index, its state): a restart first destroys it, as a fresh page has none
+    WebTask("form-sequence-3", "choose from a drop-down, click the named button", 24, 6,
+            restart_js="() => { $('select').selectric('destroy'); }"),
     WebTask("generate-number", "generate numbers until one fits, submit", 8, 20),
     WebTask("grid-coordinate", "click the named coordinate of a grid", 32, 4),
     WebTask("guess-number", "guess a number from higher/lower feedback", 16, 20, numbers=(0, 9)),
