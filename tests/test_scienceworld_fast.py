@@ -131,7 +131,7 @@ def test_children_stepped_in_one_call_are_forks_stepped_one_by_one(task, expert,
     env = make(task=task).unwrapped
     env.reset(seed=0)
     helper_of(env)
-    env.engine().can_step_children = True  # off by default (no faster on ScienceWorld): the path under test
+    env.engine().can_step_children = True  # the default (S1GYM_SW_CHILDREN=0 turns it off): the path under test
     for k in range(walk):  # the expert's path (its gold path costs seconds: boil only), then moves that do not end the game
         if k < expert:
             env.step_move(env.expert_action())
@@ -190,4 +190,51 @@ def test_the_engine_holds_the_parent_after_stepping_its_children():
     assert (engine._read(""), seed_now(env)) == (after, after_seed)
     gone = Snapshot(engine.helper, -1, state.game, state.moves)
     assert engine.step_children(state.game, gone, env.candidates[:2]) is None and engine.loaded is None
+    env.close()
+
+
+def test_the_compact_valid_list_is_scienceworlds_json_and_narrows_to_the_same_candidates():
+    """The helper sends the valid list as compact rows (``validWire``, about half the JSON's length);
+    parsed, they are the rows of ScienceWorld's own JSON with the same draws from the global generator, and
+    the env's candidates (narrowed once per distinct list, :func:`~.env.narrowed`) are those of the JSON's
+    rows; a list the Python side holds already is named, not sent again; a child snapshotted again from its
+    parent (``stepTake``, no answer sent) continues as a fork."""
+    from s1gym.tasks.scienceworld.candidates import narrow_ids
+    from s1gym.tasks.scienceworld.engine import valid_list
+
+    rng = np.random.default_rng(11)
+    env = make(task="test-conductivity").unwrapped
+    env.reset(seed=0)
+    helper = helper_of(env)
+    cls = env.engine().jvm.gateway.jvm.s1gym.scienceworld.S1ScienceWorld
+    compact = 0
+    for _ in range(8):  # states along a walk of moves that do not end the game
+        engine = env.engine()
+        snap = engine.snapshot()
+        wire, wire_seed = str(cls.validWire(engine.server)), seed_now(env)
+        engine.restore(engine.loaded, snap)
+        json_text, json_seed = str(engine.server.getValidActionObjectCombinationsJSON()), seed_now(env)
+        engine.restore(engine.loaded, snap)
+        assert valid_list(wire) == valid_list(json_text) and wire_seed == json_seed
+        assert len(valid_list(wire)) > 20
+        compact += wire.startswith("[") and len(wire) < 0.6 * len(json_text)
+        cap = env.max_candidates - (len(env._moves_now) - len(env._move_ids))  # less the prompt's answers
+        assert list(env._move_ids) == list(narrow_ids(valid_list(json_text), env._look, env._inventory, cap))
+        safe = [c for c in env.candidates if not c.startswith("focus on")]
+        env.step_move(safe[int(rng.integers(len(safe)))])
+    assert compact == 8
+    # a child held as its parent and its move, snapshotted in one call that sends nothing back
+    engine = env.engine()
+    parent = engine.snapshot()
+    move = next(c for c in env.candidates if not c.startswith("focus on"))
+    (kid, answer), (_, again) = engine.step_children(env.game_state.game, parent, [move, move])
+    assert again.valid_text is answer.valid_text  # the same list again: named by its number, not sent
+    assert kid.id is None
+    assert helper.restore(engine.server, kid) and kid.id is not None and kid.id > 0
+    after, after_seed = engine._read(""), seed_now(env)
+    engine.restore(env.game_state.game, parent)
+    straight = engine.step(move)
+    assert dict(straight) == dict(answer)
+    assert (engine._read(""), seed_now(env)) == (after, after_seed)
+    engine.loaded = None  # the engine is not at the env's state: the env restores it
     env.close()

@@ -9,7 +9,9 @@ package s1gym.scienceworld;
 // list in one string (fields separated by \u0001), calling ScienceWorld's own methods in the order the Python
 // engine called them one by one. Every call first turns Nagle's algorithm off on the py4j connection serving
 // it: py4j writes a long answer (the valid list: about 27 KB) in 8 KB pieces and with Nagle's algorithm each
-// waited up to 40 ms for the delayed ACK of the previous one.
+// waited up to 40 ms for the delayed ACK of the previous one. The valid list travels as a JSON array of rows
+// (``validWire``: half the length of ScienceWorld's JSON, which repeats its keys on every row), and a list the
+// caller holds already is named by a number instead of being sent again (``sent``).
 //
 // Snapshots: a deep copy of a PythonInterface (the game, its agent, task, parser, history: every object it
 // reaches, field by field through sun.misc.Unsafe, sharing and cycles kept; no constructor runs: the families'
@@ -93,11 +95,11 @@ public final class S1ScienceWorld {
         }
     }
 
-    /** ``observation``, then what SWEngine reads after a step, in its order: the valid list (JSON, from
-     *  :meth:`validJSON`), look, inventory, score, completion; separated by \u0001. */
+    /** ``observation``, then what SWEngine reads after a step, in its order: the valid list (from
+     *  :meth:`validWire`: ScienceWorld's rows, compact), look, inventory, score, completion; separated by \u0001. */
     public static String read(PythonInterface pi, String observation) {
         noDelay();
-        String valid = validJSON(pi);
+        String valid = validWire(pi);
         String look = pi.freeActionLook();
         String inventory = pi.freeActionInventory();
         StringBuilder out = new StringBuilder(observation.length() + valid.length() + look.length() + inventory.length() + 64);
@@ -110,6 +112,61 @@ public final class S1ScienceWorld {
     public static String step(PythonInterface pi, String move) {
         noDelay();
         return read(pi, pi.step(move));
+    }
+
+    /** :meth:`read` for a caller that holds the valid list numbered ``have`` (:meth:`sent`). */
+    public static String read(PythonInterface pi, String observation, int have) {
+        noDelay();
+        return answer(pi, observation, new int[] {have});
+    }
+
+    /** :meth:`step` for a caller that holds the valid list numbered ``have`` (:meth:`sent`). */
+    public static String step(PythonInterface pi, String move, int have) {
+        noDelay();
+        return answer(pi, pi.step(move), new int[] {have});
+    }
+
+    /** :meth:`read`, the valid list as :meth:`sent` gives it (``have[0]``: the number the caller holds, then
+     *  the number it will hold). The same ScienceWorld calls, in the same order. */
+    private static String answer(PythonInterface pi, String observation, int[] have) {
+        String valid = sent(validWire(pi), have);
+        String look = pi.freeActionLook();
+        String inventory = pi.freeActionInventory();
+        StringBuilder out = new StringBuilder(observation.length() + valid.length() + look.length() + inventory.length() + 64);
+        out.append(observation).append(SEP).append(valid).append(SEP).append(look).append(SEP).append(inventory)
+                .append(SEP).append(Double.toString(pi.getScore())).append(SEP).append(pi.getCompleted() ? '1' : '0');
+        return out.toString();
+    }
+
+    // --------------------------------------------------------------------------- repeated valid lists
+    /** Marks a valid list the caller holds already, or one it is to keep under a number. */
+    private static final char SAME = '\u0006';
+    /** The last valid lists sent, by number (a caller names the one it holds; an older one is sent again). */
+    private static final int SENT_KEPT = 8;
+    private static final java.util.LinkedHashMap<Integer, String> SENT = new java.util.LinkedHashMap<Integer, String>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Integer, String> eldest) {
+            return size() > SENT_KEPT;
+        }
+    };
+    private static int sentCount = 0;
+
+    /**
+     * ``valid`` for a caller holding the list numbered ``have[0]`` (0: none): \u0006 and that number when
+     * ``valid`` is that very text (a search's sibling children often show the same list; it is not sent
+     * again), else \u0006, a new number, \u0006 and the text, which the caller keeps under that number (then
+     * ``have[0]``). Only the number the caller names is ever referred to, so a caller that missed an answer
+     * (an error between the JVM and it) still reads every list right.
+     */
+    private static synchronized String sent(String valid, int[] have) {
+        if (have[0] > 0) {
+            String held = SENT.get(have[0]);
+            if (held != null && held.equals(valid)) return SAME + Integer.toString(have[0]);
+        }
+        int number = ++sentCount;
+        SENT.put(number, valid);
+        have[0] = number;
+        return SAME + Integer.toString(number) + SAME + valid;
     }
 
     /** SWEngine's start of a game (the id counter restarted, ``load``, the score and completion cleared) and
@@ -154,30 +211,80 @@ public final class S1ScienceWorld {
      * tests/test_scienceworld_fast.py checks text and generator state against ScienceWorld's on many states.
      */
     public static String validJSON(PythonInterface pi) {
-        if (!FAST_VALID || pi.agentInterface().isEmpty()) return pi.getValidActionObjectCombinationsJSON();
-        AgentInterface ai = pi.agentInterface().get();
-        if (ai.inputParser().isInAmbiguousState()) return pi.getValidActionObjectCombinationsJSON();
-        EnvObject root = ai.getAgentVisibleObjects(false)._2();
-        EnvObject[] visible = objects(InputParser.collectObjects(root, false));
-        EnvObject[] all = objects(InputParser.collectObjects(ai.universe(), true));
-        String[][] visibleRefs = new String[visible.length][], allRefs = new String[all.length][];
-        for (int k = 0; k < visible.length; k++) {
-            visibleRefs[k] = referents(visible[k], root);
-            if (visibleRefs[k].length == 0) return pi.getValidActionObjectCombinationsJSON();
-        }
-        for (int k = 0; k < all.length; k++) {
-            allRefs[k] = referents(all[k], root);
-            if (allRefs[k].length == 0) return pi.getValidActionObjectCombinationsJSON();
-        }
-        scala.collection.immutable.Map<Object, String> lut = lut(visible, visibleRefs);
-        scala.collection.immutable.Map<Object, String> lutAll = lut(all, allRefs);
-        PossibleAction[] actions = ActionDefinitions.mkPossibleActions(ai.agent(), visible, all, lut, lutAll);
+        PossibleAction[] actions = validActions(pi);
+        if (actions == null) return pi.getValidActionObjectCombinationsJSON();
         StringBuilder out = new StringBuilder(actions.length * 96 + 32).append("{\"validActions\": [");
         for (int k = 0; k < actions.length; k++) {
             if (k > 0) out.append(',');
             out.append(actions[k].toTemplate().toJSON());
         }
         return out.append("]}").toString();
+    }
+
+    /**
+     * The valid list as SWEngine reads it: the same rows as :meth:`validJSON` (made by the same call, so the
+     * same draws from the global generator) as a JSON array of ``[text, template id, [object ids], [type
+     * ids]]`` rows (ids joined by commas as the JSON joins them): about half of the JSON's length (its keys
+     * repeated on every row), read by the same parser. When the fast list does not apply,
+     * or a text holds a character the JSON would have to escape (a quote, a backslash, a control character:
+     * the JSON parser would then read another text, or fail), the JSON itself (ScienceWorld's or
+     * :meth:`validJSON`'s), which the engine parses as before.
+     */
+    public static String validWire(PythonInterface pi) {
+        PossibleAction[] actions = validActions(pi);
+        if (actions == null) return pi.getValidActionObjectCombinationsJSON();
+        scienceworld.runtime.pythonapi.TemplateAction[] rows = new scienceworld.runtime.pythonapi.TemplateAction[actions.length];
+        for (int k = 0; k < actions.length; k++) rows[k] = actions[k].toTemplate();
+        int length = 2;
+        for (int k = 0; k < rows.length; k++) {
+            String text = rows[k].actionString();
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (c < 0x20 || c == '"' || c == '\\') return json(rows);
+            }
+            length += text.length() + 32;
+        }
+        StringBuilder out = new StringBuilder(length).append('[');
+        for (int k = 0; k < rows.length; k++) {
+            if (k > 0) out.append(',');
+            out.append("[\"").append(rows[k].actionString()).append("\",").append(rows[k].templateID()).append(",[")
+                    .append(rows[k].objectIDs().mkString(",")).append("],[").append(rows[k].typeIDs().mkString(","))
+                    .append("]]");
+        }
+        return out.append(']').toString();
+    }
+
+    private static String json(scienceworld.runtime.pythonapi.TemplateAction[] rows) {
+        StringBuilder out = new StringBuilder(rows.length * 96 + 32).append("{\"validActions\": [");
+        for (int k = 0; k < rows.length; k++) {
+            if (k > 0) out.append(',');
+            out.append(rows[k].toJSON());
+        }
+        return out.append("]}").toString();
+    }
+
+    /** :meth:`validJSON`'s rows (ScienceWorld's algorithm over its objects, with Java collections); null
+     *  where ScienceWorld's own call must run instead (nothing drawn from the global generator then). */
+    private static PossibleAction[] validActions(PythonInterface pi) {
+        if (!FAST_VALID || pi.agentInterface().isEmpty()) return null;
+        AgentInterface ai = pi.agentInterface().get();
+        if (ai.inputParser().isInAmbiguousState()) return null;
+        EnvObject root = ai.getAgentVisibleObjects(false)._2();
+        EnvObject[] visible = objects(InputParser.collectObjects(root, false));
+        EnvObject[] all = objects(InputParser.collectObjects(ai.universe(), true));
+        String[][] visibleRefs = new String[visible.length][], allRefs = new String[all.length][];
+        Referents refs = new Referents(root);
+        for (int k = 0; k < visible.length; k++) {
+            visibleRefs[k] = refs.of(visible[k]);
+            if (visibleRefs[k].length == 0) return null;
+        }
+        for (int k = 0; k < all.length; k++) {
+            allRefs[k] = refs.of(all[k]);
+            if (allRefs[k].length == 0) return null;
+        }
+        scala.collection.immutable.Map<Object, String> lut = lut(visible, visibleRefs);
+        scala.collection.immutable.Map<Object, String> lutAll = lut(all, allRefs);
+        return ActionDefinitions.mkPossibleActions(ai.agent(), visible, all, lut, lutAll);
     }
 
     /** ScienceWorld's self-check: "" when :meth:`validJSON` gives ScienceWorld's text and leaves the global
@@ -208,19 +315,54 @@ public final class S1ScienceWorld {
         return out;
     }
 
+    /**
+     * Each object's referents from one perspective (:meth:`referents`), worked out once per object in one
+     * valid-list call, by the object's unique id: the visible objects are among the universe's, and an
+     * object's own names (``getReferents``) are read once though they name its contents too (ScienceWorld
+     * reads a container's names for every referent of every object in it). Nothing changes the game during
+     * the call, so every read gives what ScienceWorld's own reads give.
+     */
+    private static final class Referents {
+        final EnvObject perspective;
+        final HashMap<Long, String[]> sorted = new HashMap<>(), own = new HashMap<>();
+
+        Referents(EnvObject perspective) {
+            this.perspective = perspective;
+        }
+
+        String[] of(EnvObject o) {
+            Long id = o.uuid();
+            String[] out = sorted.get(id);
+            if (out == null) {
+                out = referents(o, perspective, this);
+                sorted.put(id, out);
+            }
+            return out;
+        }
+
+        /** ``o.getReferents()`` as an array (its order is its iteration order). */
+        String[] own(EnvObject o) {
+            Long id = o.uuid();
+            String[] out = own.get(id);
+            if (out == null) {
+                out = strings(o.getReferents());
+                own.put(id, out);
+            }
+            return out;
+        }
+    }
+
     /** EnvObject.getReferentsWithContainers(perspective).toArray.sorted (1.2.3), with Java collections. */
-    private static String[] referents(EnvObject o, EnvObject perspective) {
-        scala.collection.immutable.Set<String> refs = o instanceof Portal ? ((Portal) o).getReferents(perspective) : o.getReferents();
+    private static String[] referents(EnvObject o, EnvObject perspective, Referents cache) {
+        String[] refs = o instanceof Portal ? strings(((Portal) o).getReferents(perspective)) : cache.own(o);
         HashSet<String> out = new HashSet<>();
         String[] containerRefs = null;  // the container's referents, read once (ScienceWorld reads them per referent)
-        scala.collection.Iterator<String> it = refs.iterator();
-        while (it.hasNext()) {
-            String ref = it.next();
+        for (String ref : refs) {
             if (ref.trim().length() > 0) {
                 out.add(ref.toLowerCase());
                 if (containerRefs == null) {
                     scala.Option<EnvObject> container = o.getContainer();
-                    containerRefs = container.isDefined() ? strings(container.get().getReferents()) : new String[0];
+                    containerRefs = container.isDefined() ? cache.own(container.get()) : new String[0];
                 }
                 for (String c : containerRefs) {
                     out.add((ref + " in " + c).toLowerCase());
@@ -348,15 +490,17 @@ public final class S1ScienceWorld {
      * hundreds of children stayed alive together and the young collections copied them all, which cost more
      * than the round trips saved (docs/benchmarks.md); the Python side keeps a child as its parent and its
      * move, which its first restore steps again (and snapshots). ``pi`` is then restored to ``parent``: afterwards ``pi`` and the global state are at ``parent``,
-     * as after ``restore``. Returns :meth:`step`'s answer per move, in order, separated by \u0002; null if
+     * as after ``restore``. Returns :meth:`step`'s answer per move (its valid list as :meth:`sent` gives it to
+     * a caller holding list ``have`` and reading the answers in order), separated by \u0002; null if
      * ``parent`` is unknown.
      */
-    public static synchronized String children(PythonInterface pi, int parent, String moves, String free)
+    public static synchronized String children(PythonInterface pi, int parent, String moves, String free, int have)
             throws InstantiationException {
         noDelay();
         free(free);
         if (!STORE.containsKey(parent)) return null;
         StringBuilder out = new StringBuilder(1 << 16);
+        int[] held = {have};  // the valid list the caller will hold after the answers before this one
         int start = 0;
         try {
             while (start <= moves.length()) {
@@ -364,7 +508,7 @@ public final class S1ScienceWorld {
                 if (end < 0) end = moves.length();
                 bring(pi, parent);
                 if (start > 0) out.append(RS);
-                out.append(step(pi, moves.substring(start, end)));
+                out.append(answer(pi, pi.step(moves.substring(start, end)), held));
                 start = end + 1;
             }
         } finally {
@@ -397,6 +541,23 @@ public final class S1ScienceWorld {
         simp.clear();
         for (Object o : s.simplifications) simp.$plus$eq(o);
         return true;
+    }
+
+    /** A child held as its parent and its move, snapshotted: ``restore(pi, parent)``, :meth:`step` (the move and
+     *  every read, whose answer the caller has already: it is not sent again) and ``take``, in one call; the
+     *  snapshot's id, 0 if ``parent`` is unknown, -1 if the child's copy failed (``pi`` is at the child then;
+     *  a failed copy of the parent throws, with ``pi`` unchanged). */
+    public static synchronized int stepTake(PythonInterface pi, int parent, String move, String free)
+            throws InstantiationException {
+        noDelay();
+        free(free);
+        if (!bring(pi, parent)) return 0;
+        step(pi, move);
+        try {
+            return take(pi, "");
+        } catch (InstantiationException | RuntimeException e) {
+            return -1;
+        }
     }
 
     /** ``restore`` then :meth:`step`, in one call; null if ``id`` is unknown. */

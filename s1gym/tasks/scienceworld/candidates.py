@@ -193,6 +193,19 @@ def _vessels() -> frozenset[int]:
     return _vessel_ids
 
 
+_kinds: dict[int, tuple[int, ...]] | None = None
+
+
+def _kinds_of_types() -> dict[int, tuple[int, ...]]:
+    """Per type id the kinds it is, as indices of (places, fixed, answer boxes, never moved, poles, vessels):
+    :func:`narrow_ids` sorts a row's objects by them (types of none are left out)."""
+    global _kinds
+    if _kinds is None:
+        sets = (_places(), fixed_types(), _type_ids(_ANSWER), _type_ids(_NEVER_MOVED), _type_ids(_POLES), _vessels())
+        _kinds = {t: tuple(k for k, ts in enumerate(sets) if t in ts) for t in frozenset().union(*sets)}
+    return _kinds
+
+
 def narrow(valid: Iterable[tuple[str, int, Sequence[int], Sequence[int]]], look: str = "",
            inventory: str = "", cap: int | None = None) -> list[str]:
     """The candidate moves of a state from ScienceWorld's valid combinations ``(text, template id, object
@@ -209,16 +222,23 @@ def narrow_ids(valid: Iterable[tuple[str, int, Sequence[int], Sequence[int]]], l
     thing connected to a pole) are dropped from the end of the list, in its order, while it holds more than
     ``cap`` moves (never the others: a state that still overflows is the env's error)."""
     valid = list(valid)
-    fixed = fixed_types()
     filled = filled_names(look, inventory)
     carried = carried_names(inventory)
     entries = [(text, verb_of(text), tuple(ids)) for text, _, ids, _ in valid]
-    places = {i for _, _, ids, types in valid for i, t in zip(ids, types) if t in _places()}
-    stays = {i for _, _, ids, types in valid for i, t in zip(ids, types) if t in fixed}
-    boxes = {i for _, _, ids, types in valid for i, t in zip(ids, types) if t in _type_ids(_ANSWER)}
-    never = {i for _, _, ids, types in valid for i, t in zip(ids, types) if t in _type_ids(_NEVER_MOVED)}
-    poles = {i for _, _, ids, types in valid for i, t in zip(ids, types) if t in _type_ids(_POLES)}
-    vessels = {i for _, _, ids, types in valid for i, t in zip(ids, types) if t in _vessels()}
+    # the objects of each kind the rows name (rooms, what stays, answer boxes, ...): one pass over the rows
+    places: set[int] = set()
+    stays: set[int] = set()
+    boxes: set[int] = set()
+    never: set[int] = set()
+    poles: set[int] = set()
+    vessels: set[int] = set()
+    kinds, groups = _kinds_of_types(), (places, stays, boxes, never, poles, vessels)
+    for _, _, ids, types in valid:
+        for i, t in zip(ids, types):
+            kind = kinds.get(t)
+            if kind is not None:
+                for k in kind:
+                    groups[k].add(i)
     held = {ids[0] for _, verb, ids in entries if verb == "put down" and ids}
     containers = {ids[0] for _, verb, ids in entries if verb == "look in" and ids} - places
     picked = {ids[0] for _, verb, ids in entries if verb == "pick up" and ids}

@@ -9,9 +9,9 @@ rebuilt by a replay (``load`` and the moves, with every read the engine made in 
 ScienceWorld's valid list draws from that random generator).
 
 With the family's Java helper (:mod:`.helper`) a step and all its reads are one round trip and a state is
-snapshotted and restored in the JVM (``can_snapshot``), and it can step a state's children in one round trip
-(``can_step_children``, off by default: see :class:`SWEngine`); without it (no ``javac``) each read is a py4j
-call of its own and forks replay.
+snapshotted and restored in the JVM (``can_snapshot``), and it steps a state's children in one round trip per
+32 (``can_step_children``: see :class:`SWEngine`); without it (no ``javac``) each read is a py4j call of its
+own and forks replay.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from typing import Any
 import orjson
 
 from s1gym.engines.base import Engine
-from s1gym.tasks.scienceworld.helper import SEP, Helper, Snapshot, helper_classpath
+from s1gym.tasks.scienceworld.helper import Helper, Snapshot, helper_classpath
 
-__all__ = ["HEAP", "ChildAnswer", "Game", "SWEngine", "get_jvm", "valid_list"]
+__all__ = ["HEAP", "Answer", "Game", "SWEngine", "get_jvm", "valid_list"]
 
 #: the JVM's heap limit (``-Xmx``): the simulator grows past 3 GB on long runs without one
 HEAP = "2g"
@@ -97,7 +97,8 @@ def _close_jvm() -> None:
 
 
 class SWEngine(Engine):
-    """One ScienceWorld game (a Scala ``PythonInterface``). An answer is a dict: ``observation`` (the
+    """One ScienceWorld game (a Scala ``PythonInterface``). An answer is an :class:`Answer` (a read-only
+    mapping whose valid list is parsed when read, from the text the JVM sent): ``observation`` (the
     step's text), ``look``, ``inventory``, ``score`` (ScienceWorld's, -1..1), ``completed``,
     ``variation`` and ``valid`` (ScienceWorld's valid action-object combinations as ``[text, template id,
     object ids, type ids]``); a new game's answer adds ``task`` (the task description).
@@ -113,12 +114,13 @@ class SWEngine(Engine):
         self.server = self.jvm.interface()
         self.helper = self.jvm.helper
         self.can_snapshot = self.helper is not None
-        #: a state's children in one round trip (:meth:`step_children`), off unless ``S1GYM_SW_CHILDREN=1``: on
-        #: ScienceWorld it measured no faster than a fork and a step per child (a child costs the JVM's step,
-        #: its reads and a 100 KB answer, not the round trip: docs/benchmarks.md, "Children in one JVM round
-        #: trip"); the bench and the tests switch this attribute on a live engine
+        #: a state's children in one round trip per 32 (:meth:`step_children`), on unless ``S1GYM_SW_CHILDREN=0``:
+        #: with the compact valid list a search(local) decision took 5-11 % less than with a fork and a step per
+        #: child, which also snapshots every child (docs/benchmarks.md, "A cheaper search(local) decision"); with
+        #: ScienceWorld's 100 KB JSON answers it was no faster ("Children in one JVM round trip"); the bench
+        #: and the tests switch this attribute on a live engine
         self.can_step_children = self.helper is not None and os.environ.get(
-            "S1GYM_SW_CHILDREN", "0").strip().lower() in ("1", "true", "yes", "on")
+            "S1GYM_SW_CHILDREN", "1").strip().lower() not in ("0", "false", "no", "off")
         self.loaded: Game | None = None
         self.variation = -1
         #: the moves played since the game was loaded (a snapshot keeps them, to replay it in another JVM)
@@ -167,7 +169,7 @@ class SWEngine(Engine):
         with self.jvm.lock:
             self._start(game)
             out = self._read("")
-            out["task"] = str(self.server.freeActionTaskDesc())
+            out._fields["task"] = str(self.server.freeActionTaskDesc())
         return out
 
     def _start(self, game: Game) -> None:
@@ -178,11 +180,11 @@ class SWEngine(Engine):
         getattr(self.server, "isComplete_$eq")(False)
         self.loaded, self.moves = game, ()
 
-    def step(self, move: str) -> dict[str, Any]:
+    def step(self, move: str) -> Answer:
         with self.jvm.lock:
             self.moves = (*self.moves, move)
             if self.helper is not None:
-                return self._unpack(str(self.helper.step(self.server, move)))
+                return self._unpack(self.helper.step(self.server, move))
             return self._read(str(self.server.step(move)))
 
     def replay(self, game: Game, moves: tuple[str, ...]) -> None:
@@ -227,32 +229,24 @@ class SWEngine(Engine):
                 self.loaded = None
                 return None
             self.loaded, self.moves, self.variation = game, snapshot.moves, variation
-            out = []
-            for snap, packed in kids:
-                observation, valid, look, inventory, score, completed = packed.split(SEP)
-                out.append((snap, ChildAnswer(self._fields(observation, look, inventory, float(score),
-                                                           completed == "1"), valid)))
-            return out
+            return [(snap, self._unpack(fields)) for snap, fields in kids]
 
-    def _read(self, observation: str) -> dict[str, Any]:
+    def _read(self, observation: str) -> Answer:
         if self.helper is not None:
-            return self._unpack(str(self.helper.read(self.server, observation)))
+            return self._unpack(self.helper.read(self.server, observation))
         s = self.server
         valid = str(s.getValidActionObjectCombinationsJSON())
         return self._answer(observation, valid, str(s.freeActionLook()), str(s.freeActionInventory()),
                             float(s.getScore()), bool(s.getCompleted()))
 
-    def _unpack(self, packed: str) -> dict[str, Any]:
-        observation, valid, look, inventory, score, completed = packed.split(SEP)
+    def _unpack(self, fields: list[str]) -> Answer:
+        observation, valid, look, inventory, score, completed = fields
         return self._answer(observation, valid, look, inventory, float(score), completed == "1")
 
     def _answer(self, observation: str, valid: str, look: str, inventory: str, score: float,
-                completed: bool) -> dict[str, Any]:
-        return {**self._fields(observation, look, inventory, score, completed), "valid": valid_list(valid)}
-
-    def _fields(self, observation: str, look: str, inventory: str, score: float, completed: bool) -> dict[str, Any]:
-        return {"observation": observation, "look": look, "inventory": inventory, "score": score,
-                "completed": completed, "variation": self.variation}
+                completed: bool) -> Answer:
+        return Answer({"observation": observation, "look": look, "inventory": inventory, "score": score,
+                       "completed": completed, "variation": self.variation}, valid)
 
     def alive(self) -> bool:
         return self.jvm.alive()
@@ -262,25 +256,32 @@ class SWEngine(Engine):
 
 
 def valid_list(valid: str) -> list[tuple[str, int, tuple[int, ...], tuple[int, ...]]]:
-    """ScienceWorld's valid list (its JSON) as ``(text, template id, object ids, type ids)`` rows."""
+    """ScienceWorld's valid list as ``(text, template id, object ids, type ids)`` rows, from its JSON or from
+    the helper's compact form of the same rows (``S1ScienceWorld.validWire``: a JSON array of ``[text,
+    template id, [object ids], [type ids]]``)."""
+    parsed = orjson.loads(valid)
+    if isinstance(parsed, list):
+        return [(text, template, tuple(ids), tuple(types)) for text, template, ids, types in parsed]
     return [(str(a["action"]), int(a["template_id"]), tuple(a["obj_ids"]), tuple(a["type_ids"]))
-            for a in orjson.loads(valid)["validActions"]]
+            for a in parsed["validActions"]]
 
 
-class ChildAnswer(Mapping[str, Any]):
-    """A child's answer from :meth:`SWEngine.step_children`: ``step``'s answer, but its valid list is kept as
-    ScienceWorld's text and parsed each time it is read. A state's hundreds of children wait together until
-    the caller takes each; parsed up front, their valid lists (a thousand rows each, deeper in a game) stayed
-    alive together and Python's collector walked them again and again (docs/benchmarks.md, "Children in one
-    JVM round trip")."""
+class Answer(Mapping[str, Any]):
+    """The engine's answer to a step (or a new game, or a child of :meth:`SWEngine.step_children`): the
+    fields :class:`SWEngine` names, with the valid list kept as the text the JVM sent (``valid_text``: the
+    helper's compact form, or ScienceWorld's JSON) and parsed each time ``"valid"`` is read. The env narrows
+    it to candidates once per distinct text (:func:`~.env.narrowed`: sibling children often show the same
+    list), so most answers are never parsed; a state's children waiting together keep only their texts
+    (parsed up front, hundreds of valid lists stayed alive together and Python's collector walked them
+    again and again: docs/benchmarks.md, "Children in one JVM round trip")."""
 
-    __slots__ = ("_fields", "_valid")
+    __slots__ = ("_fields", "valid_text")
 
     def __init__(self, fields: dict[str, Any], valid: str) -> None:
-        self._fields, self._valid = fields, valid
+        self._fields, self.valid_text = fields, valid
 
     def __getitem__(self, key: str) -> Any:
-        return valid_list(self._valid) if key == "valid" else self._fields[key]
+        return valid_list(self.valid_text) if key == "valid" else self._fields[key]
 
     def __iter__(self) -> Iterator[str]:
         return iter((*self._fields, "valid"))

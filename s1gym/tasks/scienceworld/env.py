@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Hashable, Mapping
@@ -11,7 +12,7 @@ from typing import Any, ClassVar
 from s1gym.core import Progress, charset_for
 from s1gym.engines.base import EngineEnv
 from s1gym.tasks.scienceworld.candidates import ambiguity_answers, gold_candidate, narrow_ids
-from s1gym.tasks.scienceworld.engine import Game, SWEngine, cached_variation
+from s1gym.tasks.scienceworld.engine import Game, SWEngine, cached_variation, valid_list
 
 __all__ = ["FOLDS", "REPLAN_OFFSETS", "SIMPLIFICATIONS", "TASKS", "ScienceWorldEnv"]
 
@@ -37,6 +38,20 @@ SIMPLIFICATIONS = ("teleportAction", "selfWateringFlowerPots", "openContainers",
 
 
 _ROOM = re.compile(r"This room is called the ([a-z ]+?)\.")
+
+
+#: distinct (valid list, look, inventory, cap) narrowings kept (:func:`narrowed`)
+NARROWED = 128
+
+
+@functools.lru_cache(maxsize=NARROWED)
+def narrowed(valid_text: str, look: str, inventory: str, cap: int) -> dict[str, tuple[int, ...]]:
+    """:func:`~.candidates.narrow_ids` of the valid list the JVM sent as ``valid_text`` (its JSON or the
+    helper's compact form: :func:`~.engine.valid_list`), remembered for the last :data:`NARROWED` distinct
+    arguments: the narrowing is a function of exactly these, and a search's sibling children often show the
+    same list (a ``look at`` changes nothing it lists), so their answers are neither parsed nor narrowed
+    again. The dict is shared by the states that show that list: never changed."""
+    return narrow_ids(valid_list(valid_text), look, inventory, cap)
 
 
 def _room_of(look: str) -> str:
@@ -97,7 +112,7 @@ class ScienceWorldEnv(EngineEnv):
     """
 
     task_name = "ScienceWorld"
-    default_max_candidates = 1024
+    default_max_candidates = 2048
     default_max_steps = 250
     engine_capacity: ClassVar[int] = 1  # the JVM-global random generator: one live game per process
     #: the expert's replan tries undoing the player's last move (:meth:`_undo_moves`); off: the bench's A/B
@@ -107,7 +122,7 @@ class ScienceWorldEnv(EngineEnv):
         "fold": "ScienceWorld's variation split the seeds pick from: train (default), dev or test",
         "simplifications": "easy (default: all of ScienceWorld's simplifications), '' (none) or a comma list",
         "max_steps": "step limit (default 250)",
-        "max_candidates": "candidate cap N (default 1024)",
+        "max_candidates": "candidate cap N (default 2048)",
     }
 
     def __init__(self, *, task: str | None = None, fold: str = "train", simplifications: str = "easy",
@@ -204,8 +219,12 @@ class ScienceWorldEnv(EngineEnv):
         self._raw_score, self._completed = r["score"], r["completed"]
         self.variation = r["variation"]
         answers = ambiguity_answers(r.get("observation", ""))  # ScienceWorld asks which object a move meant
-        # the narrowed moves with their object ids (kept, never changed: the expert maps a gold move by them)
-        self._move_ids = narrow_ids(r["valid"], self._look, self._inventory, self.max_candidates - len(answers))
+        # the narrowed moves with their object ids (kept, never changed: the expert maps a gold move by them;
+        # shared with every state that shows the same valid list, look and inventory)
+        cap = self.max_candidates - len(answers)
+        text = getattr(r, "valid_text", None)
+        self._move_ids = (narrowed(text, self._look, self._inventory, cap) if text is not None
+                          else narrow_ids(r["valid"], self._look, self._inventory, cap))
         self._moves_now = (*answers, *self._move_ids)
 
     # ------------------------------------------------------------ S1Env hooks

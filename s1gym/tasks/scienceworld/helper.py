@@ -11,6 +11,12 @@ into s1gym's cache folder (``$S1GYM_CACHE/java/<hash>``) and the engine's JVM st
 classpath. Without ``javac`` (one warning says so) or with ``S1GYM_SW_HELPER=0`` the engine reads through
 ScienceWorld's own calls and forks replay, as before.
 
+The valid list travels as compact rows (``S1ScienceWorld.validWire``: a JSON array of each row's text, template
+id, object ids and type ids; ScienceWorld's JSON repeats its four keys on every row and is twice as long),
+made by the same call with the same draws; :func:`.engine.valid_list` reads either form. A list the Python
+side holds already (the last one sent in full: sibling children often show the same list) is named by its
+number instead of being sent again (``S1ScienceWorld.sent``, :meth:`Helper._valid`).
+
 A snapshot lives in the JVM under an int id; :class:`Snapshot` is its Python handle. Dropping the handle
 queues the id and the helper's next call frees it in the same round trip.
 
@@ -32,7 +38,7 @@ from typing import Any
 
 from s1gym.engines.jvm import DEEP_COPY_SOURCE, compile_helper
 
-__all__ = ["RS", "SEP", "Helper", "Snapshot", "helper_classpath"]
+__all__ = ["RS", "SAME", "SEP", "Helper", "Snapshot", "helper_classpath"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +47,11 @@ SOURCE = Path(__file__).with_name("S1ScienceWorld.java")
 SEP = "\x01"
 #: the separator of :meth:`Helper.children`'s answers (no ScienceWorld text holds it either)
 RS = "\x02"
+#: marks a valid list's number in an answer (``S1ScienceWorld.sent``)
+SAME = "\x06"
+#: children stepped per JVM call (:meth:`Helper.children`): one answer of hundreds of children (tens of MB)
+#: cost more to build, send and split than the round trips it saved (docs/benchmarks.md)
+CHILDREN_PER_CALL = 32
 _lock = threading.Lock()
 _built: dict[str, str | None] = {}
 
@@ -95,11 +106,42 @@ class Helper:
         if not isinstance(cls, JavaClass):  # py4j names a missing class as a package
             raise LookupError("s1gym.scienceworld.S1ScienceWorld is not on the JVM's classpath")  # noqa: TRY004
         # py4j looks a static member up with a round trip of its own each time: look each up once
-        self.read, self.step, self.replay = cls.read, cls.step, cls.replay
+        self._read, self._step, self.replay = cls.read, cls.step, cls.replay
         self._take, self._restore, self._held, self._children = cls.take, cls.restore, cls.held, cls.children
+        self._step_take = cls.stepTake
         cls.noDelay()
         #: ids whose handles were dropped, freed by the next call
         self.pending: list[int] = []
+        #: the last valid list the JVM sent in full and its number (``S1ScienceWorld.sent``): an answer showing
+        #: the same list names the number instead of sending it again
+        self.valid_held: tuple[int, str] = (0, "")
+
+    def read(self, pi: Any, observation: str) -> list[str]:
+        """The helper's ``read``: the fields of the answer (:data:`SEP`), its valid list's text resolved."""
+        return self._fields(str(self._read(pi, observation, self.valid_held[0])))
+
+    def step(self, pi: Any, move: str) -> list[str]:
+        """The helper's ``step`` (the move and every read): the fields of the answer, as :meth:`read`."""
+        return self._fields(str(self._step(pi, move, self.valid_held[0])))
+
+    def _fields(self, packed: str) -> list[str]:
+        fields = packed.split(SEP)
+        fields[1] = self._valid(fields[1])
+        return fields
+
+    def _valid(self, sent: str) -> str:
+        """The valid list's text from what the JVM sent: the text and its number (kept), or the number of the
+        list held already (the very same ``str``, so the env's narrowing cache finds it without hashing it)."""
+        if not sent.startswith(SAME):
+            raise RuntimeError(f"ScienceWorld helper: a valid list without its number: {sent[:80]!r}")
+        number, full, text = sent[1:].partition(SAME)
+        if full:
+            self.valid_held = (int(number), text)
+            return text
+        if int(number) != self.valid_held[0]:  # never: the JVM names only the number it was given
+            raise RuntimeError(f"ScienceWorld helper: valid list {number} is not the one held "
+                               f"({self.valid_held[0]})")
+        return self.valid_held[1]
 
     @classmethod
     def of(cls, gateway: Any, classpath: str | None) -> Helper | None:
@@ -135,16 +177,30 @@ class Helper:
     def restore(self, pi: Any, snap: Snapshot) -> bool:
         """``pi`` brought to ``snap``; False when this JVM does not hold it or the copy failed (``pi`` is then
         unchanged: the copy comes before any change). A child held as its parent and its move is brought to
-        its parent, steps the move (with every read: the same state) and is snapshotted from then on."""
+        its parent, steps the move (with every read: the same state) and is snapshotted from then on, in one
+        round trip that sends no answer back (the caller has the child's answer already: ``stepTake``); False
+        there when it failed in the JVM (the caller replays: ``pi`` may be anywhere)."""
         from py4j.protocol import Py4JJavaError
 
         if snap.owner is not self:
             return False
         if snap.id is None:
-            if snap.parent is None or not self.restore(pi, snap.parent):
+            parent = snap.parent
+            if parent is None or (parent.id is None and not self.restore(pi, parent)):
                 return False
-            self.step(pi, snap.moves[-1])
-            snap.hold(self._take_id(pi))
+            if parent.id is None or parent.id < 0:
+                return False
+            try:
+                snap_id = int(self._step_take(pi, parent.id, snap.moves[-1], self._frees()))
+            except Py4JJavaError as exc:
+                log.warning("s1gym: stepping a ScienceWorld child again failed (%s); replaying it",
+                            str(exc).strip().splitlines()[0][:200])
+                return False
+            if snap_id == 0:  # the JVM does not hold the parent
+                return False
+            if snap_id < 0:
+                log.warning("s1gym: a ScienceWorld snapshot failed; that state will be replayed")
+            snap.hold(snap_id)
             return True
         if snap.id < 0:
             return False
@@ -155,11 +211,12 @@ class Helper:
                         str(exc).strip().splitlines()[0][:200])
             return False
 
-    def children(self, pi: Any, parent: Snapshot, moves: Sequence[str]) -> list[tuple[Snapshot, str]] | None:
+    def children(self, pi: Any, parent: Snapshot,
+                 moves: Sequence[str]) -> list[tuple[Snapshot, list[str]]] | None:
         """For each of ``moves``, ``pi`` brought to ``parent`` and the move stepped with every read (exactly
-        ``restore`` then ``step``), all in one round trip: the child's snapshot (held as ``parent`` and the
-        move: :class:`Snapshot`) and the step's packed answer (``step``'s), in order; then ``pi`` and the JVM's
-        global state are at ``parent``. ``None`` when this JVM does not hold ``parent`` or a move holds a
+        ``restore`` then ``step``), in one round trip per :data:`CHILDREN_PER_CALL` moves: the child's snapshot
+        (held as ``parent`` and the move: :class:`Snapshot`) and the step's answer's fields (``step``'s), in
+        order; then ``pi`` and the JVM's global state are at ``parent``. ``None`` when this JVM does not hold ``parent`` or a move holds a
         newline (the helper's separator); or when a copy failed in the JVM: then ``pi`` is in no known state
         (the caller restores it before using it)."""
         from py4j.protocol import Py4JJavaError
@@ -170,15 +227,18 @@ class Helper:
             return None
         if parent.id is None or parent.id < 0:
             return None
-        try:
-            out = self._children(pi, parent.id, "\n".join(moves), self._frees())
-        except Py4JJavaError as exc:
-            log.warning("s1gym: stepping ScienceWorld children in one call failed (%s); stepping them one by one",
-                        str(exc).strip().splitlines()[0][:200])
-            return None
-        if out is None:
-            return None
-        answers = str(out).split(RS)
+        answers: list[list[str]] = []
+        for start in range(0, len(moves), CHILDREN_PER_CALL):
+            chunk = moves[start:start + CHILDREN_PER_CALL]
+            try:
+                out = self._children(pi, parent.id, "\n".join(chunk), self._frees(), self.valid_held[0])
+            except Py4JJavaError as exc:
+                log.warning("s1gym: stepping ScienceWorld children in one call failed (%s); stepping them one by "
+                            "one", str(exc).strip().splitlines()[0][:200])
+                return None
+            if out is None:
+                return None
+            answers += [self._fields(packed) for packed in str(out).split(RS)]  # in order: the lists they name
         if len(answers) != len(moves):
             raise RuntimeError(f"ScienceWorld helper: {len(answers)} answers for {len(moves)} moves")
         return [(Snapshot(self, None, parent.game, (*parent.moves, move), parent), answer)
