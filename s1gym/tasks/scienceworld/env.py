@@ -74,7 +74,7 @@ class ScienceWorldEnv(EngineEnv):
 
     ## Action space
 
-    ``Discrete(max_candidates)`` (default 1024) over the narrowed moves, ordered by kind then text; the mask
+    ``Discrete(max_candidates)`` (default 2048) over the narrowed moves, ordered by kind then text; the mask
     marks the ones this state has.
 
     ## Observation space
@@ -108,7 +108,8 @@ class ScienceWorldEnv(EngineEnv):
 
     ## Version history
 
-    - v0: first version (scienceworld 1.2.3).
+    - v0: first version (scienceworld 1.2.3); the cap N went from 1024 to 2048 on 2026-12-06 (a dev
+      mendelian-genetics-unknown-plant state off the gold path offered 1,026 moves).
     """
 
     task_name = "ScienceWorld"
