@@ -1,6 +1,8 @@
 """Local's fitted ScienceWorld model (issue 52): the shipped file loads with its progress estimate, the reader
 names exact features on a real state (one real JVM game), Local with the model ranks the gold move first on a
-named train state, the task type is read off the description's wording, malformed files are refused."""
+named train state, the task type is read off the description's wording, malformed files are refused; a
+candidate Lookahead stepped gets exact ``la:`` names, a plain state scores as the model before them did, and the
+shipped file scores a real dev state as Lookahead shows it."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ pytest.importorskip("scienceworld", reason="the scienceworld extra is not instal
 from s1gym import registration
 from s1gym.core import Candidate, Situation
 from s1gym.tasks.scienceworld.model import ScienceWorldModel
-from s1gym.tasks.scienceworld.tokens import candidate_tokens, progress_tokens, task_type
+from s1gym.tasks.scienceworld.tokens import candidate_tokens, feedback_template, progress_tokens, task_type
 
 #: the state the model is checked on: train variation 0 of boil after the gold path's first four moves
 GOLD_PREFIX = 4
@@ -139,3 +141,85 @@ def test_the_progress_estimate_reads_the_situation(boil_state):
     expected = max(0.0, model.progress["*"] + sum(model.progress.get(t, 0.0) for t in tokens if t != "*"))
     assert estimate(situation) == pytest.approx(expected, abs=1e-9)
     assert estimate(situation) == pytest.approx(PROGRESS_AT_BOIL_STATE, abs=1e-3)
+
+
+#: the shipped model's logits of five moves of the boil state, as the model without lookahead names (features
+#: version 1, sha256 75c31335... of data/local_scienceworld.json) scored them: the lookahead stage changed none
+PLAIN_SCORES = {"open cupboard": 10.4826, "focus on thermometer": 1.1189, "teleport to kitchen": -2.8219,
+                "look around": 8.6567, "activate stove": -0.8983}
+
+_NOW = ("Task Description:\nYour task is to boil water. First, focus on the substance.\n\nThis room is called the "
+        "kitchen. In it, you see: \n\ta stove, which is turned {stove}.\n\ta sink, which is turned off.\n\n"
+        "In your inventory, you see:\n\ta metal pot (containing water)")
+
+
+def test_a_lookahead_candidate_with_a_positive_reward_gets_the_reward_token():
+    now = _NOW.format(stove="off")
+    situation = Situation(task="ScienceWorld", observation=now, state_text="You move to the kitchen.\n\n" + now,
+                          history=(("go to kitchen", "You move to the kitchen."),), candidates=(
+        Candidate("activate stove", outcome="The stove is now activated.\n\n" + _NOW.format(stove="on"),
+                  new_actions=("deactivate stove",), reward=0.1, revisits=0),
+        Candidate("pick up stove", outcome="No known action matches that input.\n\n" + now, reward=0.0, revisits=1),
+        Candidate("look around"),
+    ))
+    plain = candidate_tokens(situation.with_candidates([Candidate(c.text) for c in situation.candidates]))
+    tokens = candidate_tokens(situation)
+    assert [t[:len(p)] for t, p in zip(tokens, plain, strict=True)] == plain  # the plain names first, unchanged
+    assert [t[len(p):] for t, p in zip(tokens, plain, strict=True)] == [
+        ["la:fb:* now activated", "la:boil|fb:* now activated", "la:v:activate|fb:* now activated",
+         "la:r:+", "la:r:+m", "la:boil|r:+", "la:v:activate|r:+",
+         "la:rev:0", "la:boil|rev:0", "la:v:activate|rev:0", "la:new:1-2", "la:boil|new:1-2"],
+        ["la:fb:no known action matches", "la:boil|fb:no known action matches",
+         "la:v:pick up|fb:no known action matches", "la:rev:1", "la:boil|rev:1", "la:v:pick up|rev:1",
+         "la:same", "la:v:pick up|same", "la:new:0", "la:boil|new:0"],
+        [],  # no outcome: no lookahead names
+    ]
+    assert feedback_template("You decide to wait for 10 iterations.", "wait1") == "decide wait for #"
+    assert feedback_template("You decide to wait for 10 iterations.", "wait") == "decide * for #"
+    assert feedback_template("", "look around") == "-"
+
+
+def test_a_plain_state_scores_exactly_as_the_model_without_lookahead_names(boil_state):
+    situation, _expert = boil_state
+    assert not any(n.startswith("la:") for names in candidate_tokens(situation) for n in names)
+    model = registration.local_model("ScienceWorld")
+    scores = model.scores(situation)
+    assert {t: round(float(scores[situation.texts.index(t)]), 4) for t in PLAIN_SCORES} == PLAIN_SCORES
+
+
+@pytest.fixture(scope="module")
+def dev_lookahead_state():
+    """Dev variation 0 of ``boil`` after the expert's first four moves, annotated as ``Lookahead(Local,
+    width=16)`` shows it, and the expert's next move."""
+    from s1gym.policies import Local
+    from s1gym.wrappers import Lookahead
+
+    from s1gym.tasks.scienceworld.env import ScienceWorldEnv
+
+    env = ScienceWorldEnv(task="boil", fold="dev")
+    try:
+        env.reset(seed=0)
+        for _ in range(GOLD_PREFIX):
+            env.step_move(env.expert_action())
+        situation = env.situation()
+        lookahead = Lookahead(Local(preload=False), width=16)
+        (shown, _first), = lookahead._shortlists([situation])
+        annotated, _kept, _losing = lookahead.annotate(situation, shown)
+        yield annotated, env.expert_action()
+    finally:
+        env.close()
+
+
+def test_the_shipped_file_scores_a_dev_state_as_lookahead_shows_it(dev_lookahead_state):
+    annotated, expert = dev_lookahead_state
+    model = registration.local_model("ScienceWorld")
+    assert model.features_version == 1 and model.provenance["lookahead"]["test"] == "fold test never used"
+    assert 1 < len(annotated.candidates) <= 16 and expert in annotated.texts
+    names = candidate_tokens(annotated)
+    assert all(any(n.startswith("la:rev:") for n in fs) for fs in names)  # every shown move read with its outcome
+    la = [sum(model.weights.get(n, 0.0) for n in fs if n.startswith("la:")) for fs in names]
+    assert any(w != 0.0 for w in la)  # the lookahead names weigh
+    scores = model.scores(annotated)
+    plain = model.scores(annotated.with_candidates([Candidate(c.text) for c in annotated.candidates]))
+    assert scores == pytest.approx(plain + la, abs=1e-9)
+    assert annotated.texts[int(scores.argmax())] == expert

@@ -492,7 +492,7 @@ def children_speed(states: tuple[tuple[str, int, int], ...] = CHILDREN_STATES, r
         return total
 
     first = at(*states[0])
-    default = first.engine().can_step_children  # put back at the end (off unless S1GYM_SW_CHILDREN=1)
+    default = first.engine().can_step_children  # put back at the end (on unless S1GYM_SW_CHILDREN=0)
     annotate(first, True)  # warm-up, untimed
     rows, all_bo, all_bp = [], [], []
     for task, seed, depth in states:
@@ -564,6 +564,71 @@ def rss_after_episodes(episodes: int = 500, moves: int = 5, children: int = 20, 
             print(json.dumps(sample), flush=True)
     env.close()
     return {"heap": HEAP, "episodes": episodes, "samples": samples, **samples[-1]}
+
+
+#: issue 52's lookahead-model check (docs/benchmarks.md, "Lookahead's outcomes in Local's model"): dev seed 2 (a
+#: dev variation no fit read) of every third task type, ScienceWorld's order, fixed before the run
+LOOKAHEAD_DEV_TASKS = TASKS[0::3]
+LOOKAHEAD_DEV_SEED = 2
+
+
+def lookahead_dev_table(models: dict[str, str], tasks: tuple[str, ...] = LOOKAHEAD_DEV_TASKS,
+                        seed: int = LOOKAHEAD_DEV_SEED, width: int = 16, max_steps: int = 250,
+                        game_cap_s: float = 120.0, fold: str = "dev", log: Any = print) -> dict:
+    """``Lookahead(Local, width=width)`` with each fitted model (name -> model file) on ``fold`` variation ``seed``
+    of each task type (never the test fold), preset ``easy``, ``max_steps`` moves, a game stopped unsolved
+    after ``game_cap_s`` seconds (the second table's ``_Deadline``). Per game: won, final and best score,
+    steps, decisions, seconds a decision, capped, and the moves that repeat an earlier move of the game."""
+    from s1gym.policies import Local
+    from s1gym.runner.episode import play_episode
+    from s1gym.runner.spec import make_env
+    from s1gym.wrappers import wrap
+
+    if fold == "test":
+        raise ValueError("lookahead_dev_table plays train or dev variations, never test: use full_table for test")
+    out: dict[str, Any] = {"fold": fold, "seed": seed, "width": width, "max_steps": max_steps,
+                           "game_cap_s": game_cap_s, "models": dict(models), "policies": {}}
+    envs: dict[str, Any] = {}
+    try:
+        for name, path in models.items():
+            policy = _Deadline(wrap(Local(pairs=path, preload=False), ["lookahead"], width=width), game_cap_s)
+            rows = []
+            for task in tasks:
+                if task not in envs:
+                    envs[task] = make_env("s1/ScienceWorld-v0", {"task": task, "fold": fold, "max_steps": max_steps})
+                t = time.perf_counter()
+                try:
+                    rec = play_episode(envs[task], policy, seed, agreement=False)
+                except Exception as exc:  # noqa: BLE001 - a failed game is a row of the table
+                    rec = {**getattr(exc, "partial_episode", {}), "error": f"{type(exc).__name__}: {exc}"}
+                seconds = time.perf_counter() - t
+                ticks = rec.get("ticks", [])
+                scores = [tick["score"] for tick in ticks if tick.get("score") is not None]
+                moves = [tick["move"] for tick in ticks]
+                row = {"task": task, "seed": seed, "game": rec.get("game"), "won": bool(rec.get("won", False)),
+                       "score": float(rec.get("score", scores[-1] if scores else 0.0)), "best": max([0.0, *scores]),
+                       "steps": int(rec.get("steps", len(ticks))), "decisions": len(ticks),
+                       "seconds": round(seconds, 2), "s_per_decision": round(seconds / max(len(ticks), 1), 3),
+                       "capped": policy.capped, "repeats": sum(1 for i, m in enumerate(moves) if m in moves[:i])}
+                if "error" in rec:
+                    row["error"] = rec["error"]
+                rows.append(row)
+                log(name, json.dumps(row), flush=True)
+            decisions = sum(r["decisions"] for r in rows)
+            spent = sum(r["seconds"] for r in rows)
+            summary = {"games": len(rows), "won": sum(r["won"] for r in rows),
+                       "mean_score": round(statistics.mean(r["score"] for r in rows), 4),
+                       "mean_best": round(statistics.mean(r["best"] for r in rows), 4),
+                       "decisions": decisions, "seconds": round(spent, 1),
+                       "s_per_decision": round(spent / max(decisions, 1), 3),
+                       "capped": sum(r["capped"] for r in rows), "repeats": sum(r["repeats"] for r in rows),
+                       "errors": sum("error" in r for r in rows)}
+            out["policies"][name] = {"summary": summary, "games": rows}
+            log(name, "SUMMARY", json.dumps(summary), flush=True)
+    finally:
+        for env in envs.values():
+            env.close()
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:

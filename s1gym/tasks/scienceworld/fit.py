@@ -14,6 +14,19 @@ estimate is a ridge fit of the moves left to the end of the gold path (episodes 
 
 ``--cache FILE`` keeps the roll-ins (the situations as a player sees them and the gold move's index), so
 the features can be refitted without the JVM.
+
+``python -m s1gym.tasks.scienceworld.fit lookahead``: the second stage, the weights of the ``la:`` names (what
+``Lookahead`` shows of a move: :func:`.tokens.outcome_tokens`) on top of a fitted model whose weights stay as
+they are (``--base``, default the shipped file), so plain decisions score exactly as before. Roll-ins
+(:func:`collect_lookahead`): the expert's moves on train variations, each game leaving the expert's plan once
+(``--deviate``: at a third of the gold path, the move ``Lookahead(Local)`` with the base model picks there,
+where it is not the expert's), after which the expert replans (:meth:`.env.ScienceWorldEnv.expert_action`);
+at chosen states (``--states`` spread evenly over the gold path's length, plus the states right after the
+deviation) the state is annotated as ``Lookahead(Local, width=16)`` with the base model would show it (the
+base model's 16 favourites stepped on forks, losing moves dropped): one decision group, labelled by the
+expert's move when it is among them. Fit: a column ``~base`` (the base model's score of the move) held at
+weight 1 and one free column per ``la:`` name met in at least ``--min-count`` train groups, by L-BFGS with
+the L2 of :data:`LA_GRID` that gives the dev groups (dev variations, the expert's own path) the lowest NLL.
 """
 
 from __future__ import annotations
@@ -30,7 +43,7 @@ from typing import Any
 
 from s1gym.core import Situation
 
-__all__ = ["collapse", "collect", "main"]
+__all__ = ["collapse", "collect", "collect_lookahead", "fit_lookahead", "main"]
 
 OUT = Path(__file__).parent / "data" / "local_scienceworld.json"
 #: the task types whose gold paths are slowest to play (80-130 moves, thousands of valid moves a state): fewer
@@ -94,7 +107,258 @@ def load_cache(path: Path) -> dict[str, list[dict[str, Any]]]:
         return pickle.load(f)
 
 
+def _spread(n: int, k: int) -> set[int]:
+    """``k`` indices spread evenly over ``0..n-1`` (all of them when ``n <= k``)."""
+    if n <= k:
+        return set(range(n))
+    return {round(i * (n - 1) / (k - 1)) for i in range(k)} if k > 1 else {0}
+
+
+def collect_lookahead(fold: str, seeds: range | tuple[int, ...], tasks: tuple[str, ...], base: Any,
+                      width: int = 16, states: int = 10, deviate: bool = True, after: int = 3,
+                      log: bool = True, until: float | None = None) -> list[dict[str, Any]]:
+    """Per game (task type, seed of ``fold``), the lookahead groups along the expert's roll-in (see the module
+    docstring): ``{"task", "seed", "variation", "won", "deviation", "groups": [(annotated situation, gold
+    index among its candidates or -1, candidates of the state, moves shown), ...], "note", "seconds"}``.
+    ``base``: the model whose favourites are shown (a fitted model or the path of its file); ``until``: no
+    game starts after this ``time.time()`` (the games not played are left out)."""
+    from s1gym.policies import Local
+    from s1gym.tasks.scienceworld.env import ScienceWorldEnv
+    from s1gym.wrappers import Lookahead
+
+    lookahead = Lookahead(Local(pairs=base, preload=False), width=width)
+    games = []
+    for task in tasks:
+        env = ScienceWorldEnv(task=task, fold=fold)
+        for seed in seeds:
+            started = time.time()
+            if until is not None and started > until:
+                if log:
+                    print(f"{fold} {task} seed {seed}: not played (time budget)", flush=True)
+                continue
+            _obs, info = env.reset(seed=seed)
+            n = len(env.gold_path())
+            chosen = _spread(n, states)
+            deviate_at = n // 3 if deviate else -1
+            deviation: dict[str, Any] | None = None
+            groups = []
+            note = ""
+            t = 0
+            while not info["game_over"] and info["steps"] < env.max_steps:
+                try:
+                    move = env.expert_action()
+                except RuntimeError as e:
+                    note = str(e)
+                    break
+                situation = env.situation()
+                near = deviation is not None and 0 < t - deviation["step"] <= after
+                several = len(situation.candidates) > 1
+                shortlist: tuple[list[int] | None, Any] | None = None
+                if t == deviate_at and several:
+                    # the plain favourite first: where it is the expert's move, so is Lookahead's pick (unless it
+                    # loses), and the state is not stepped for it
+                    shortlist = lookahead._shortlists([situation])[0]
+                    first = shortlist[1] or lookahead.policy.decide(situation)
+                    if situation.texts[int(first.action)] == move:
+                        shortlist = None
+                if (t in chosen or near or shortlist is not None) and several:
+                    shown, _first = shortlist or lookahead._shortlists([situation])[0]
+                    annotated, kept, _losing = lookahead.annotate(situation, shown)
+                    good = situation.texts.index(move)
+                    gold = kept.index(good) if good in kept else -1
+                    groups.append((_bare(annotated), gold, len(situation.candidates),
+                                   len(situation.candidates) if shown is None else len(shown)))
+                    if shortlist is not None:
+                        pick = situation.texts[kept[int(lookahead.policy.decide(annotated).action)]]
+                        if pick != move:
+                            deviation = {"step": t, "move": pick, "expert": move}
+                            move = pick
+                if t == deviate_at and deviation is None:
+                    # the pick is the expert's here: the next state (up to 20 past a third of the path)
+                    deviate_at = deviate_at + 1 if deviate_at < n // 3 + 20 else -1
+                _obs, _r, _te, _tr, info = env.step_move(move)
+                t += 1
+            seconds = time.time() - started
+            games.append({"task": task, "seed": seed, "variation": int(info["variation"]), "won": bool(info["won"]),
+                          "deviation": deviation, "groups": groups, "note": note, "seconds": round(seconds, 1),
+                          "replans": env.replans})
+            if log:
+                shown_gold = sum(g[1] >= 0 for g in groups)
+                print(f"{fold} {task} seed {seed} var {info['variation']}: {t} moves, {len(groups)} groups "
+                      f"({shown_gold} with the expert's move shown), won {info['won']}, deviation "
+                      f"{deviation and deviation['move']!r}, replans {env.replans} {note} ({seconds:.1f} s)",
+                      flush=True)
+        env.close()
+    return games
+
+
+#: the L2 values of the lookahead stage (the one with the lowest dev NLL is kept)
+LA_GRID = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+#: the base model's score: a column held at weight 1 in the lookahead stage
+BASE = "~base"
+
+
+def _la_groups(games: list[dict[str, Any]], base: Any) -> tuple[list[list[list[str | tuple[str, float]]]], list[int]]:
+    """Per group whose expert move is shown among two or more: the candidates' ``~base`` score (the base
+    model's logit) and ``la:`` names, and the expert move's index."""
+    from s1gym.tasks.scienceworld.tokens import candidate_tokens
+
+    rows, goods = [], []
+    w = base.weights
+    for game in games:
+        for situation, gold, _n, _shown in game["groups"]:
+            if gold < 0 or len(situation.candidates) < 2:
+                continue
+            cands = []
+            for fs in candidate_tokens(situation):
+                score = sum(w.get(f, 0.0) for f in fs if not f.startswith("la:"))
+                cands.append([(BASE, score), *(f for f in fs if f.startswith("la:"))])
+            rows.append(cands)
+            goods.append(gold)
+    return rows, goods
+
+
+def _la_metrics(design: Any, w: Any) -> dict[str, float]:
+    return {"groups": design.n, "nll": round(design.nll(w) / max(1, design.n), 4),
+            "top1": round(design.top1(w), 4) if design.n else None}
+
+
+def fit_lookahead(data: dict[str, list[dict[str, Any]]], base: Any, min_count: int = 3,
+                  grid: tuple[float, ...] = LA_GRID) -> tuple[Any, dict[str, Any]]:
+    """The base model with ``la:`` weights fitted on ``data["train"]``'s lookahead groups (L2 chosen on
+    ``data["dev"]``'s), and the figures: dev NLL and top-1 of the expert's move in the groups, base against new."""
+    import numpy as np
+
+    from s1gym.models.fitting import Design, select_l2
+    from s1gym.tasks.scienceworld.model import ScienceWorldModel
+
+    train_rows, train_good = _la_groups(data["train"], base)
+    dev_rows, dev_good = _la_groups(data["dev"], base)
+    counts: Counter[str] = Counter()
+    for cands in train_rows:
+        counts.update({f for fs in cands for f in fs if isinstance(f, str)})
+    names = sorted(n for n, k in counts.items() if k >= min_count)
+    vocab = {BASE: 0, **{n: j + 1 for j, n in enumerate(names)}}
+    train = Design(list(zip(train_rows, train_good, strict=True)), vocab=vocab, growing=False)
+    dev = Design(list(zip(dev_rows, dev_good, strict=True)), vocab=vocab, growing=False)
+    w0 = np.zeros(len(vocab))
+    w0[0] = 1.0
+    free = np.ones(len(vocab), dtype=bool)
+    free[0] = False
+    best = select_l2(train, dev, grid, start=w0, free=free)
+    la = {k: v for k, v in train.weights(best.w).items() if k != BASE}
+    model = ScienceWorldModel({**base.weights, **la}, dense=base.dense, progress=base.progress,
+                              provenance=dict(base.provenance))
+
+    def recall(games: list[dict[str, Any]]) -> dict[str, Any]:
+        groups = [g for game in games for g in game["groups"]]
+        return {"states": len(groups), "expert_move_shown": sum(g[1] >= 0 for g in groups),
+                "mean_candidates": round(float(np.mean([g[2] for g in groups])), 1) if groups else None,
+                "mean_shown_after_losing_dropped": round(float(np.mean([len(g[0].candidates) for g in groups])), 1)
+                if groups else None}
+
+    stats = {"l2": best.l2, "columns": len(names), "min_count": min_count,
+             "dev_nll_per_group": {str(k): round(v, 4) for k, v in best.dev_nll.items()},
+             "train_base": _la_metrics(train, w0), "train_new": _la_metrics(train, best.w),
+             "dev_base": _la_metrics(dev, w0), "dev_new": _la_metrics(dev, best.w),
+             "train_states": recall(data["train"]), "dev_states": recall(data["dev"])}
+    return model, stats
+
+
+def main_lookahead(argv: list[str]) -> None:
+    """``python -m s1gym.tasks.scienceworld.fit lookahead ...`` (the module docstring)."""
+    from s1gym.tasks.scienceworld.env import TASKS
+    from s1gym.tasks.scienceworld.model import ScienceWorldModel
+
+    parser = argparse.ArgumentParser(prog="python -m s1gym.tasks.scienceworld.fit lookahead",
+                                     description="the lookahead stage (the module docstring)")
+    parser.add_argument("--base", type=Path, default=OUT, help="the model whose weights stay (default: the shipped)")
+    parser.add_argument("--train-seeds", default="8,9", help="train-fold seeds of each task type")
+    parser.add_argument("--slow-seeds", default="3", help="train-fold seeds of the two mendelian-genetics types")
+    parser.add_argument("--dev-seeds", default="0", help="dev-fold seeds of each task type (the L2 only)")
+    parser.add_argument("--tasks", default="", help="comma list (default: all 30)")
+    parser.add_argument("--states", type=int, default=10, help="states annotated a game, spread over the gold path")
+    parser.add_argument("--dev-states", type=int, default=6)
+    parser.add_argument("--after", type=int, default=3, help="states annotated after the deviation")
+    parser.add_argument("--width", type=int, default=16)
+    parser.add_argument("--min-count", type=int, default=3)
+    parser.add_argument("--cache", type=Path, default=None, help="the groups kept here (read when present)")
+    parser.add_argument("--collect", choices=("train", "dev", "both"), default="both",
+                        help="with --cache absent: which fold to collect (a cache per fold: run them in parallel)")
+    parser.add_argument("--dev-deviate", action="store_true", help="dev games leave the expert's plan once too")
+    parser.add_argument("--reverse", action="store_true", help="collect the task types in reverse order")
+    parser.add_argument("--budget", type=float, default=None, help="seconds: no game starts after them")
+    parser.add_argument("--collect-only", action="store_true")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    base = ScienceWorldModel.load(args.base)
+    start = time.time()
+    tasks = tuple(t for t in args.tasks.split(",") if t) or TASKS
+    tasks = tasks[::-1] if args.reverse else tasks
+    until = None if args.budget is None else start + args.budget
+    seeds = tuple(int(x) for x in args.train_seeds.split(",") if x)
+    slow = tuple(int(x) for x in args.slow_seeds.split(",") if x)
+    dev_seeds = tuple(int(x) for x in args.dev_seeds.split(",") if x)
+    caches = [args.cache] if args.cache is not None and args.cache.exists() else []
+    if not caches and args.cache is not None and "," in str(args.cache):
+        caches = [Path(p) for p in str(args.cache).split(",")]
+    if caches:
+        data: dict[str, list[dict[str, Any]]] = {"train": [], "dev": []}
+        for path in caches:
+            for k, v in load_cache(path).items():
+                data[k] += v
+    else:
+        data = {"train": [], "dev": []}
+        if args.collect in ("train", "both"):
+            data["train"] = [g for task in tasks for g in collect_lookahead(
+                "train", slow if task in SLOW else seeds, (task,), base, args.width, args.states, after=args.after,
+                until=until)]
+        if args.collect in ("dev", "both"):
+            data["dev"] = collect_lookahead("dev", dev_seeds, tasks, base, args.width, args.dev_states,
+                                            deviate=args.dev_deviate, after=args.after, until=until)
+        if args.cache is not None:
+            with gzip.open(args.cache, "wb") as f:
+                pickle.dump(data, f)
+    collect_seconds = time.time() - start
+    if args.collect_only:
+        print(f"collected in {collect_seconds:.0f} s")
+        return
+    model, stats = fit_lookahead(data, base, args.min_count)
+
+    def span(games: list[dict[str, Any]]) -> str:
+        by = sorted({(g["task"] in SLOW, g["seed"]) for g in games})
+        return (f"{len(games)} games (seeds {sorted({s for slow_, s in by if not slow_})}, the mendelian-genetics "
+                f"types {sorted({s for slow_, s in by if slow_})}), {sum(g['deviation'] is not None for g in games)} "
+                f"left the expert's plan once, {sum(g['won'] for g in games)} won by the roll-in, "
+                f"{sum(len(g['groups']) for g in games)} states annotated")
+
+    model.provenance["lookahead"] = {
+        "fitted_by": "python -m s1gym.tasks.scienceworld.fit lookahead " + " ".join(argv),
+        "what": "weights of the la: names (tokens.outcome_tokens: what Lookahead shows of a move) on top of the "
+                "model above, whose weights stay: plain decisions score as before",
+        "roll_ins": f"the expert's moves, each train game leaving its plan once at a third of the gold path with the "
+                    f"move Lookahead(Local, width={args.width}) with the base model picks there (the expert then "
+                    f"replans); states annotated as that Lookahead shows them (the base model's {args.width} "
+                    f"favourites stepped on forks, losing moves dropped): {args.states} a game spread over the gold "
+                    f"path and {args.after} after the deviation",
+        "train": "fold train: " + span(data["train"]),
+        "dev": f"fold dev: {span(data['dev'])}, {args.dev_states} states a game; the L2 and the figures only",
+        "test": "fold test never used",
+        **stats,
+        "seconds": {"cache_load" if caches else "roll_ins": round(collect_seconds, 1),
+                    "fit": round(time.time() - start - collect_seconds, 1)},
+    }
+    args.out.write_text(json.dumps(model.to_json(), indent=1) + "\n")
+    print(json.dumps(model.provenance["lookahead"], indent=1))
+
+
 def main(argv: list[str] | None = None) -> None:
+    import sys
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["lookahead"]:
+        main_lookahead(argv[1:])
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--train", type=int, default=8, help="train-fold seeds 0..N-1 of each task type")
     parser.add_argument("--slow", type=int, default=3, help="train-fold seeds 0..N-1 of the two mendelian types")

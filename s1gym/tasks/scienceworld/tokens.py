@@ -19,7 +19,16 @@ room, so the features are the ones that carry across variations of a task type:
   switched on or off (``a sink, which is turned on``), a door;
 - the object's head words with the task type and verb (``thermometer``, ``stove``, ``pot``, ``seed``...):
   the reader names all of them, the fit keeps the words of gold moves seen in several train variations
-  and those of any candidate in many (doors, the agent, the air).
+  and those of any candidate in many (doors, the agent, the air);
+- with lookahead (a candidate that carries an ``outcome``: ``Lookahead`` stepped it on a fork), names that
+  open with ``la:`` (:func:`outcome_tokens`): the feedback's template (its first four words other than
+  stop words, the move's own words as ``*``, numbers as ``#``: ``no known action matches``, ``* now open``),
+  the score change (sign and size), the revisits (0, 1, 2, 3+; with the verb), an outcome that shows the
+  same room and inventory as now (``same``) or a state the episode was in before (``back``), a changed
+  inventory or room, the new moves (how many, how
+  many of them name what the task names) and task words the outcome shows that the state does not,
+  several of them crossed with the task type or the verb. A candidate without an outcome gets none of
+  them: plain decisions read exactly the names of features version 1.
 """
 
 from __future__ import annotations
@@ -29,10 +38,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from s1gym.core import Situation
+from s1gym.core import Candidate, Situation
 from s1gym.tasks.scienceworld.candidates import verb_of
 
-__all__ = ["State", "candidate_tokens", "move_objects", "progress_tokens", "read_state", "task_type"]
+__all__ = ["State", "candidate_tokens", "feedback_template", "move_objects", "outcome_tokens", "progress_tokens",
+           "read_state", "task_type"]
 
 #: the task type by the description's wording, first match wins (ScienceWorld's task names; ``?``: none)
 _TYPES: tuple[tuple[str, str], ...] = (
@@ -192,6 +202,7 @@ def candidate_tokens(situation: Situation) -> list[list[str]]:
         for h in mheads:
             before.setdefault(h, set()).add(mv)
     memo: dict[str, str] = {}
+    now: _Now | None = None
     out = []
     for c in situation.candidates:
         text = c.text
@@ -226,8 +237,115 @@ def candidate_tokens(situation: Situation) -> list[list[str]]:
             toks += [f"v:{v}|played", f"{tv}|played"]
             if text == last_move:
                 toks += [f"v:{v}|last", f"{tv}|last"]
+        if c.outcome is not None:
+            if now is None:
+                now = _Now.of(situation.state_text or "")
+            toks += outcome_tokens(c, v, kind, now, state, memo)
         out.append(toks)
     return out
+
+
+#: the start of the state description in an observation (the feedback, when there is one, comes before it)
+_DESCRIPTION = "Task Description:"
+_FB_WORD = re.compile(r"[a-z]+|[0-9]+")
+
+
+def _split_outcome(text: str) -> tuple[str, str]:
+    """An observation's feedback (``""`` when none) and the rest (task, room, inventory)."""
+    i = text.find(_DESCRIPTION)
+    if i < 0:
+        return text.strip(), ""
+    return text[:i].strip(), text[i:].strip()
+
+
+def feedback_template(feedback: str, move: str) -> str:
+    """The feedback's first four words other than stop words, lower case, the move's own words as ``*`` (a run
+    of them as one), numbers as ``#``; ``-`` for no feedback (``look around``)."""
+    mine = _words(move)
+    out: list[str] = []
+    for w in _FB_WORD.findall(feedback.lower()):
+        if w in _STOP:
+            continue
+        t = "#" if w.isdigit() else "*" if w in mine else w
+        if t == "*" and out and out[-1] == "*":
+            continue
+        out.append(t)
+        if len(out) == 4:
+            break
+    return " ".join(out) or "-"
+
+
+@dataclass(frozen=True)
+class _Now:
+    """What the outcomes are compared with: the state's observation after its feedback (task, room,
+    inventory) and that text's words."""
+
+    rest: str
+    words: frozenset[str]
+
+    @staticmethod
+    def of(state_text: str) -> _Now:
+        rest = _split_outcome(state_text)[1]
+        return _Now(rest, _words(rest))
+
+
+def _bucket(n: int, edges: tuple[int, ...]) -> str:
+    """``n`` as the bucket its ``edges`` (ascending lower bounds after 0) put it in: ``0``, ``1-2``, ``30+``."""
+    if n <= 0:
+        return "0"
+    for lo, hi in zip(edges, (*edges[1:], None)):
+        if hi is None or n < hi:
+            return f"{lo}+" if hi is None else (f"{lo}" if hi - lo == 1 else f"{lo}-{hi - 1}")
+    return "0"  # pragma: no cover - edges start at 1
+
+
+def outcome_tokens(candidate: Candidate, v: str, kind: str, now: _Now, state: State,
+                   memo: dict[str, str] | None = None) -> list[str]:
+    """The ``la:`` names of a candidate Lookahead stepped (see the module docstring): its outcome read against
+    the state now (``now``), ``v`` its verb, ``kind`` the task type."""
+    memo = {} if memo is None else memo
+    feedback, rest = _split_outcome(candidate.outcome or "")
+    template = feedback_template(feedback, candidate.text)
+    toks = [f"la:fb:{template}", f"la:{kind}|fb:{template}", f"la:v:{v}|fb:{template}"]
+    r = candidate.reward or 0.0
+    if r > 0:
+        size = "s" if r <= 0.05 else "m" if r <= 0.15 else "l"
+        toks += ["la:r:+", f"la:r:+{size}", f"la:{kind}|r:+", f"la:v:{v}|r:+"]
+    elif r < 0:
+        toks += ["la:r:-", f"la:{kind}|r:-"]
+    if candidate.revisits is not None:
+        rv = min(candidate.revisits, 3)
+        b = f"{rv}+" if rv == 3 else str(rv)
+        toks += [f"la:rev:{b}", f"la:{kind}|rev:{b}", f"la:v:{v}|rev:{min(rv, 1)}"]
+    if rest and rest == now.rest:
+        toks += ["la:same", f"la:v:{v}|same"]
+    elif rest:
+        if candidate.revisits:  # back in a state this episode was in before (not this one)
+            toks += ["la:back", f"la:{kind}|back"]
+        after = read_state(rest)
+        if after.inventory != state.inventory:
+            toks += ["la:inv", f"la:{kind}|inv"]
+        if after.room != state.room:
+            toks += ["la:room", f"la:room|rev:{min(candidate.revisits or 0, 1)}"]
+        shown = len((_words(rest) - now.words) & state.task_words)
+        if shown:
+            toks += [f"la:show:{min(shown, 2)}", f"la:{kind}|show"]
+    n = len(candidate.new_actions)
+    nb = _bucket(n, (1, 3, 10, 30))
+    toks += [f"la:new:{nb}", f"la:{kind}|new:{nb}"]
+    if n:
+        named = 0
+        for a in candidate.new_actions:
+            objects = _parsed(a)[1]
+            if objects:
+                mark = memo.get(objects[0])
+                if mark is None:
+                    inventory = "i" if _head(objects[0]) in state.inventory else ""
+                    mark = memo[objects[0]] = _in_task(objects[0], state) + inventory
+                named += mark[0] == "p"
+        if named:
+            toks += [f"la:newtask:{min(named, 2)}", f"la:{kind}|newtask"]
+    return toks
 
 
 def progress_tokens(situation: Situation) -> list[str]:
