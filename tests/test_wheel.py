@@ -172,19 +172,30 @@ def test_the_readme_quick_start_runs_against_the_wheel(installed, tmp_path):
     run(installed, str(bin_dir / "python"), str(script), cwd=tmp_path)
 
 
-def test_twx_forks_restore_snapshots_compiled_from_the_wheels_java_source(installed, tmp_path):
+@pytest.mark.parametrize(
+    ("start", "module", "classes"),
+    [
+        ("gym.make('s1/CookingWorld-v0', size='small'); env.reset(seed=1)", "s1gym.tasks.twx.snapshots",
+         ("s1gym/twx/S1Snapshots.class", "s1gym/jvm/S1DeepCopy.class")),
+        ("gym.make('s1/ScienceWorld-v0', task='boil'); env.reset(seed=0)", "s1gym.tasks.scienceworld.helper",
+         ("s1gym/scienceworld/S1ScienceWorld.class", "s1gym/jvm/S1DeepCopy.class")),
+    ],
+    ids=["twx", "scienceworld"],
+)
+def test_forks_restore_snapshots_compiled_from_the_wheels_java(installed, tmp_path, start, module, classes):
     _, _, bin_dir, env = installed
     script = (
         "import gymnasium as gym, s1gym\n"
-        "env = gym.make('s1/CookingWorld-v0', size='small'); env.reset(seed=1); env.step(0)\n"
+        f"env = {start}; env.step(0)\n"
         "fork = env.fork(); a = fork.step(1)[0]; b = env.step(1)[0]\n"
         "assert a == b and env.engine().can_snapshot, 'no snapshot'\n"
         "assert env._pool().replayed_moves == 0, env._pool().replayed_moves\n"
-        "import s1gym.tasks.twx.snapshots as s; print(s.SOURCE)\n"
+        f"import {module} as m; print(m.SOURCE)\n"
     )
-    env = {**env, "S1GYM_CACHE": str(tmp_path)}  # compiled afresh, from the installed source
+    env = {**env, "S1GYM_CACHE": str(tmp_path)}  # compiled afresh, from the installed sources
     done = subprocess.run([str(bin_dir / "python"), "-c", script], capture_output=True, text=True, env=env,
                           cwd=tmp_path, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert Path(done.stdout.strip()).is_relative_to(bin_dir.parent)
-    assert list(tmp_path.glob("java/*/s1gym/twx/S1Snapshots.class"))
+    for compiled in classes:  # each family's helper and the shared copier, from the wheel's sources
+        assert list(tmp_path.glob(f"java/*/{compiled}")), compiled
