@@ -99,13 +99,7 @@ public final class S1ScienceWorld {
      *  :meth:`validWire`: ScienceWorld's rows, compact), look, inventory, score, completion; separated by \u0001. */
     public static String read(PythonInterface pi, String observation) {
         noDelay();
-        String valid = validWire(pi);
-        String look = pi.freeActionLook();
-        String inventory = pi.freeActionInventory();
-        StringBuilder out = new StringBuilder(observation.length() + valid.length() + look.length() + inventory.length() + 64);
-        out.append(observation).append(SEP).append(valid).append(SEP).append(look).append(SEP).append(inventory)
-                .append(SEP).append(Double.toString(pi.getScore())).append(SEP).append(pi.getCompleted() ? '1' : '0');
-        return out.toString();
+        return pack(pi, observation, validWire(pi));
     }
 
     /** ``pi.step(move)`` and :meth:`read`, in one call. */
@@ -129,7 +123,12 @@ public final class S1ScienceWorld {
     /** :meth:`read`, the valid list as :meth:`sent` gives it (``have[0]``: the number the caller holds, then
      *  the number it will hold). The same ScienceWorld calls, in the same order. */
     private static String answer(PythonInterface pi, String observation, int[] have) {
-        String valid = sent(validWire(pi), have);
+        return pack(pi, observation, sent(validWire(pi), have));
+    }
+
+    /** ``observation``, ``valid`` (read first), then look, inventory, score and completion read now, joined by
+     *  \u0001: the answer's fields in SWEngine's order. */
+    private static String pack(PythonInterface pi, String observation, String valid) {
         String look = pi.freeActionLook();
         String inventory = pi.freeActionInventory();
         StringBuilder out = new StringBuilder(observation.length() + valid.length() + look.length() + inventory.length() + 64);
