@@ -92,6 +92,13 @@ class Task:
     #: :class:`s1gym.rl.TaskFeatures` reads it); ``None``: only the text
     features: str | None = None
 
+    def __post_init__(self) -> None:
+        patience = self.gain_patience
+        if patience is not None and (isinstance(patience, bool) or not isinstance(patience, (int, float))
+                                     or not 0 <= patience < float("inf")):
+            raise FamilyError(f"task {self.id!r} declares gain_patience={patience!r}: give a number >= 0 (Search's "
+                              "calls after a gain, as a share of the calls before it) or None (the whole budget)")
+
     @property
     def short(self) -> str:
         """The id without its namespace and version (``CookingWorld``)."""

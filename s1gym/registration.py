@@ -10,7 +10,8 @@ the module named before the colon).
 
 The questions the generic layers ask, each answered from the family's declaration: :func:`local_model`
 (Local), :func:`progress_estimate` and :func:`gain_patience` (Search), :func:`stall_patience` (Rethink),
-:func:`replay_view` (``s1 replay``), :func:`local_weights` (Local without a fitted model), :func:`model_file` (job provenance).
+:func:`replay_view` (``s1 replay``), :func:`local_weights` (Local without a fitted model), :func:`model_file`
+(job provenance).
 """
 
 from __future__ import annotations

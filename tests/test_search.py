@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from s1gym import registration
 from s1gym.core import Situation
-from s1gym.family import Family, Task
+from s1gym.family import Family, FamilyError, Task
 from s1gym.policies import Rule, Uniform
 from s1gym.wrappers import PRIORITIES, Search, log_priority
 
@@ -288,6 +288,8 @@ def test_gain_patience_is_the_tasks_own_unless_the_options_say():
         registration.remove_family("toy-patience")
     with pytest.raises(ValueError, match="gain_patience must be .* 'auto'"):
         Search(Uniform(), gain_patience="soon")
+    with pytest.raises(FamilyError, match="'toy/Toy-v0' declares gain_patience=-1: give a number >= 0"):
+        Task(id="toy/Toy-v0", entry_point="toy_tasks:GraphTask", gain_patience=-1)
 
 
 def test_doubling_stops_once_the_score_rose():

@@ -335,9 +335,10 @@ _ENTRIES: list[WebTask] = [
     # each episode binds another click handler to the same four buttons (genProblem's
     # $('#area button').on('click')), so in a restarted document the earlier episodes' handlers would count
     # the presses too and end the episode by their own sequence (the fork checks of docs/benchmarks.md
-    # diverged): a restart first takes them off, and a blink's class cut short. A move lets 0.1 s pass: a button is lit (a lighter colour, in its name) for a fraction of each
-    # sequence step, so with a second a move most of the sequence was never on the page when it was read
-    # (the page's timings: docs/benchmarks.md, "Figures behind the code")
+    # diverged): a restart first takes them off, and a blink's class cut short. A move lets 0.1 s pass: a
+    # button is lit (a lighter colour, in its name) for a fraction of each sequence step, so with a second a
+    # move most of the sequence was never on the page when it was read (the page's timings:
+    # docs/benchmarks.md, "Figures behind the code")
     WebTask("simon-says", "repeat the order in which buttons light up (a move lets 0.1 s pass)", 8, 40, wait=True,
             restart_js="() => { $('#area button').off('click').removeClass('push'); }", settle_ms=100),
     WebTask("simple-algebra", "solve for x and type the answer", 216, 6, numbers=(-99, 108), memoryless=True),
