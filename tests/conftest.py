@@ -39,6 +39,20 @@ def pytest_runtest_makereport(item, call):
         )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def sb3_logs_in_pytests_tmp(tmp_path_factory):
+    """Stable-Baselines3 makes a logger folder for every model it trains, by default a new ``/tmp/SB3-<time>``
+    each time: the suite's go into one folder under pytest's own temporary folders (which pytest prunes)."""
+    folder = tmp_path_factory.mktemp("sb3")
+    before = os.environ.get("SB3_LOGDIR")
+    os.environ["SB3_LOGDIR"] = str(folder)
+    yield
+    if before is None:
+        os.environ.pop("SB3_LOGDIR", None)
+    else:
+        os.environ["SB3_LOGDIR"] = before
+
+
 @pytest.fixture
 def no_linger(monkeypatch):
     """The browser closes as soon as its last env does (no reuse between tests). The web test files ask for
