@@ -24,9 +24,14 @@ from importlib import import_module, resources
 from pathlib import Path
 from typing import Any
 
+from s1gym.checks import non_negative_float
 from s1gym.errors import S1GymError
 
-__all__ = ["Family", "FamilyError", "StateFeatures", "Task", "resolve"]
+__all__ = ["GAIN_PATIENCE", "Family", "FamilyError", "StateFeatures", "Task", "resolve"]
+
+
+#: Search's ``gain_patience`` on a task whose family declares none (:attr:`Task.gain_patience`)
+GAIN_PATIENCE = 1.0
 
 
 class FamilyError(S1GymError, ValueError):
@@ -82,7 +87,7 @@ class Task:
     stall_patience: int | None = None
     #: Search's ``gain_patience`` on this task when the search's options leave it to the task (their default):
     #: after a gain found in c calls, at most this times c more calls; ``None``: the whole budget
-    gain_patience: float | None = 1.0
+    gain_patience: float | None = GAIN_PATIENCE
     #: the replay's view of a position (``"module:function"``, :mod:`s1gym.reporting.replay.views`); ``None``:
     #: the transcript
     view: str | None = None
@@ -93,11 +98,13 @@ class Task:
     features: str | None = None
 
     def __post_init__(self) -> None:
-        patience = self.gain_patience
-        if patience is not None and (isinstance(patience, bool) or not isinstance(patience, (int, float))
-                                     or not 0 <= patience < float("inf")):
-            raise FamilyError(f"task {self.id!r} declares gain_patience={patience!r}: give a number >= 0 (Search's "
-                              "calls after a gain, as a share of the calls before it) or None (the whole budget)")
+        if self.gain_patience is not None:
+            try:
+                non_negative_float("gain_patience", self.gain_patience)
+            except ValueError:
+                raise FamilyError(f"task {self.id!r} declares gain_patience={self.gain_patience!r}: give a number "
+                                  ">= 0 (Search's calls after a gain, as a share of the calls before it) or None "
+                                  "(the whole budget)") from None
 
     @property
     def short(self) -> str:

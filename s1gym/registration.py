@@ -26,12 +26,12 @@ from typing import Any
 
 import gymnasium as gym
 
-from s1gym.family import Family, FamilyError, Task, resolve
+from s1gym.family import GAIN_PATIENCE, Family, FamilyError, Task, resolve
 
 __all__ = ["GROUP", "add_family", "remove_family", "aliases", "env_class", "env_class_or_none", "families",
            "family_of", "gain_patience", "load_model", "local_model", "local_weights", "model_file",
-           "progress_estimate", "register_all", "replay_view", "resolve_id", "stall_patience", "state_features",
-           "task_ids", "task_named"]
+           "progress_estimate", "register_all", "replay_view", "resolve_id", "stall_patience",
+           "state_features", "task_ids", "task_named"]
 
 #: The entry-point group every family is declared in.
 GROUP = "s1gym.families"
@@ -257,9 +257,10 @@ def stall_patience(name: str) -> int | None:
 
 
 def gain_patience(name: str) -> float | None:
-    """Search's gain patience on task ``name`` as its family declares it (1.0 for a task not declared)."""
+    """Search's gain patience on task ``name`` as its family declares it (:data:`s1gym.family.GAIN_PATIENCE`
+    for a task not declared)."""
     found = task_named(name)
-    return 1.0 if found is None else found[1].gain_patience
+    return GAIN_PATIENCE if found is None else found[1].gain_patience
 
 
 def replay_view(name: str) -> tuple[str, Callable[..., Any]] | None:

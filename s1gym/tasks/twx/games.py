@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from s1gym.core.estimates import TokenReader, intercept_only
+from s1gym.family import GAIN_PATIENCE
 
 __all__ = ["GAMES", "Param", "Preset", "TWXGame", "doors", "inventory_limit"]
 
@@ -93,7 +94,7 @@ class TWXGame:
     feedback_in_state: bool = False
     stall_patience: int | None = 6
     #: Search's gain patience here (:attr:`s1gym.family.Task.gain_patience`)
-    gain_patience: float | None = 1.0
+    gain_patience: float | None = GAIN_PATIENCE
     preset: Preset | None = None
     limits: Limits | None = None
     #: Help of options beyond the parameters (shown after them; overrides the common help of the same option).
