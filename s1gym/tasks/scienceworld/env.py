@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from s1gym.core import Progress, charset_for
 from s1gym.engines.base import EngineEnv
 from s1gym.tasks.scienceworld.candidates import ambiguity_answers, gold_candidate, narrow_ids
-from s1gym.tasks.scienceworld.engine import Game, SWEngine, cached_variation, valid_list
+from s1gym.tasks.scienceworld.engine import Answer, Game, SWEngine, cached_variation, valid_list
 
 __all__ = ["FOLDS", "REPLAN_OFFSETS", "SIMPLIFICATIONS", "TASKS", "ScienceWorldEnv"]
 
@@ -204,28 +204,25 @@ class ScienceWorldEnv(EngineEnv):
                     pool.release(engine)
         return f"{game[0]} variation {variation}"
 
-    def _on_start(self, raw: dict[str, Any]) -> str:
+    def _on_start(self, raw: Answer) -> str:
         self._desc = raw["task"].strip()
         self._accept(raw)
         self._start_room = _room_of(self._look)
         return ""
 
-    def _on_step(self, move: str, raw: dict[str, Any]) -> str:
+    def _on_step(self, move: str, raw: Answer) -> str:
         self._accept(raw)
         text = raw["observation"].strip()
         return "" if text == self._look else text  # look around repeats the view the observation shows
 
-    def _accept(self, r: dict[str, Any]) -> None:
+    def _accept(self, r: Answer) -> None:
         self._look, self._inventory = r["look"].strip(), r["inventory"].strip()
         self._raw_score, self._completed = r["score"], r["completed"]
         self.variation = r["variation"]
         answers = ambiguity_answers(r.get("observation", ""))  # ScienceWorld asks which object a move meant
         # the narrowed moves with their object ids (kept, never changed: the expert maps a gold move by them;
         # shared with every state that shows the same valid list, look and inventory)
-        cap = self.max_candidates - len(answers)
-        text = getattr(r, "valid_text", None)
-        self._move_ids = (narrowed(text, self._look, self._inventory, cap) if text is not None
-                          else narrow_ids(r["valid"], self._look, self._inventory, cap))
+        self._move_ids = narrowed(r.valid_text, self._look, self._inventory, self.max_candidates - len(answers))
         self._moves_now = (*answers, *self._move_ids)
 
     # ------------------------------------------------------------ S1Env hooks
