@@ -358,6 +358,30 @@ class _Deadline(BasePolicy):
         return self.policy.decide(situation)
 
 
+def _play(env: Any, policy: Any, seed: int, agreement: bool = False) -> tuple[dict[str, Any], dict[str, Any], float]:
+    """One game of ``policy`` (a :class:`_Deadline`) on ``env`` from ``seed``, a failure kept as the game's
+    ``error`` (a failed game is a row of a table, not the end of it): its row's fields (game, won, final and
+    best score, steps, decisions, seconds, seconds a decision, capped, error), the episode's record, and the
+    seconds it took."""
+    from s1gym.runner.episode import play_episode
+
+    t = time.perf_counter()
+    try:
+        rec = play_episode(env, policy, seed, agreement=agreement)
+    except Exception as exc:  # noqa: BLE001 - a failed game is a row of the table, not the end of it
+        rec = {**getattr(exc, "partial_episode", {}), "error": f"{type(exc).__name__}: {exc}"}
+    seconds = time.perf_counter() - t
+    ticks = rec.get("ticks", [])
+    scores = [tick["score"] for tick in ticks if tick.get("score") is not None]
+    row = {"game": rec.get("game"), "won": bool(rec.get("won", False)),
+           "score": float(rec.get("score", scores[-1] if scores else 0.0)), "best": max([0.0, *scores]),
+           "steps": int(rec.get("steps", len(ticks))), "decisions": len(ticks), "seconds": round(seconds, 2),
+           "s_per_decision": round(seconds / max(len(ticks), 1), 3), "capped": policy.capped}
+    if "error" in rec:
+        row["error"] = rec["error"]
+    return row, rec, seconds
+
+
 def full_table(names: tuple[str, ...] = tuple(FULL_TABLE_POLICIES), tasks: tuple[str, ...] = TASKS,
                log: Any = print) -> dict:
     """The second table (:data:`FULL_TABLE_POLICIES`): ``names`` on test variation 2 of each task type, step
@@ -383,7 +407,6 @@ def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[st
     seconds per decision; a game stops unsolved at ``game_cap_s`` seconds (``capped``) and a policy plays
     no more games once its games took ``policy_cap_s`` seconds (the rest: ``not run``)."""
     from s1gym.policies import make_policy
-    from s1gym.runner.episode import play_episode
     from s1gym.runner.spec import make_env
     from s1gym.wrappers import wrap
 
@@ -412,24 +435,9 @@ def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[st
                     continue
                 if task not in envs:
                     envs[task] = make_env("s1/ScienceWorld-v0", {"task": task, "fold": "test", "max_steps": max_steps})
-                env = envs[task]
-                t = time.perf_counter()
-                try:
-                    rec = play_episode(env, policy, seed, agreement=agreement)
-                except Exception as exc:  # noqa: BLE001 - a failed game is a row of the table, not the end of it
-                    rec = {**getattr(exc, "partial_episode", {}), "error": f"{type(exc).__name__}: {exc}"}
-                seconds = time.perf_counter() - t
+                played, rec, seconds = _play(envs[task], policy, seed, agreement)
                 spent += seconds
-                ticks = rec.get("ticks", [])
-                scores = [tick["score"] for tick in ticks if tick.get("score") is not None]
-                usage = rec.get("usage") or Usage()
-                row.update(run=True, game=rec.get("game"), won=bool(rec.get("won", False)),
-                           score=float(rec.get("score", scores[-1] if scores else 0.0)),
-                           best=max([0.0, *scores]), steps=int(rec.get("steps", len(ticks))),
-                           decisions=len(ticks), calls=int(usage.calls), seconds=round(seconds, 2),
-                           s_per_decision=round(seconds / max(len(ticks), 1), 3), capped=policy.capped)
-                if "error" in rec:
-                    row["error"] = rec["error"]
+                row.update(run=True, **played, calls=int((rec.get("usage") or Usage()).calls))
                 rows.append(row)
                 log(name, json.dumps(row), flush=True)
             played = [r for r in rows if r["run"]]
@@ -580,7 +588,6 @@ def lookahead_dev_table(models: dict[str, str], tasks: tuple[str, ...] = LOOKAHE
     after ``game_cap_s`` seconds (the second table's ``_Deadline``). Per game: won, final and best score,
     steps, decisions, seconds a decision, capped, and the moves that repeat an earlier move of the game."""
     from s1gym.policies import Local
-    from s1gym.runner.episode import play_episode
     from s1gym.runner.spec import make_env
     from s1gym.wrappers import wrap
 
@@ -596,22 +603,10 @@ def lookahead_dev_table(models: dict[str, str], tasks: tuple[str, ...] = LOOKAHE
             for task in tasks:
                 if task not in envs:
                     envs[task] = make_env("s1/ScienceWorld-v0", {"task": task, "fold": fold, "max_steps": max_steps})
-                t = time.perf_counter()
-                try:
-                    rec = play_episode(envs[task], policy, seed, agreement=False)
-                except Exception as exc:  # noqa: BLE001 - a failed game is a row of the table
-                    rec = {**getattr(exc, "partial_episode", {}), "error": f"{type(exc).__name__}: {exc}"}
-                seconds = time.perf_counter() - t
-                ticks = rec.get("ticks", [])
-                scores = [tick["score"] for tick in ticks if tick.get("score") is not None]
-                moves = [tick["move"] for tick in ticks]
-                row = {"task": task, "seed": seed, "game": rec.get("game"), "won": bool(rec.get("won", False)),
-                       "score": float(rec.get("score", scores[-1] if scores else 0.0)), "best": max([0.0, *scores]),
-                       "steps": int(rec.get("steps", len(ticks))), "decisions": len(ticks),
-                       "seconds": round(seconds, 2), "s_per_decision": round(seconds / max(len(ticks), 1), 3),
-                       "capped": policy.capped, "repeats": sum(1 for i, m in enumerate(moves) if m in moves[:i])}
-                if "error" in rec:
-                    row["error"] = rec["error"]
+                played, rec, _seconds = _play(envs[task], policy, seed)
+                moves = [tick["move"] for tick in rec.get("ticks", [])]
+                row = {"task": task, "seed": seed, **played,
+                       "repeats": sum(1 for i, m in enumerate(moves) if m in moves[:i])}
                 rows.append(row)
                 log(name, json.dumps(row), flush=True)
             decisions = sum(r["decisions"] for r in rows)
