@@ -79,8 +79,8 @@ class SearchLimits:
     most ``gain_patience * c`` more calls looking for something better (a win, a bigger gain), then
     plays its best plan: a gain found early costs little, and a task with many small gains is not
     charged a whole budget for each. ``None`` spends the whole budget every time; ``"auto"`` (the
-    default): the task's, as its family declares it (:func:`s1gym.registration.gain_patience`: 1.0 unless
-    the family says otherwise; CookingWorld commits at its first gain, 0)."""
+    default): the task's, as its family declares it (:func:`s1gym.registration.gain_patience`:
+    :data:`s1gym.family.GAIN_PATIENCE` unless the family says otherwise)."""
     max_expansions: int | None = None
     """Stop a search after this many expansions (``None``: no limit). ``budget`` counts inner-policy calls
     only, and a node left with one move after pruning is a forced move that costs no call, so where
