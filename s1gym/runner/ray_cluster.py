@@ -421,6 +421,8 @@ class LoopbackCluster:
         if nodes < 1 or cpus < 1:
             raise ValueError(f"LoopbackCluster(nodes={nodes}, cpus={cpus}): give at least one node and one CPU")
         self.nodes, self.cpus, self.start_timeout_s = nodes, cpus, start_timeout_s
+        #: set by :meth:`kill_head`: the other nodes' ``ray start`` then have no head to say goodbye to
+        self.head_lost = False
         path = os.pathsep.join(p for p in [*sys.path, os.environ.get("PYTHONPATH", "")] if p)
         self.env = {"RAY_AUTH_MODE": "disabled", **os.environ, "PYTHONPATH": path,
                     "RAY_health_check_period_ms": "500", "RAY_health_check_timeout_ms": "1000",
@@ -500,6 +502,7 @@ class LoopbackCluster:
 
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.procs[0].pid, signal.SIGKILL)
+        self.head_lost = True
 
     def stop(self) -> None:
         import os
@@ -511,9 +514,12 @@ class LoopbackCluster:
         for proc in reversed(self.procs):
             with contextlib.suppress(ProcessLookupError):
                 proc.send_signal(signal.SIGTERM)
+        # one grace period for all nodes, not one each; short once the head is gone: a worker node's
+        # ``ray start`` then waits on a head that will not answer, and SIGKILL is all that is left to do
+        deadline = time.monotonic() + (3.0 if self.head_lost else 15.0)
         for proc in reversed(self.procs):
             with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(15)
+                proc.wait(max(0.0, deadline - time.monotonic()))
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
