@@ -228,7 +228,7 @@ def test_a_reused_window_shows_what_a_fresh_one_shows():
 def test_reused_and_fresh_windows_agree_on_many_sequences():
     a, b = CalculatorEngine(), CalculatorEngine()
     try:
-        for seed in range(2, 14):
+        for seed in range(2, 6):  # four random sequences of 30 presses (twelve took 15 s of the suite)
             _agree(a, b, np.random.default_rng(seed), 30)
     finally:
         a.close()

@@ -55,8 +55,10 @@ PROPERTY = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 #: Property examples on tasks whose step is a browser page's (0.1-0.3 s, and a fork replays its moves): their
-#: forks and determinism are checked in depth by tests/test_web_forks.py and over every page by bench/web.py
-FEWER_EXAMPLES = {"s1/MiniWoB-v0": 4, "s1/Flights-v0": 4}
+#: forks and determinism are checked in depth by tests/test_web_forks.py and over every page by bench/web.py;
+#: TextWorld's (a game compiled per seed, about 1 s an example) by tests/test_textworld.py against
+#: TextWorld's own env.copy()
+FEWER_EXAMPLES = {"s1/MiniWoB-v0": 4, "s1/Flights-v0": 4, "s1/TextWorld-v0": 4}
 
 
 def property_settings(env_id: str) -> settings:
