@@ -172,3 +172,32 @@ def test_rethink_score_change_resets_the_counts():
 def test_rethink_rejects_a_bad_planner():
     with pytest.raises(ValueError, match="planner"):
         Rethink(Uniform(), planner="gpt")
+
+
+def test_rethinks_fork_planner_steps_only_its_width_favourites_a_node():
+    from s1gym.wrappers import ForkPlanner
+
+    # a <-> b pacing as LOOP_GRAPH, and the score rises two moves away through the least liked move
+    graph = {"a": [("go b", "b"), ("wait", "a"), ("go hall", "hall")], "b": [("go a", "a"), ("wait", "b")],
+             "hall": [("go a", "a"), ("open box", "box")], "box": [("wait", "box"), ("unlock", "win")]}
+    table = {"go a": 5.0, "go b": 5.0, "wait": 1.0, "go hall": 0.1, "open box": 0.1, "unlock": 0.1}
+
+    def stall(planner):
+        env = make(graph, scores={"box": 0.5}, start="a")
+        decisions = play_checked(env, Rethink(TablePolicy(table), planner=planner, patience=2), max_moves=3)
+        return decisions[2].info["rethink"]
+
+    every = stall(ForkPlanner(budget=5))
+    assert every["planner"]["found"] and every["plan"] == "go hall; open box"
+    # width 2: the root's two favourites (go b, wait) are stepped, never go hall: no gain within the budget
+    narrow = stall(ForkPlanner(budget=5, width=2))
+    assert narrow["planner"]["found"] is False and "plan" not in narrow and narrow["blocked_tried"] == ["go b"]
+    assert Rethink(TablePolicy(), planner="search", plan_width=2).planner.width == 2
+    assert Rethink(TablePolicy(), planner="search", plan_width=2).options() == {"planner": "search", "plan_width": 2}
+    assert repr(ForkPlanner(budget=5, width=2)) == "ForkPlanner(budget=5, width=2)"
+    with pytest.raises(ValueError, match="plan_width is the fork planner's width"):
+        Rethink(TablePolicy(), plan_width=2)
+    with pytest.raises(ValueError, match="plan_width=3 disagrees with the planner's width=2"):
+        Rethink(TablePolicy(), planner=ForkPlanner(width=2), plan_width=3)
+    with pytest.raises(ValueError, match="width"):
+        ForkPlanner(width=0)

@@ -223,3 +223,21 @@ def test_the_shipped_file_scores_a_dev_state_as_lookahead_shows_it(dev_lookahead
     plain = model.scores(annotated.with_candidates([Candidate(c.text) for c in annotated.candidates]))
     assert scores == pytest.approx(plain + la, abs=1e-9)
     assert annotated.texts[int(scores.argmax())] == expert
+
+
+def test_the_tables_rethink_row_plans_on_stalls_with_lookaheads_width():
+    """The second table's composed row (issue 52's loops, docs/benchmarks.md "Lookahead's loops"): Rethink with
+    the fork planner around lookahead(local), both stepping Local's 16 favourites a state (a plan's search would
+    otherwise step every one of a node's hundreds of moves)."""
+    from s1gym.policies import Local
+    from s1gym.wrappers import ForkPlanner, Lookahead, Rethink, wrap
+
+    from s1gym.tasks.scienceworld.bench import FULL_TABLE_POLICIES
+
+    base, wrappers, options, cap = FULL_TABLE_POLICIES["rethink(lookahead(local))"]
+    policy = wrap(Local(preload=False), list(wrappers), **options)
+    assert (base, cap) == ("local", 1500.0) and policy.name == "rethink(lookahead(local))"
+    assert isinstance(policy, Rethink) and isinstance(policy.policy, Lookahead) and policy.policy.width == 16
+    assert isinstance(policy.planner, ForkPlanner) and policy.planner.width == 16 and policy.planner.budget == 50
+    assert policy.progress == "best" and policy.stall_patience("s1/ScienceWorld-v0") == 10
+    assert policy.options() == {"planner": "search", "plan_width": 16}

@@ -80,10 +80,13 @@ class Rethink(Wrapper):
         patience: int | None = None,
         plan_budget: int | None = None,
         progress: str | None = None,
+        plan_width: int | None = None,
     ) -> None:
         """``patience``: acts without a score change (while revisiting a state) that make a stall on every
         task; ``None``: each task's own, as its family declares it. ``planner="search"`` (or a
-        :class:`ForkPlanner`): the offline fork planner, ``plan_budget`` inner calls a plan (default 50).
+        :class:`ForkPlanner`): the offline fork planner, ``plan_budget`` inner calls a plan (default 50),
+        ``plan_width`` the moves its search steps a node (default every move; ``k``: the inner policy's ``k``
+        favourites, for states of hundreds of moves).
         ``progress``: what resets the stall and give-up counts: ``"change"``, any score change (the default
         without a fork planner), or ``"best"``, only a score above the episode's best so far (the default with
         one: a score that goes up and down, a thing put in place and taken out again, is a loop, and the fork
@@ -91,20 +94,24 @@ class Rethink(Wrapper):
         super().__init__(policy)
         if isinstance(planner, str):
             try:
-                planner = PLANNERS.make(planner, **({} if plan_budget is None else {"budget": plan_budget}))
+                planner = PLANNERS.make(planner, **({} if plan_budget is None else {"budget": plan_budget}),
+                                        **({} if plan_width is None else {"width": plan_width}))
             except ValueError as exc:
                 raise ValueError(
                     "planner must be a callable(situation) -> str or an object with .plan(situation, prompt) -> str, "
                     f"or the name of an offline planner: {exc}"
                 ) from None
-        elif plan_budget is not None:
-            if not isinstance(planner, ForkPlanner):
-                raise ValueError(
-                    "plan_budget is the fork planner's budget: give it with planner='search' "
-                    "(or ForkPlanner(budget=...)), not with a text planner or none"
-                )
-            if plan_budget != planner.budget:
-                raise ValueError(f"plan_budget={plan_budget} disagrees with the planner's budget={planner.budget}")
+        else:
+            for option, value, field in (("plan_budget", plan_budget, "budget"), ("plan_width", plan_width, "width")):
+                if value is None:
+                    continue
+                if not isinstance(planner, ForkPlanner):
+                    raise ValueError(
+                        f"{option} is the fork planner's {field}: give it with planner='search' "
+                        f"(or ForkPlanner({field}=...)), not with a text planner or none"
+                    )
+                if value != getattr(planner, field):
+                    raise ValueError(f"{option}={value} disagrees with the planner's {field}={getattr(planner, field)}")
         if planner is not None and not (
             isinstance(planner, ForkPlanner) or callable(planner) or callable(getattr(planner, "plan", None))
         ):

@@ -66,7 +66,9 @@ class ForkPlanner:
     """A bounded search over forks from the stalled state to the first score gain (see the module docstring).
 
     ``budget``: inner-policy calls per plan; ``priority``, ``epsilon``, ``heuristic`` and ``novelty`` are
-    Search's (:class:`~s1gym.wrappers.SearchConfig`), at Search's defaults.
+    Search's (:class:`~s1gym.wrappers.SearchConfig`), at Search's defaults; ``width`` too (``None``, the
+    default: every move of a node is stepped; ``k``: only the inner policy's ``k`` favourites, for tasks whose
+    states offer hundreds of moves, as ``Search(width=k)``).
     """
 
     name = "search"
@@ -79,18 +81,23 @@ class ForkPlanner:
         epsilon: float = 0.1,
         heuristic: Any = "auto",
         novelty: float = 100.0,
+        width: int | None = None,
     ) -> None:
         self.budget = positive_int("budget (inner-policy calls per plan)", budget)
+        self.width = positive_int("width (moves stepped per node of a plan's search)", width, optional=True)
         # until_gain: stop at the first state that beats the stalled one; no doubling, no reuse: one search,
         # exactly ``budget`` calls at most.
         self.config = SearchConfig(
             budget=self.budget, priority=priority, epsilon=epsilon, heuristic=heuristic, novelty=novelty,
-            until_gain=True, commit_partial=False, doubling=False, gain_patience=None, reuse=0,
+            until_gain=True, commit_partial=False, doubling=False, gain_patience=None, reuse=0, width=self.width,
         )
 
     def options(self) -> dict[str, Any]:
         """How this planner differs from the default one (what Rethink records)."""
-        return {} if self.budget == DEFAULT_PLAN_BUDGET else {"plan_budget": self.budget}
+        out: dict[str, Any] = {} if self.budget == DEFAULT_PLAN_BUDGET else {"plan_budget": self.budget}
+        if self.width is not None:
+            out["plan_width"] = self.width
+        return out
 
     def search(
         self,
@@ -131,7 +138,7 @@ class ForkPlanner:
         return ForkPlan(tuple(m for m, _ in path), goal.score, tuple(s for _, s in path), usage, info)
 
     def __repr__(self) -> str:
-        return f"ForkPlanner(budget={self.budget})"
+        return f"ForkPlanner(budget={self.budget}{'' if self.width is None else f', width={self.width}'})"
 
 
 #: planner names -> constructors (``Rethink(p, planner="search")``, ``--wrap-option planner=search``)

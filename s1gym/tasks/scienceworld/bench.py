@@ -60,6 +60,9 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
     "local": ("local", (), {}, 600.0),
     "lookahead(local)": ("local", ("lookahead",), {"width": 16}, 1500.0),
     "search(local)": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0}, 2400.0),
+    # issue 52's loops (docs/benchmarks.md, "Lookahead's loops"): Rethink's fork planner on lookahead(local)'s stalls
+    "rethink(lookahead(local))": ("local", ("rethink", "lookahead"), {"width": 16, "planner": "search",
+                                                                      "plan_width": 16}, 1500.0),
 }
 FULL_TABLE_SEEDS = (2,)
 
@@ -618,6 +621,87 @@ def lookahead_dev_table(models: dict[str, str], tasks: tuple[str, ...] = LOOKAHE
                        "s_per_decision": round(spent / max(decisions, 1), 3),
                        "capped": sum(r["capped"] for r in rows), "repeats": sum(r["repeats"] for r in rows),
                        "errors": sum("error" in r for r in rows)}
+            out["policies"][name] = {"summary": summary, "games": rows}
+            log(name, "SUMMARY", json.dumps(summary), flush=True)
+    finally:
+        for env in envs.values():
+            env.close()
+    return out
+
+
+#: issue 52's loop check (docs/benchmarks.md, "Lookahead's loops"): dev seed 2 of the task types the lookahead
+#: check did not play, ``TASKS[1::3]``, fixed before any run of it
+LOOP_DEV_TASKS = TASKS[1::3]
+LOOP_DEV_SEED = 2
+#: the loop check's arms: name -> (Local's weight overrides, wrappers outermost first, the wrappers' options)
+LOOP_DEV_ARMS: dict[str, tuple[dict[str, float], tuple[str, ...], dict[str, Any]]] = {
+    "lookahead(local)": ({}, ("lookahead",), {"width": 16}),
+    "lookahead(local), revisits -0.5": ({"revisits": -0.5}, ("lookahead",), {"width": 16}),
+    "rethink(lookahead(local))": ({}, ("rethink", "lookahead"), {"width": 16}),
+    "rethink(lookahead(local)), fork planner": ({}, ("rethink", "lookahead"),
+                                                {"width": 16, "planner": "search", "plan_width": 16}),
+}
+
+
+def loop_dev_table(arms: tuple[str, ...] = tuple(LOOP_DEV_ARMS), tasks: tuple[str, ...] = LOOP_DEV_TASKS,
+                   seed: int = LOOP_DEV_SEED, max_steps: int = 250, game_cap_s: float = 120.0, fold: str = "dev",
+                   stop_at: float | None = None, log: Any = print) -> dict:
+    """Each arm of :data:`LOOP_DEV_ARMS` (Local with the shipped model and its weight overrides, in its
+    wrappers) on ``fold`` variation ``seed`` of each task type (never test), preset ``easy``, ``max_steps``
+    moves, a game stopped unsolved after ``game_cap_s`` seconds (the second table's ``_Deadline``); no game
+    is started after the wall-clock time ``stop_at`` (``time.time()``; the rest: ``run: false``). Per game: won,
+    final and best score, steps, decisions, seconds a decision, capped, the moves repeating an earlier move
+    of the game, and Rethink's stalls, plans (found) and give-up where it is an arm's."""
+    from s1gym.policies import Local
+    from s1gym.runner.spec import make_env
+    from s1gym.wrappers import wrap
+
+    if fold == "test":
+        raise ValueError("loop_dev_table plays train or dev variations, never test: use full_table for test")
+    unknown = [a for a in arms if a not in LOOP_DEV_ARMS]
+    if unknown:
+        raise ValueError(f"unknown loop arm(s) {unknown}; use some of {list(LOOP_DEV_ARMS)}")
+    out: dict[str, Any] = {"fold": fold, "seed": seed, "max_steps": max_steps, "game_cap_s": game_cap_s,
+                           "arms": {a: {"weights": LOOP_DEV_ARMS[a][0], "wrappers": LOOP_DEV_ARMS[a][1],
+                                        "options": LOOP_DEV_ARMS[a][2]} for a in arms}, "policies": {}}
+    envs: dict[str, Any] = {}
+    try:
+        for name in arms:
+            weights, wrappers, options = LOOP_DEV_ARMS[name]
+            policy = _Deadline(wrap(Local(weights=weights, preload=False), list(wrappers), **options), game_cap_s)
+            rows = []
+            for task in tasks:
+                if stop_at is not None and time.time() > stop_at:
+                    rows.append({"task": task, "seed": seed, "run": False})
+                    continue
+                if task not in envs:
+                    envs[task] = make_env("s1/ScienceWorld-v0", {"task": task, "fold": fold, "max_steps": max_steps})
+                played, rec, _seconds = _play(envs[task], policy, seed)
+                ticks = rec.get("ticks", [])
+                moves = [tick["move"] for tick in ticks]
+                events = [(tick.get("info") or {}).get("rethink", {}) for tick in ticks]
+                row = {"task": task, "seed": seed, "run": True, **played,
+                       "calls": int((rec.get("usage") or Usage()).calls),
+                       "repeats": sum(1 for i, m in enumerate(moves) if m in moves[:i]),
+                       "stalls": sum(1 for e in events if e.get("stall")),
+                       "plans": sum(1 for e in events if "planner" in e),
+                       "plans_found": sum(1 for e in events if (e.get("planner") or {}).get("found")),
+                       "gave_up": any(e.get("give_up") for e in events)}
+                rows.append(row)
+                log(name, json.dumps(row), flush=True)
+            done = [r for r in rows if r["run"]]
+            decisions = sum(r["decisions"] for r in done)
+            spent = sum(r["seconds"] for r in done)
+            summary = {"games": len(done), "of": len(rows), "won": sum(r["won"] for r in done),
+                       "mean_score": round(statistics.mean(r["score"] for r in done), 4) if done else None,
+                       "mean_best": round(statistics.mean(r["best"] for r in done), 4) if done else None,
+                       "calls": sum(r["calls"] for r in done), "decisions": decisions, "seconds": round(spent, 1),
+                       "s_per_decision": round(spent / max(decisions, 1), 3),
+                       "capped": sum(r["capped"] for r in done),
+                       "at_step_limit": sum(r["steps"] >= max_steps for r in done),
+                       "repeats": sum(r["repeats"] for r in done), "gave_up": sum(r["gave_up"] for r in done),
+                       "plans": sum(r["plans"] for r in done), "plans_found": sum(r["plans_found"] for r in done),
+                       "errors": sum("error" in r for r in done)}
             out["policies"][name] = {"summary": summary, "games": rows}
             log(name, "SUMMARY", json.dumps(summary), flush=True)
     finally:
