@@ -712,14 +712,15 @@ def loop_dev_table(arms: tuple[str, ...] = tuple(LOOP_DEV_ARMS), tasks: tuple[st
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m s1gym.tasks.scienceworld.bench", description=__doc__)
-    parser.add_argument("what", choices=("survival", "speed", "forks", "table", "table2", "deviation", "children",
-                                         "rss"))
+    parser.add_argument("what", choices=("survival", "speed", "forks", "table", "table2", "loops", "deviation",
+                                         "children", "rss"))
     parser.add_argument("--variations", type=int, default=2)
     parser.add_argument("--fold", default="train", choices=("train", "dev", "test"),
                         help="survival: the split whose first --variations variations are walked (default train)")
     parser.add_argument("--tasks", default="", help="comma-separated task names (default: all 30)")
     parser.add_argument("--policies", default="",
-                        help="table: comma-separated names of TABLE_POLICIES (default: all, in their order)")
+                        help="table, table2: comma-separated names of TABLE_POLICIES or FULL_TABLE_POLICIES; loops: "
+                        "LOOP_DEV_ARMS as A0-A3 (default: all, in their order)")
     parser.add_argument("--deviation-folds", default=",".join(DEVIATION_FOLDS),
                         help="deviation: comma-separated folds (train, dev; never test), default train,dev")
     parser.add_argument("--deviation-seed", type=int, default=0,
@@ -745,10 +746,18 @@ def main(argv: list[str] | None = None) -> None:
         result = policy_table(names, tuple(t for t in args.tasks.split(",") if t) or TABLE_TASKS)
     elif args.what == "table2":
         result = full_table(tuple(p for p in args.policies.split(",") if p) or tuple(FULL_TABLE_POLICIES), tasks)
+    elif args.what == "loops":  # the dev check behind the table's rethink(lookahead(local)) row
+        arms = list(LOOP_DEV_ARMS)  # named A0-A3 here, as in the docs (their names hold commas)
+        chosen = [p.strip() for p in args.policies.split(",") if p.strip()]
+        bad = [p for p in chosen if p not in {f"A{i}" for i in range(len(arms))}]
+        if bad:
+            parser.error(f"loops: --policies takes arms A0-A{len(arms) - 1} ({', '.join(map(repr, arms))}), got {bad}")
+        result = loop_dev_table(tuple(arms[int(p[1:])] for p in chosen) or tuple(arms),
+                                tuple(t for t in args.tasks.split(",") if t) or LOOP_DEV_TASKS)
     else:
         result = speed()
     text = json.dumps(result, indent=1)
-    if args.what in ("table", "table2"):
+    if args.what in ("table", "table2", "loops"):
         print(json.dumps({name: r["summary"] for name, r in result["policies"].items()}, indent=1))
     else:
         print(text if args.what in ("speed", "children", "rss")
