@@ -386,11 +386,12 @@ def _play(env: Any, policy: Any, seed: int, agreement: bool = False) -> tuple[di
 
 
 def full_table(names: tuple[str, ...] = tuple(FULL_TABLE_POLICIES), tasks: tuple[str, ...] = TASKS,
-               log: Any = print) -> dict:
-    """The second table (:data:`FULL_TABLE_POLICIES`): ``names`` on test variation 2 of each task type, step
-    limit 250 (the family's), 120 s a game, each policy's own cap."""
+               log: Any = print, seeds: tuple[int, ...] = FULL_TABLE_SEEDS) -> dict:
+    """The second table (:data:`FULL_TABLE_POLICIES`): ``names`` on test variation 2 of each task type (its
+    first round; ``seeds=(3,)`` and ``(4,)`` are rounds two and three), step limit 250 (the family's), 120 s a
+    game, each policy's own cap."""
     policies = {name: FULL_TABLE_POLICIES[name] for name in names}
-    return policy_table(tuple(policies), tasks, seeds=FULL_TABLE_SEEDS, max_steps=250, game_cap_s=120.0,
+    return policy_table(tuple(policies), tasks, seeds=seeds, max_steps=250, game_cap_s=120.0,
                         policies={n: (b, w) for n, (b, w, _, _) in policies.items()},
                         options={n: o for n, (_, _, o, _) in policies.items()},
                         policy_caps={n: c for n, (_, _, _, c) in policies.items()}, log=log)
@@ -727,6 +728,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="deviation: the seed (variation index in the fold) of every game, default 0")
     parser.add_argument("--no-undo", action="store_true",
                         help="deviation: the expert's replan without its undo tries (the A/B baseline)")
+    parser.add_argument("--seeds", default=",".join(map(str, FULL_TABLE_SEEDS)),
+                        help="table2: comma-separated test variation indices a type (default: the first round's)")
     parser.add_argument("--out", default="")
     args = parser.parse_args(argv)
     tasks = tuple(t for t in args.tasks.split(",") if t) or TASKS
@@ -745,7 +748,8 @@ def main(argv: list[str] | None = None) -> None:
         names = tuple(p for p in args.policies.split(",") if p) or tuple(TABLE_POLICIES)
         result = policy_table(names, tuple(t for t in args.tasks.split(",") if t) or TABLE_TASKS)
     elif args.what == "table2":
-        result = full_table(tuple(p for p in args.policies.split(",") if p) or tuple(FULL_TABLE_POLICIES), tasks)
+        result = full_table(tuple(p for p in args.policies.split(",") if p) or tuple(FULL_TABLE_POLICIES), tasks,
+                            seeds=tuple(int(x) for x in args.seeds.split(",") if x.strip()))
     elif args.what == "loops":  # the dev check behind the table's rethink(lookahead(local)) row
         arms = list(LOOP_DEV_ARMS)  # named A0-A3 here, as in the docs (their names hold commas)
         chosen = [p.strip() for p in args.policies.split(",") if p.strip()]
