@@ -748,8 +748,11 @@ def main(argv: list[str] | None = None) -> None:
         names = tuple(p for p in args.policies.split(",") if p) or tuple(TABLE_POLICIES)
         result = policy_table(names, tuple(t for t in args.tasks.split(",") if t) or TABLE_TASKS)
     elif args.what == "table2":
+        seeds = tuple(x.strip() for x in args.seeds.split(",") if x.strip())
+        if not seeds or not all(x.isdigit() for x in seeds):
+            parser.error(f"table2: --seeds takes test variation indices a type, e.g. 3 or 3,4; got {args.seeds!r}")
         result = full_table(tuple(p for p in args.policies.split(",") if p) or tuple(FULL_TABLE_POLICIES), tasks,
-                            seeds=tuple(int(x) for x in args.seeds.split(",") if x.strip()))
+                            seeds=tuple(map(int, seeds)))
     elif args.what == "loops":  # the dev check behind the table's rethink(lookahead(local)) row
         arms = list(LOOP_DEV_ARMS)  # named A0-A3 here, as in the docs (their names hold commas)
         chosen = [p.strip() for p in args.policies.split(",") if p.strip()]
