@@ -613,21 +613,27 @@ def lookahead_dev_table(models: dict[str, str], tasks: tuple[str, ...] = LOOKAHE
                        "repeats": sum(1 for i, m in enumerate(moves) if m in moves[:i])}
                 rows.append(row)
                 log(name, json.dumps(row), flush=True)
-            decisions = sum(r["decisions"] for r in rows)
-            spent = sum(r["seconds"] for r in rows)
-            summary = {"games": len(rows), "won": sum(r["won"] for r in rows),
-                       "mean_score": round(statistics.mean(r["score"] for r in rows), 4),
-                       "mean_best": round(statistics.mean(r["best"] for r in rows), 4),
-                       "decisions": decisions, "seconds": round(spent, 1),
-                       "s_per_decision": round(spent / max(decisions, 1), 3),
-                       "capped": sum(r["capped"] for r in rows), "repeats": sum(r["repeats"] for r in rows),
-                       "errors": sum("error" in r for r in rows)}
+            summary = _dev_summary(rows)
             out["policies"][name] = {"summary": summary, "games": rows}
             log(name, "SUMMARY", json.dumps(summary), flush=True)
     finally:
         for env in envs.values():
             env.close()
     return out
+
+
+def _dev_summary(played: list[dict[str, Any]], **more: int) -> dict[str, Any]:
+    """A dev check's summary of the games ``played``: wins, mean final and best score (4 places; ``None``
+    without games), decisions, seconds, seconds a decision, capped games, moves repeating an earlier one of
+    their game, then the counts ``more``, then errors."""
+    decisions = sum(r["decisions"] for r in played)
+    spent = sum(r["seconds"] for r in played)
+    return {"games": len(played), "won": sum(r["won"] for r in played),
+            "mean_score": round(statistics.mean(r["score"] for r in played), 4) if played else None,
+            "mean_best": round(statistics.mean(r["best"] for r in played), 4) if played else None,
+            "decisions": decisions, "seconds": round(spent, 1), "s_per_decision": round(spent / max(decisions, 1), 3),
+            "capped": sum(r["capped"] for r in played), "repeats": sum(r["repeats"] for r in played), **more,
+            "errors": sum("error" in r for r in played)}
 
 
 #: issue 52's loop check (docs/benchmarks.md, "Lookahead's loops"): dev seed 2 of the task types the lookahead
@@ -691,18 +697,10 @@ def loop_dev_table(arms: tuple[str, ...] = tuple(LOOP_DEV_ARMS), tasks: tuple[st
                 rows.append(row)
                 log(name, json.dumps(row), flush=True)
             done = [r for r in rows if r["run"]]
-            decisions = sum(r["decisions"] for r in done)
-            spent = sum(r["seconds"] for r in done)
-            summary = {"games": len(done), "of": len(rows), "won": sum(r["won"] for r in done),
-                       "mean_score": round(statistics.mean(r["score"] for r in done), 4) if done else None,
-                       "mean_best": round(statistics.mean(r["best"] for r in done), 4) if done else None,
-                       "calls": sum(r["calls"] for r in done), "decisions": decisions, "seconds": round(spent, 1),
-                       "s_per_decision": round(spent / max(decisions, 1), 3),
-                       "capped": sum(r["capped"] for r in done),
-                       "at_step_limit": sum(r["steps"] >= max_steps for r in done),
-                       "repeats": sum(r["repeats"] for r in done), "gave_up": sum(r["gave_up"] for r in done),
-                       "plans": sum(r["plans"] for r in done), "plans_found": sum(r["plans_found"] for r in done),
-                       "errors": sum("error" in r for r in done)}
+            summary = {"of": len(rows), **_dev_summary(
+                done, calls=sum(r["calls"] for r in done), at_step_limit=sum(r["steps"] >= max_steps for r in done),
+                gave_up=sum(r["gave_up"] for r in done), plans=sum(r["plans"] for r in done),
+                plans_found=sum(r["plans_found"] for r in done))}
             out["policies"][name] = {"summary": summary, "games": rows}
             log(name, "SUMMARY", json.dumps(summary), flush=True)
     finally:
