@@ -93,6 +93,22 @@ def test_lookahead_width_shows_only_the_plain_favourites_at_two_calls():
         Lookahead(inner, width=0)
 
 
+def test_lookahead_width_steps_the_next_favourites_when_every_favourite_loses():
+    # ScienceWorld's trap: the two favourites are "focus on" moves that lose; width 2 then steps the next two
+    # and shows them, instead of showing the two losing moves (which the inner policy would pick)
+    graph = {"start": [("focus on a", "lose"), ("focus on b", "lose"), ("go out", "out"), ("look", "start")],
+             "out": [("go in", "start")]}
+    env = make(graph)
+    inner = TablePolicy({"focus on a": 5.0, "focus on b": 4.0, "look": 3.0, "go out": 1.0})
+    d = Lookahead(inner, width=2).decide(env.situation())
+    assert inner.calls == 2 and [c.text for c in inner.asked[1].candidates] == ["go out", "look"]
+    assert d.info["lookahead"] == {"dropped_losing": ["focus on a", "focus on b"], "shown": 2}
+    assert env.candidates[d.action] == "look" and d.probabilities[:2].tolist() == [0.0, 0.0]
+    # every move loses: all of them are shown, as without a width
+    d = Lookahead(TablePolicy({"b": 2.0}), width=1).decide(make({"start": [("a", "lose"), ("b", "lose")]}).situation())
+    assert d.info["lookahead"] == {"dropped_losing": [], "shown": 2} and d.action == 1
+
+
 # ------------------------------------------------------------------ Rethink
 def test_rethink_blocks_a_move_repeated_three_times_for_one_turn():
     env = make(LOOP_GRAPH, start="a")

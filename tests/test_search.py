@@ -117,6 +117,23 @@ def test_width_still_sees_a_win_among_the_favourites_and_misses_one_outside():
         Search(Uniform(), width=0)
 
 
+def test_width_steps_the_next_favourites_when_every_favourite_is_pruned():
+    # ScienceWorld's trap: the policy's favourites are "focus on" moves that end the game and moves that go
+    # nowhere; the way on is the least liked. Width 2 steps the two favourites (both lose), then the next two
+    # (both lead back to the start), then "go out", which survives; from there the win.
+    graph = {"start": [("focus on a", "lose"), ("focus on b", "lose"), ("look", "start"), ("wait", "start"),
+                       ("go out", "out")],
+             "out": [("focus on animal", "win"), ("go in", "start")]}
+    inner = TablePolicy({"focus on a": 5.0, "focus on b": 4.0, "look": 3.0, "wait": 2.0, "go out": 1.0})
+    d = Search(inner, width=2).decide(make(graph).situation())
+    assert d.info["solved"] and d.info["plan"] == ["go out", "focus on animal"]
+    assert (d.info["refills"], d.info["losing_pruned"], d.info["duplicates"], d.info["generated"]) == (2, 2, 2, 6)
+    assert inner.calls == d.info["policy_calls"] == 1  # one ranking of the root; "out" has no more than 2 moves
+    # a favourite that survives stops the stepping there: no refill
+    d = Search(TablePolicy({"go out": 5.0, "focus on a": 4.0}), width=2).decide(make(graph).situation())
+    assert d.info["refills"] == 0 and d.info["plan"] == ["go out", "focus on animal"]
+
+
 def test_losing_moves_are_dropped_without_asking_the_policy():
     inner = TablePolicy({"jump in the pit": 100.0, "eat poison": 100.0})
     env = make(TRAP_GRAPH, wins=())  # no win: the search sees everything

@@ -138,3 +138,12 @@ def normalised(p: np.ndarray) -> np.ndarray:
 def situation_key(situation: Situation) -> str:
     """The task's state key, or (for situations without one) the observation and candidates."""
     return situation.state_key or situation.observation + "\n#" + "|".join(situation.texts)
+
+
+def favourite_groups(probabilities: Sequence[float], width: int) -> list[list[int]]:
+    """The indices of ``probabilities`` in groups of ``width``, most probable first (ties: the earlier index),
+    each group in index order: the ``width`` favourites, the next ``width``, ... Search and Lookahead step the
+    first group and the next only while everything stepped so far was pruned or lost, so a node whose
+    favourites all end the game still shows the moves that do not."""
+    order = np.argsort(-np.asarray(probabilities, dtype=np.float64), kind="stable")
+    return [sorted(int(j) for j in order[k:k + width]) for k in range(0, len(order), width)]

@@ -92,10 +92,13 @@ class SearchLimits:
     width: int | None = None
     """Step only the ``width`` moves of a node the inner policy likes best (``None``: every move). A node
     with more moves than that is asked about *before* its children are stepped (the same one call, and
-    the answer is reused for their π), and the other moves are never generated: the search is no longer
-    complete, and a losing or winning move outside the top ``width`` goes unseen. For tasks whose states
-    offer hundreds of moves that each cost an engine step (ScienceWorld); at most ``width`` children a
-    node are stepped, so a search costs about ``width`` steps a call."""
+    the answer is reused for their π), and the other moves are not generated while one of the favourites
+    survives pruning: the search is no longer complete, and a winning move outside the top ``width`` goes
+    unseen. When every favourite is pruned (it loses, or leads to a state already reached: ScienceWorld's
+    ``focus on`` a wrong thing ends the game) the next ``width`` favourites are stepped, and so on until
+    one survives, so a node is never left without children while it has a move that leads somewhere new
+    (``info["refills"]`` counts those groups). For tasks whose states offer hundreds of moves that each
+    cost an engine step (ScienceWorld); a search costs about ``width`` steps a call."""
 
     def __post_init__(self) -> None:
         positive_int("budget (inner-policy calls per search)", self.budget)

@@ -22,7 +22,7 @@ from s1gym import registration
 from s1gym.core import Decision, S1Env, Situation, Usage
 from s1gym.core.lru import LRU
 
-from ._base import normalised, situation_key
+from ._base import favourite_groups, normalised, situation_key
 from ._search_config import AUTO, PROGRESS, SearchConfig
 from ._search_nodes import Node, Plan, log_priority, one_hot
 
@@ -55,6 +55,8 @@ class _Stats:
     dead_ends: int = 0
     noop_reasks: int = 0
     doublings: int = 0
+    #: ``width``: groups of the next favourites stepped because pruning (lost, reached before) left none
+    refills: int = 0
 
 
 def _task_estimate(task: str, required: bool) -> Callable[[Situation], float] | None:
@@ -226,26 +228,31 @@ class SearchRun:
             node.env = self._materialise(node)
             self.live.append(node)
         texts = self.situation.texts if node is self.root else node.env.candidates
+        chunks = [texts]
         if self._asks_first(node):
-            texts = self._widest(node, texts)
+            chunks = self._favourites(node, texts)
             if self.inner_gave_up:
                 return []
         kids: list[Node] = []
         g = node.g + 1
-        for text, (env, (_obs, _r, _term, truncated, info)) in zip(texts, node.env.fork_steps(texts, keep=True)):
-            self.stats.generated += 1
-            score = float(info["score"])
-            if info["won"]:
-                self.goal = Node(None, g, node.log_pi, 0.0, score, env.state_key(), node, text, won=True)
-                env.close()
-                return kids
-            key = env.state_key() if not (info["lost"] or truncated or not env.candidates) else ""
-            child = self._keep(node, text, env, g, score, key, info["lost"], truncated)
-            env.close()  # made again from the parent when the child is expanded
-            if self.goal is not None:
-                return kids
-            if child is not None:
-                kids.append(child)
+        for chunk in chunks:  # with ``width``: the next favourites only while none of the last survived
+            for text, (env, (_obs, _r, _term, truncated, info)) in zip(chunk, node.env.fork_steps(chunk, keep=True)):
+                self.stats.generated += 1
+                score = float(info["score"])
+                if info["won"]:
+                    self.goal = Node(None, g, node.log_pi, 0.0, score, env.state_key(), node, text, won=True)
+                    env.close()
+                    return kids
+                key = env.state_key() if not (info["lost"] or truncated or not env.candidates) else ""
+                child = self._keep(node, text, env, g, score, key, info["lost"], truncated)
+                env.close()  # made again from the parent when the child is expanded
+                if self.goal is not None:
+                    return kids
+                if child is not None:
+                    kids.append(child)
+            if kids:
+                break
+            self.stats.refills += chunk is not chunks[-1]
         if len(kids) <= 1:
             node.noops = set()
         return kids
@@ -289,9 +296,10 @@ class SearchRun:
             self.live.append(node)
         return len(node.env.candidates) > width
 
-    def _widest(self, node: Node, texts: Sequence[str]) -> list[str]:
-        """The ``width`` moves of ``texts`` the inner policy likes best, in their order (one call, kept on the
-        node for ``ask``; ties go to the earlier move)."""
+    def _favourites(self, node: Node, texts: Sequence[str]) -> list[list[str]]:
+        """``texts`` in groups of ``width`` by the inner policy's liking, each group in ``texts``'s order: the
+        ``width`` favourites, then the next ``width``... (one call, kept on the node for ``ask``; ties go to
+        the earlier move). ``expand`` steps the next group only while pruning left none of the earlier ones."""
         assert node.env is not None
         situation = node.env.situation(self.notes)
         decision = self.answer([situation])[0]
@@ -299,10 +307,9 @@ class SearchRun:
             self.inner_gave_up = True
             return []
         node.asked = (situation, decision)
-        probs = np.asarray(decision.probabilities, dtype=np.float64)
-        top = np.argsort(-probs, kind="stable")[: self.config.limits.width]
-        chosen = {situation.texts[i] for i in top}
-        return [t for t in texts if t in chosen]
+        liking = dict(zip(situation.texts, np.asarray(decision.probabilities, dtype=np.float64), strict=True))
+        ranked = favourite_groups([liking.get(t, 0.0) for t in texts], self.config.limits.width)
+        return [[texts[i] for i in group] for group in ranked]
 
     @staticmethod
     def _materialise(node: Node) -> S1Env:

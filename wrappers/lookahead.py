@@ -11,7 +11,7 @@ import numpy as np
 from s1gym.checks import positive_int
 from s1gym.core import Candidate, Decision, Policy, Situation, Usage
 
-from ._base import Wrapper
+from ._base import Wrapper, favourite_groups
 
 
 class Lookahead(Wrapper):
@@ -35,7 +35,9 @@ class Lookahead(Wrapper):
     ``width=k``: where a state has more than k moves, the inner policy is first asked about the plain
     situation and only its k favourite moves are stepped and shown (the others get probability 0): two
     calls a decision instead of one, and k steps instead of one per move, for tasks whose states offer
-    hundreds of moves (ScienceWorld). ``None`` (the default) shows every move.
+    hundreds of moves (ScienceWorld). When every one of the k loses (ScienceWorld's ``focus on`` a wrong
+    thing), the next k favourites are stepped, and so on: only a state where every move loses shows
+    losing moves. ``None`` (the default) shows every move.
     """
 
     kind = "lookahead"
@@ -51,10 +53,12 @@ class Lookahead(Wrapper):
     def options(self) -> dict[str, Any]:
         return {**super().options(), **({"width": self.width} if self.width is not None else {})}
 
-    def annotate(self, situation: Situation, shown: Sequence[int] | None = None
+    def annotate(self, situation: Situation, shown: Sequence[Sequence[int]] | None = None
                  ) -> tuple[Situation, list[int], list[str]]:
         """The annotated situation the inner policy sees, the root indices it keeps, and the dropped moves;
-        ``shown``: the indices of the moves to step and show (default: all)."""
+        ``shown``: the indices of the moves to step and show, in groups (``width``'s favourites, the next
+        ones, ...): the next group is stepped only while every move stepped so far loses (default: every
+        move, one group)."""
         annotated: list[Candidate] = []
         kept: list[int] = []
         losing: list[str] = []
@@ -63,23 +67,26 @@ class Lookahead(Wrapper):
         parent = self.fork(situation)
         before = frozenset(parent.candidates)
         been = Counter((*situation.visited, situation.state_key))
-        indices = list(range(len(situation.candidates))) if shown is None else list(shown)
-        # Search keeps the children it steps: asked about a node it expanded, this steps nothing.
-        stepped = parent.fork_steps([situation.texts[i] for i in indices])
-        for i, (env, (_obs, reward, _terminated, _truncated, info)) in zip(indices, stepped, strict=True):
-            cand = situation.candidates[i]
-            new = tuple(a for a in env.candidates if a not in before)
-            revisits = been[env.state_key()] if situation.state_key else None
-            c = Candidate(cand.text, outcome=env.state_text, new_actions=new, reward=float(reward),
-                          revisits=revisits)
-            env.close()
-            all_annotated.append(c)
-            all_kept.append(i)
-            if info["lost"]:
-                losing.append(cand.text)
-            else:
-                annotated.append(c)
-                kept.append(i)
+        groups = [range(len(situation.candidates))] if shown is None else shown
+        for indices in groups:
+            # Search keeps the children it steps: asked about a node it expanded, this steps nothing.
+            stepped = parent.fork_steps([situation.texts[i] for i in indices])
+            for i, (env, (_obs, reward, _terminated, _truncated, info)) in zip(indices, stepped, strict=True):
+                cand = situation.candidates[i]
+                new = tuple(a for a in env.candidates if a not in before)
+                revisits = been[env.state_key()] if situation.state_key else None
+                c = Candidate(cand.text, outcome=env.state_text, new_actions=new, reward=float(reward),
+                              revisits=revisits)
+                env.close()
+                all_annotated.append(c)
+                all_kept.append(i)
+                if info["lost"]:
+                    losing.append(cand.text)
+                else:
+                    annotated.append(c)
+                    kept.append(i)
+            if kept:
+                break
         parent.close()
         if not kept:  # every move loses: show them all rather than nothing
             annotated, kept = all_annotated, all_kept
@@ -98,15 +105,17 @@ class Lookahead(Wrapper):
             for s, (_, kept, losing), d, (_, first) in zip(situations, prepared, inner, shortlists, strict=True)
         ]
 
-    def _shortlists(self, situations: Sequence[Situation]) -> list[tuple[list[int] | None, Decision | None]]:
-        """Per situation, the indices of the moves to show and the plain decision that chose them (``width``:
-        the inner policy's favourites where a situation has more moves than that; else all, no call)."""
-        out: list[tuple[list[int] | None, Decision | None]] = [(None, None)] * len(situations)
+    def _shortlists(self, situations: Sequence[Situation]
+                    ) -> list[tuple[list[list[int]] | None, Decision | None]]:
+        """Per situation, the indices of the moves to show in groups (:meth:`annotate`) and the plain decision
+        that chose them (``width``: the inner policy's favourites, then the next ones, where a situation has
+        more moves than that; else all, no call)."""
+        out: list[tuple[list[list[int]] | None, Decision | None]] = [(None, None)] * len(situations)
         wide = [i for i, s in enumerate(situations) if self.width is not None and len(s.candidates) > self.width]
         if wide:
+            assert self.width is not None
             for i, d in zip(wide, self.inner_many([situations[i] for i in wide]), strict=True):
-                top = np.argsort(-np.asarray(d.probabilities, dtype=np.float64), kind="stable")[: self.width]
-                out[i] = (sorted(int(j) for j in top), d)
+                out[i] = (favourite_groups(d.probabilities, self.width), d)
         return out
 
     def _map_back(self, situation: Situation, kept: list[int], losing: list[str], d: Decision,

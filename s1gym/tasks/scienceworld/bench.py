@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import time
 from typing import Any
@@ -60,6 +61,9 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
     "local": ("local", (), {}, 600.0),
     "lookahead(local)": ("local", ("lookahead",), {"width": 16}, 1500.0),
     "search(local)": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0}, 2400.0),
+    # the issue's flat-odds search beside it: the same search with every move equally likely (its width
+    # favourites are the first moves of ScienceWorld's list, ties going to the earlier move)
+    "search(uniform)": ("uniform", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0}, 2400.0),
     # issue 52's loops (docs/benchmarks.md, "Lookahead's loops"): Rethink's fork planner on lookahead(local)'s stalls
     "rethink(lookahead(local))": ("local", ("rethink", "lookahead"), {"width": 16, "planner": "search",
                                                                       "plan_width": 16}, 1500.0),
@@ -400,7 +404,7 @@ def full_table(names: tuple[str, ...] = tuple(FULL_TABLE_POLICIES), tasks: tuple
 def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[str, ...] = TABLE_TASKS,
                  variations: int = 2, max_steps: int = 30, game_cap_s: float = 120.0,
                  policy_cap_s: float = 720.0, agreement: bool = False, log: Any = print,
-                 seeds: tuple[int, ...] | None = None,
+                 seeds: tuple[int, ...] | None = None, fold: str = "test",
                  policies: dict[str, tuple[str, tuple[str, ...]]] | None = None,
                  options: dict[str, dict[str, Any]] | None = None,
                  policy_caps: dict[str, float] | None = None) -> dict:
@@ -408,8 +412,9 @@ def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[st
     played in the order variation 0 of every task, then variation 1, ... (so a policy cut by its time cap
     loses whole rounds, not whole tasks), preset ``easy``, ``max_steps`` moves. Per game: won, final score,
     best score during play (TALES's measure), steps, policy calls (Search: inner calls), seconds and
-    seconds per decision; a game stops unsolved at ``game_cap_s`` seconds (``capped``) and a policy plays
-    no more games once its games took ``policy_cap_s`` seconds (the rest: ``not run``)."""
+    seconds per decision, Search's refills; a game stops unsolved at ``game_cap_s`` seconds (``capped``) and
+    a policy plays no more games once its games took ``policy_cap_s`` seconds (the rest: ``not run``).
+    ``fold``: ScienceWorld's split the variations come from (the tables: test; dev checks: dev)."""
     from s1gym.policies import make_policy
     from s1gym.runner.spec import make_env
     from s1gym.wrappers import wrap
@@ -438,10 +443,12 @@ def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[st
                     rows.append({**row, "run": False})
                     continue
                 if task not in envs:
-                    envs[task] = make_env("s1/ScienceWorld-v0", {"task": task, "fold": "test", "max_steps": max_steps})
+                    envs[task] = make_env("s1/ScienceWorld-v0", {"task": task, "fold": fold, "max_steps": max_steps})
                 played, rec, seconds = _play(envs[task], policy, seed, agreement)
                 spent += seconds
                 row.update(run=True, **played, calls=int((rec.get("usage") or Usage()).calls))
+                if "search" in wrappers:
+                    row["refills"] = sum(tick.get("info", {}).get("refills", 0) for tick in rec.get("ticks", []))
                 rows.append(row)
                 log(name, json.dumps(row), flush=True)
             played = [r for r in rows if r["run"]]
@@ -453,12 +460,42 @@ def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[st
                        "seconds": round(spent, 1), "s_per_decision": round(spent / max(decisions, 1), 3),
                        "capped": sum(r.get("capped", False) for r in played),
                        "errors": sum("error" in r for r in played)}
+            if "search" in wrappers:
+                summary["refills"] = sum(r["refills"] for r in played)
             out["policies"][name] = {"summary": summary, "games": rows}
             log(name, "SUMMARY", json.dumps(summary), flush=True)
     finally:
         for env in envs.values():
             env.close()
     return out
+
+
+#: the refill check's games (docs/benchmarks.md, "A search that never runs out of favourites"): dev seed 3
+#: of every third type from the third, fixed before the run
+REFILL_DEV_TASKS = TASKS[2::3]
+REFILL_DEV_SEED = 3
+
+
+def refill_dev_table(arm: str = "B", tasks: tuple[str, ...] = REFILL_DEV_TASKS, log: Any = print) -> dict:
+    """The second table's ``search(local)`` (its options, 120 s a game, step limit 250) on dev seed
+    :data:`REFILL_DEV_SEED` of ``tasks``. Arm ``B``: the code as it is (a node whose ``width`` favourites are
+    all pruned steps the next ones); arm ``A``: the same with a node's favourites cut to their first group,
+    what Search stepped before (the A/B's baseline; put back on return)."""
+    from s1gym.wrappers._search_run import SearchRun
+
+    if arm not in ("A", "B"):
+        raise ValueError(f"refill: the arm is A (favourites cut to their first group) or B (the code); got {arm!r}")
+    name = "search(local)"
+    base, wrappers, options, _ = FULL_TABLE_POLICIES[name]
+    favourites = SearchRun._favourites
+    if arm == "A":
+        SearchRun._favourites = lambda run, node, texts: favourites(run, node, texts)[:1]  # type: ignore[method-assign]
+    try:
+        return policy_table((name,), tasks, seeds=(REFILL_DEV_SEED,), fold="dev", max_steps=250, game_cap_s=120.0,
+                            policies={name: (base, wrappers)}, options={name: options},
+                            policy_caps={name: math.inf}, log=log)
+    finally:
+        SearchRun._favourites = favourites  # type: ignore[method-assign]
 
 
 #: children: the states (task, train seed, depth along the expert's gold path), fixed before the run
@@ -711,8 +748,8 @@ def loop_dev_table(arms: tuple[str, ...] = tuple(LOOP_DEV_ARMS), tasks: tuple[st
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m s1gym.tasks.scienceworld.bench", description=__doc__)
-    parser.add_argument("what", choices=("survival", "speed", "forks", "table", "table2", "loops", "deviation",
-                                         "children", "rss"))
+    parser.add_argument("what", choices=("survival", "speed", "forks", "table", "table2", "loops", "refill",
+                                         "deviation", "children", "rss"))
     parser.add_argument("--variations", type=int, default=2)
     parser.add_argument("--fold", default="train", choices=("train", "dev", "test"),
                         help="survival: the split whose first --variations variations are walked (default train)")
@@ -728,6 +765,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="deviation: the expert's replan without its undo tries (the A/B baseline)")
     parser.add_argument("--seeds", default=",".join(map(str, FULL_TABLE_SEEDS)),
                         help="table2: comma-separated test variation indices a type (default: the first round's)")
+    parser.add_argument("--arm", default="B", choices=("A", "B"),
+                        help="refill: B the code, A a node's width favourites only (the code before)")
     parser.add_argument("--out", default="")
     args = parser.parse_args(argv)
     tasks = tuple(t for t in args.tasks.split(",") if t) or TASKS
@@ -759,10 +798,12 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"loops: --policies takes arms A0-A{len(arms) - 1} ({', '.join(map(repr, arms))}), got {bad}")
         result = loop_dev_table(tuple(arms[int(p[1:])] for p in chosen) or tuple(arms),
                                 tuple(t for t in args.tasks.split(",") if t) or LOOP_DEV_TASKS)
+    elif args.what == "refill":
+        result = refill_dev_table(args.arm, tuple(t for t in args.tasks.split(",") if t) or REFILL_DEV_TASKS)
     else:
         result = speed()
     text = json.dumps(result, indent=1)
-    if args.what in ("table", "table2", "loops"):
+    if args.what in ("table", "table2", "loops", "refill"):
         print(json.dumps({name: r["summary"] for name, r in result["policies"].items()}, indent=1))
     else:
         print(text if args.what in ("speed", "children", "rss")

@@ -119,7 +119,7 @@ def collect_lookahead(fold: str, seeds: range | tuple[int, ...], tasks: tuple[st
                       log: bool = True, until: float | None = None) -> list[dict[str, Any]]:
     """Per game (task type, seed of ``fold``), the lookahead groups along the expert's roll-in (see the module
     docstring): ``{"task", "seed", "variation", "won", "deviation", "groups": [(annotated situation, gold
-    index among its candidates or -1, candidates of the state, moves shown), ...], "note", "seconds"}``.
+    index among its candidates or -1, candidates of the state, moves stepped), ...], "note", "seconds"}``.
     ``base``: the model whose favourites are shown (a fitted model or the path of its file); ``until``: no
     game starts after this ``time.time()`` (the games not played are left out)."""
     from s1gym.policies import Local
@@ -153,7 +153,7 @@ def collect_lookahead(fold: str, seeds: range | tuple[int, ...], tasks: tuple[st
                 situation = env.situation()
                 near = deviation is not None and 0 < t - deviation["step"] <= after
                 several = len(situation.candidates) > 1
-                shortlist: tuple[list[int] | None, Any] | None = None
+                shortlist: tuple[list[list[int]] | None, Any] | None = None
                 if t == deviate_at and several:
                     # the plain favourite first: where it is the expert's move, so is Lookahead's pick (unless it
                     # loses), and the state is not stepped for it
@@ -163,11 +163,10 @@ def collect_lookahead(fold: str, seeds: range | tuple[int, ...], tasks: tuple[st
                         shortlist = None
                 if (t in chosen or near or shortlist is not None) and several:
                     shown, _first = shortlist or lookahead._shortlists([situation])[0]
-                    annotated, kept, _losing = lookahead.annotate(situation, shown)
+                    annotated, kept, losing = lookahead.annotate(situation, shown)
                     good = situation.texts.index(move)
                     gold = kept.index(good) if good in kept else -1
-                    groups.append((_bare(annotated), gold, len(situation.candidates),
-                                   len(situation.candidates) if shown is None else len(shown)))
+                    groups.append((_bare(annotated), gold, len(situation.candidates), len(kept) + len(losing)))
                     if shortlist is not None:
                         pick = situation.texts[kept[int(lookahead.policy.decide(annotated).action)]]
                         if pick != move:
