@@ -134,6 +134,19 @@ def test_width_steps_the_next_favourites_when_every_favourite_is_pruned():
     assert d.info["refills"] == 0 and d.info["plan"] == ["go out", "focus on animal"]
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0]), min_size=1, max_size=40), st.integers(1, 12))
+def test_favourite_groups_partition_the_moves_by_liking(probabilities, width):
+    from s1gym.wrappers._base import favourite_groups
+
+    groups = favourite_groups(probabilities, width)
+    assert sorted(i for g in groups for i in g) == list(range(len(probabilities)))  # every move once
+    assert [len(g) for g in groups[:-1]] == [width] * (len(groups) - 1) and 1 <= len(groups[-1]) <= width
+    assert all(g == sorted(g) for g in groups)  # each group in the moves' order
+    for better, worse in zip(groups, groups[1:]):  # no move of a later group is liked more, or as much and earlier
+        assert all((probabilities[i], -i) > (probabilities[j], -j) for i in better for j in worse)
+
+
 def test_losing_moves_are_dropped_without_asking_the_policy():
     inner = TablePolicy({"jump in the pit": 100.0, "eat poison": 100.0})
     env = make(TRAP_GRAPH, wins=())  # no win: the search sees everything
