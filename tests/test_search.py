@@ -147,6 +147,25 @@ def test_favourite_groups_partition_the_moves_by_liking(probabilities, width):
         assert all((probabilities[i], -i) > (probabilities[j], -j) for i in better for j in worse)
 
 
+def test_avoid_revisits_ends_a_partial_plan_where_the_episode_has_not_been():
+    # A and B look equally close (h 1), the side rooms X and Y farther (h 2), nothing scores: a search of one
+    # call a move walks A, B, A, B... by h alone; avoiding revisits it leaves B for Y, where it had not been.
+    graph = {"A": [("go b", "B"), ("go x", "X")], "B": [("go a", "A"), ("go y", "Y")],
+             "X": [("go a", "A")], "Y": [("go b", "B")]}
+
+    def h(situation):
+        return 2.0 if "at X." in situation.observation or "at Y." in situation.observation else 1.0
+
+    def walk(**options):
+        env = make(graph, start="A")
+        decisions = play_checked(env, Search(Uniform(), budget=1, heuristic=h, **options), max_moves=3)
+        return [d.info["plan"][0] for d in decisions]
+
+    assert walk() == ["go b", "go a", "go b"]
+    assert walk(avoid_revisits=True) == ["go b", "go y", "go b"]
+    assert Search(Uniform(), avoid_revisits=True).options() == {"avoid_revisits": True}
+
+
 def test_losing_moves_are_dropped_without_asking_the_policy():
     inner = TablePolicy({"jump in the pit": 100.0, "eat poison": 100.0})
     env = make(TRAP_GRAPH, wins=())  # no win: the search sees everything

@@ -168,6 +168,12 @@ class SearchTies:
     """Stop each search at the first state whose score beats the current one and commit to it
     (enforced hill-climbing, Hoffmann & Nebel 2001). Off by default: on a task whose score can rise
     into a dead end, committing to the first gain is a gamble a search for the win does not take."""
+    avoid_revisits: bool = False
+    """A partial plan (the search ended without a win) ends, among the nodes of the best score, in the state
+    the episode has been in least often (``Situation.visited``), and only then in the one of the lowest
+    ``h``: a receding-horizon search that finds no gain within its budget otherwise walks the cycle its
+    heuristic likes best for ever (ScienceWorld: pick up the pot, put it in the box, activate the sink,
+    deactivate it, pick up the pot...). Off by default: published tables ran without it."""
     reuse: int = 4096
     """Tree reuse: the inner policy's answers an episode's searches keep for the next ones (at most this
     many, least recently used out), keyed by the state, the moves and feedback that reached it and the
@@ -189,7 +195,7 @@ _GROUP_OF: dict[str, str] = {f.name: group for group, cls in _GROUPS.items() for
 OPTION_NAMES: tuple[str, ...] = (
     "budget", "priority", "epsilon", "h_scale", "heuristic", "max_expansions", "max_seconds", "batch_size",
     "trace", "commit_partial", "until_gain", "episode_budget", "fallback", "search_cap", "novelty",
-    "gain_patience", "doubling", "reuse", "width",
+    "gain_patience", "doubling", "reuse", "width", "avoid_revisits",
 )
 assert set(OPTION_NAMES) == {*_GROUP_OF, "batch_size", "trace"}, "OPTION_NAMES must list every option once"
 

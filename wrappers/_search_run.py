@@ -12,6 +12,7 @@ import heapq
 import itertools
 import math
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -113,6 +114,8 @@ class SearchRun:
         root_env = fork(situation)
         self.root = Node(root_env, 0, 0.0, self.h(root_env, situation.score), situation.score, key)
         self.seen: dict[str, int] = {key: 0}
+        #: ``avoid_revisits``: how often the episode was in each state (its past states and this one)
+        self.been = Counter((*situation.visited, key)) if config.ties.avoid_revisits else Counter()
         #: facts made true so far in this search, per score (BFWS's novelty partitioned by the heuristic:
         #: coming back to a room is new again once the score rose, e.g. with an ingredient in hand)
         self.atoms: dict[float, set[str]] = {}
@@ -198,13 +201,16 @@ class SearchRun:
 
     def push(self, node: Node) -> None:
         heapq.heappush(self.heap, (self._log_priority(node), next(self._tie), node))
-        best = self.best
-        # The best partial plan: the highest score, then the lowest h (the default h only repeats the score; a
-        # learned progress estimate tells apart states of equal score), then the shortest, most probable.
-        if best is None or (node.score, -node.h, -node.g, node.log_pi) > (best.score, -best.h, -best.g, best.log_pi):
+        if self.best is None or self._partial_rank(node) > self._partial_rank(self.best):
             self.best = node
             if node.score > self.situation.score and self.gain_at is None:
                 self.gain_at = self.asks
+
+    def _partial_rank(self, node: Node) -> tuple[float, int, float, int, float]:
+        """The best partial plan's order: the highest score, then (``avoid_revisits``) the state the episode
+        was in least, then the lowest h (the default h only repeats the score; a learned progress estimate
+        tells apart states of equal score), then the shortest, most probable."""
+        return node.score, -self.been[node.key], -node.h, -node.g, node.log_pi
 
     def pop_batch(self) -> list[Node]:
         """Up to ``batch_size`` nodes in priority order (skipping entries reached more cheaply since)."""

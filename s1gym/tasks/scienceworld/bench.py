@@ -64,6 +64,10 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
     # the issue's flat-odds search beside it: the same search with every move equally likely (its width
     # favourites are the first moves of ScienceWorld's list, ties going to the earlier move)
     "search(uniform)": ("uniform", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0}, 2400.0),
+    # the same search ending a partial plan where the episode has been least (docs/benchmarks.md, "A search
+    # that never runs out of favourites": its cycles)
+    "search(local) avoid-revisits": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0,
+                                                            "avoid_revisits": True}, 2400.0),
     # issue 52's loops (docs/benchmarks.md, "Lookahead's loops"): Rethink's fork planner on lookahead(local)'s stalls
     "rethink(lookahead(local))": ("local", ("rethink", "lookahead"), {"width": 16, "planner": "search",
                                                                       "plan_width": 16}, 1500.0),
@@ -476,16 +480,22 @@ REFILL_DEV_TASKS = TASKS[2::3]
 REFILL_DEV_SEED = 3
 
 
+#: the refill check's arms: the table row each plays (A: B's with Search cut back, see refill_dev_table)
+REFILL_DEV_ARMS = {"A": "search(local)", "B": "search(local)", "C": "search(local) avoid-revisits"}
+
+
 def refill_dev_table(arm: str = "B", tasks: tuple[str, ...] = REFILL_DEV_TASKS, log: Any = print) -> dict:
     """The second table's ``search(local)`` (its options, 120 s a game, step limit 250) on dev seed
     :data:`REFILL_DEV_SEED` of ``tasks``. Arm ``B``: the code as it is (a node whose ``width`` favourites are
     all pruned steps the next ones); arm ``A``: the same with a node's favourites cut to their first group,
-    what Search stepped before (the A/B's baseline; put back on return)."""
+    what Search stepped before (the A/B's baseline; put back on return); arm ``C``: B with
+    ``avoid_revisits=True`` (the row ``search(local) avoid-revisits``)."""
     from s1gym.wrappers._search_run import SearchRun
 
-    if arm not in ("A", "B"):
-        raise ValueError(f"refill: the arm is A (favourites cut to their first group) or B (the code); got {arm!r}")
-    name = "search(local)"
+    if arm not in REFILL_DEV_ARMS:
+        raise ValueError(f"refill: the arm is A (favourites cut to their first group), B (the code) or C (B "
+                         f"avoiding revisits); got {arm!r}")
+    name = REFILL_DEV_ARMS[arm]
     base, wrappers, options, _ = FULL_TABLE_POLICIES[name]
     favourites = SearchRun._favourites
     if arm == "A":
@@ -765,8 +775,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="deviation: the expert's replan without its undo tries (the A/B baseline)")
     parser.add_argument("--seeds", default=",".join(map(str, FULL_TABLE_SEEDS)),
                         help="table2: comma-separated test variation indices a type (default: the first round's)")
-    parser.add_argument("--arm", default="B", choices=("A", "B"),
-                        help="refill: B the code, A a node's width favourites only (the code before)")
+    parser.add_argument("--arm", default="B", choices=tuple(REFILL_DEV_ARMS),
+                        help="refill: B the code, A a node's width favourites only (the code before), C B avoiding "
+                        "revisits")
     parser.add_argument("--out", default="")
     args = parser.parse_args(argv)
     tasks = tuple(t for t in args.tasks.split(",") if t) or TASKS
