@@ -11,7 +11,8 @@ forks`` checks snapshots and exact replays against the game played straight on e
 ``python -m s1gym.tasks.scienceworld.bench table`` plays issue 52's first policy table on test variations
 (:func:`policy_table`; its games, step limit, Search budget and time caps are fixed in :data:`TABLE_TASKS` and
 :data:`TABLE_POLICIES` as docs/benchmarks.md's protocol states them), ``table2`` the second: every task type
-with the fitted Local (:func:`full_table`, :data:`FULL_TABLE_POLICIES`).
+with the fitted Local (:func:`full_table`, :data:`FULL_TABLE_POLICIES`); ``loops`` and ``refill`` are the dev
+checks behind two of its rows (:func:`loop_dev_table`, :func:`refill_dev_table`).
 ``python -m s1gym.tasks.scienceworld.bench children`` times Lookahead's annotate with a state's children
 stepped in one JVM round trip against one fork and step each (:func:`children_speed`); ``rss`` reads the
 JVM's and Python's resident memory over 500 short episodes (:func:`rss_after_episodes`).
