@@ -781,7 +781,8 @@ def main(argv: list[str] | None = None) -> None:
                         "revisits")
     parser.add_argument("--out", default="")
     args = parser.parse_args(argv)
-    tasks = tuple(t for t in args.tasks.split(",") if t) or TASKS
+    named = tuple(t for t in args.tasks.split(",") if t)  # --tasks; each command has its own default
+    tasks = named or TASKS
     if args.what == "survival":
         result = gold_survival(args.variations, tasks, args.fold)
     elif args.what == "forks":
@@ -795,7 +796,7 @@ def main(argv: list[str] | None = None) -> None:
         result = rss_after_episodes()
     elif args.what == "table":
         names = tuple(p for p in args.policies.split(",") if p) or tuple(TABLE_POLICIES)
-        result = policy_table(names, tuple(t for t in args.tasks.split(",") if t) or TABLE_TASKS)
+        result = policy_table(names, named or TABLE_TASKS)
     elif args.what == "table2":
         seeds = tuple(x.strip() for x in args.seeds.split(",") if x.strip())
         if not seeds or not all(x.isdigit() for x in seeds):
@@ -809,9 +810,9 @@ def main(argv: list[str] | None = None) -> None:
         if bad:
             parser.error(f"loops: --policies takes arms A0-A{len(arms) - 1} ({', '.join(map(repr, arms))}), got {bad}")
         result = loop_dev_table(tuple(arms[int(p[1:])] for p in chosen) or tuple(arms),
-                                tuple(t for t in args.tasks.split(",") if t) or LOOP_DEV_TASKS)
+                                named or LOOP_DEV_TASKS)
     elif args.what == "refill":
-        result = refill_dev_table(args.arm, tuple(t for t in args.tasks.split(",") if t) or REFILL_DEV_TASKS)
+        result = refill_dev_table(args.arm, named or REFILL_DEV_TASKS)
     else:
         result = speed()
     text = json.dumps(result, indent=1)
