@@ -3,6 +3,7 @@ plans followed and resumed, and determinism (Search on a real game is in test_wr
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -143,7 +144,7 @@ def test_favourite_groups_partition_the_moves_by_liking(probabilities, width):
     assert sorted(i for g in groups for i in g) == list(range(len(probabilities)))  # every move once
     assert [len(g) for g in groups[:-1]] == [width] * (len(groups) - 1) and 1 <= len(groups[-1]) <= width
     assert all(g == sorted(g) for g in groups)  # each group in the moves' order
-    for better, worse in zip(groups, groups[1:]):  # no move of a later group is liked more, or as much and earlier
+    for better, worse in itertools.pairwise(groups):  # no move of a later group is liked more, or as much and earlier
         assert all((probabilities[i], -i) > (probabilities[j], -j) for i in better for j in worse)
 
 
