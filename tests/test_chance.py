@@ -75,3 +75,35 @@ def test_a_game_without_chance_gets_exact_planning_forks():
     move = env.candidates[0]
     assert fork.step_move(move)[0] == env.fork().step_move(move)[0]
     env.close()
+
+
+# ------------------------------------------------------------------ answers a planner's fork does not play
+ANSWER_GRAPH = {"start": [("focus on rock", "lose"), ("focus on fox", "win"), ("go out", "out")],
+                "out": [("go in", "start")]}
+
+
+def test_a_planning_fork_ends_at_an_answer_move_without_playing_it():
+    from toy_tasks import make
+
+    from s1gym.core.env import HIDDEN_OUTCOME
+
+    env = make(ANSWER_GRAPH, answers=("focus on",))
+    planning = env.situation().fork()
+    obs, reward, terminated, truncated, info = planning.step_move("focus on fox")
+    assert planning.outcome_hidden and planning.played == []  # the game never saw the move
+    assert (reward, terminated, truncated, info["won"], info["lost"], info["game_over"]) == (0.0, True, False,
+                                                                                             False, False, True)
+    assert info["candidates"] == [] and info["score"] == 0.0 and info["steps"] == 1
+    assert obs == HIDDEN_OUTCOME.format(move="focus on fox") + "\n\nYou are at start."
+    # every other move plays as on the real game; an answer is played by an exact fork, a fork told to reveal
+    # answers (the wrappers' allow_oracle) and the real game
+    assert env.situation().fork().step_move("go out")[4]["candidates"] == ["go in"]
+    assert env.fork().step_move("focus on fox")[4]["won"]
+    oracle = env.situation().fork()
+    oracle.reveal_answers()
+    assert oracle.step_move("focus on rock")[4]["lost"] and not oracle.outcome_hidden
+    assert not env.done and env.steps == 0 and env.step_move("focus on fox")[4]["won"]
+    # forks of a planning fork (Search's nodes) hide answers too; a task without answer moves hides nothing
+    env = make(ANSWER_GRAPH, answers=("focus on",))
+    assert env.situation().fork().fork().step_move("focus on rock")[4]["lost"] is False
+    assert make(ANSWER_GRAPH).situation().fork().step_move("focus on rock")[4]["lost"]

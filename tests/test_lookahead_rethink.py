@@ -217,3 +217,23 @@ def test_rethinks_fork_planner_steps_only_its_width_favourites_a_node():
         Rethink(TablePolicy(), planner=ForkPlanner(width=2), plan_width=3)
     with pytest.raises(ValueError, match="width"):
         ForkPlanner(width=0)
+
+
+def test_lookahead_shows_an_answer_move_as_unplayed_and_keeps_it():
+    from s1gym.core.env import HIDDEN_OUTCOME
+
+    graph = {"start": [("focus on rock", "lose"), ("focus on fox", "win"), ("go out", "out")], "out": []}
+    inner = TablePolicy({"focus on rock": 3.0})
+    d = Lookahead(inner).decide(make(graph, answers=("focus on",)).situation())
+    shown = {c.text: c for c in inner.asked[-1].candidates}
+    assert d.info["lookahead"] == {"dropped_losing": [], "shown": 3}
+    for move in ("focus on rock", "focus on fox"):  # neither the loss nor the win shows
+        assert shown[move].outcome == HIDDEN_OUTCOME.format(move=move) + "\n\nYou are at start."
+        assert (shown[move].new_actions, shown[move].reward, shown[move].revisits) == ((), 0.0, None)
+    assert shown["go out"].outcome == "You go out.\n\nYou are at out." and shown["go out"].revisits == 0
+    assert d.action == 0  # the inner policy's own choice of answer stands
+    # allow_oracle plays the answers: the losing one is dropped, the winning one shows its outcome
+    inner = TablePolicy({"focus on rock": 3.0})
+    d = Lookahead(inner, allow_oracle=True).decide(make(graph, answers=("focus on",)).situation())
+    assert d.info["lookahead"]["dropped_losing"] == ["focus on rock"]
+    assert inner.asked[-1].candidates[0].outcome.startswith("You focus on fox.")

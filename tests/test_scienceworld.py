@@ -229,3 +229,27 @@ def test_a_fork_matches_a_replay_of_the_same_moves():
     assert c == a
     for e in (env, fork, replay):
         e.close()
+
+
+def test_a_planners_fork_does_not_play_focus_and_never_reads_it_from_the_transition_cache():
+    env = make(task="find-non-living-thing")
+    env.reset(seed=0)
+    for move in ("wait1", "go to kitchen", "look around"):
+        env.step_move(move)
+    score = env.score
+    assert env.is_answer_move("focus on cupboard") and not env.is_answer_move("look at cupboard")
+    oracle = env.situation().fork()
+    oracle.reveal_answers()  # plays focus and keeps the children in the pool's transition cache
+    played = {m: r for m, (child, r) in zip(("focus on cupboard", "look at cupboard"),
+                                            oracle.fork_steps(["focus on cupboard", "look at cupboard"], keep=True))}
+    assert played["focus on cupboard"][1] > 0 and not played["focus on cupboard"][4]["game_over"]
+    planning = env.situation().fork()
+    (focus, focused), (look, looked) = planning.fork_steps(["focus on cupboard", "look at cupboard"], keep=True)
+    assert focus.outcome_hidden and (focused[1], focused[2], focused[4]["won"], focused[4]["lost"]) == (0.0, True,
+                                                                                                       False, False)
+    assert focused[0].startswith("You chose: focus on cupboard.") and focus.candidates == ()
+    assert looked[:2] == played["look at cupboard"][:2] and not look.outcome_hidden  # other moves as played
+    assert env.fork().step_move("focus on cupboard")[1] == played["focus on cupboard"][1]  # an exact fork plays it
+    assert env.steps == 3 and env.score == score == 0.25  # the real game is untouched
+    for e in (env, oracle, planning, focus, look):
+        e.close()

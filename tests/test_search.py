@@ -441,3 +441,27 @@ def test_found_plans_replay_to_a_win_and_searches_are_deterministic(edges, prior
         for move in a.info["plan"]:
             env.step(env.index_of(move))
         assert env.won
+
+
+def test_an_answer_the_fork_does_not_judge_is_committed_to_on_the_policys_odds():
+    # "focus on" moves are answers: a planning fork does not play them, so Search cannot tell the right one by
+    # stepping it. The frontier pops the likeliest plan, which here ends in an answer: Search commits to it
+    # (stop "commit", a plan it follows) and the real game gives the verdict.
+    graph = {"start": [("focus on rock", "lose"), ("go out", "out")],
+             "out": [("focus on rock", "lose"), ("focus on fox", "win"), ("go in", "start")]}
+    likes_fox = TablePolicy({"go out": 4.0, "focus on fox": 4.0})
+    env = make(graph, answers=("focus on",))
+    d = Search(likes_fox, epsilon=0.0).decide(env.situation())
+    assert (d.info["stop_reason"], d.info["plan"], d.info["solved"]) == ("commit", ["go out", "focus on fox"], False)
+    assert d.info["losing_pruned"] == 0 and d.info["policy_calls"] == 2
+    assert [x.info["stop_reason"] for x in play(env, Search(likes_fox, epsilon=0.0))] == ["commit", "following_plan"]
+    assert env.won
+    # a policy that likes the wrong answer loses the real game: the fork no longer tells it
+    env = make(graph, answers=("focus on",))
+    likes_rock = TablePolicy({"go out": 4.0, "focus on rock": 4.0})
+    assert play(env, Search(likes_rock, epsilon=0.0))[0].info["plan"] == ["focus on rock"]
+    assert env.lost
+    # the oracle, measured on purpose: the wrong answer loses on the fork and the right one wins there
+    env = make(graph, answers=("focus on",))
+    d = Search(likes_rock, epsilon=0.0, allow_oracle=True).decide(env.situation())
+    assert (d.info["stop_reason"], d.info["plan"], d.info["losing_pruned"]) == ("won", ["go out", "focus on fox"], 2)

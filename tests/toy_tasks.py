@@ -41,10 +41,13 @@ class GraphTask(S1Env):
         scores: Mapping[str, float] | Callable[[str], float] | None = None,
         wins: Sequence[str] | Callable[[str], bool] = ("win",),
         losses: Sequence[str] = ("lose",),
+        answers: Sequence[str] = (),
         max_steps: int | None = None,
         max_candidates: int | None = None,
     ) -> None:
+        """``answers``: prefixes of the answer moves (``S1Env.is_answer_move``), which planning forks do not play."""
         super().__init__(max_steps=max_steps, max_candidates=max_candidates)
+        self.answers = tuple(answers)
         self.transitions = transitions
         self.start = start
         self.scores = scores or {}
@@ -73,6 +76,9 @@ class GraphTask(S1Env):
 
     def _describe(self):
         return f"You are at {self.state}."
+
+    def is_answer_move(self, move: str) -> bool:
+        return move.startswith(self.answers) if self.answers else False
 
     def _progress(self):
         s = self.scores

@@ -111,6 +111,8 @@ def fork_of(situation: Situation, who: str, allow_oracle: bool = False) -> S1Env
     Tasks whose forks know the answer (``S1Env.fork_reveals_answer``: quiz,
     ticket and injection labels) would turn Lookahead and Search into oracles
     (a wrong answer loses in the fork); that is refused unless ``allow_oracle``.
+    On tasks where only some moves are answers (``S1Env.is_answer_move``), the
+    fork does not play those; ``allow_oracle`` lets it (the oracle, on purpose).
     """
     if situation.fork is None:
         raise ValueError(
@@ -118,6 +120,8 @@ def fork_of(situation: Situation, who: str, allow_oracle: bool = False) -> S1Env
             f"build situations with env.situation() on a task that supports fork()"
         )
     env = situation.fork()
+    if allow_oracle:
+        env.reveal_answers()  # answer moves are played on it too (``S1Env.is_answer_move``)
     if env.fork_reveals_answer and not allow_oracle:
         env.close()
         raise OracleForkError(

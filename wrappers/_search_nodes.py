@@ -89,6 +89,9 @@ class Node:
     #: moves from this node that lead straight back to it (only while it is expanded)
     noops: set[str] = field(default_factory=set)
     won: bool = False
+    #: the move is an answer whose outcome the planning fork kept hidden (``S1Env.outcome_hidden``): a leaf
+    #: that is never expanded; popped from the frontier, it ends the search with a plan that commits to it
+    hidden: bool = False
     #: made no fact true that no earlier node of the search made true (novelty's width 2)
     stale: bool = False
     #: the inner policy gave this move at least twice its flat share (novelty never overrules that)

@@ -136,7 +136,8 @@ class SearchRun:
 
     # ---------------------------------------------------------------- loop
     def run(self) -> str:
-        """Search until a goal, an empty frontier or a limit; the stop reason."""
+        """Search until a goal, an empty frontier or a limit; the stop reason (``"commit"``: the frontier
+        popped an answer move whose outcome the planning fork kept hidden, see :class:`Node`)."""
         while (self.heap or self.unasked) and self.goal is None:
             limit = self._limit_reached()
             if limit:
@@ -146,6 +147,9 @@ class SearchRun:
             if not pending:
                 batch = self.pop_batch()
                 for i, node in enumerate(batch):
+                    if node.hidden:  # the likeliest plan now ends in an answer no fork can judge: commit to it
+                        self.goal = node
+                        return "commit"
                     if self.asks >= self.budget and self._asks_first(node):
                         for waiting in batch[i:]:  # it needs a call to be expanded: back to the frontier
                             heapq.heappush(self.heap, (self._log_priority(waiting), next(self._tie), waiting))
@@ -201,6 +205,8 @@ class SearchRun:
 
     def push(self, node: Node) -> None:
         heapq.heappush(self.heap, (self._log_priority(node), next(self._tie), node))
+        if node.hidden:  # a commitment is chosen only when the frontier pops it, never as a partial plan
+            return
         if self.best is None or self._partial_rank(node) > self._partial_rank(self.best):
             self.best = node
             if node.score > self.situation.score and self.gain_at is None:
@@ -245,6 +251,10 @@ class SearchRun:
             for text, (env, (_obs, _r, _term, truncated, info)) in zip(chunk, node.env.fork_steps(chunk, keep=True)):
                 self.stats.generated += 1
                 score = float(info["score"])
+                if env.outcome_hidden:  # an answer: kept as a leaf at its parent's score and h
+                    kids.append(Node(None, g, node.log_pi, node.h, node.score, "", node, text, hidden=True))
+                    env.close()
+                    continue
                 if info["won"]:
                     self.goal = Node(None, g, node.log_pi, 0.0, score, env.state_key(), node, text, won=True)
                     env.close()
@@ -434,10 +444,13 @@ class SearchRun:
             return Decision(p, safe[0], usage, info), None
         steps = end.plan()
         info.update(plan=[m for _, m in steps], plan_length=len(steps), plan_score=end.score)
-        if not solved:
+        if end.hidden:
+            info["note"] = ("the likeliest plan ends in an answer whose outcome forks do not show; playing it on "
+                            "the inner policy's odds")
+        elif not solved:
             info["note"] = f"search stopped ({stop}) before a win; playing the first move of the best partial plan"
         plan = None
-        if solved or (self.config.ties.commit_partial and end.score > self.situation.score):
+        if solved or end.hidden or (self.config.ties.commit_partial and end.score > self.situation.score):
             plan = Plan(steps, 1, solved)  # followed with no calls from the next decision on
         return one_hot(self.situation, steps[0][1], usage, info), plan
 

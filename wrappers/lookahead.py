@@ -35,9 +35,13 @@ class Lookahead(Wrapper):
     ``width=k``: where a state has more than k moves, the inner policy is first asked about the plain
     situation and only its k favourite moves are stepped and shown (the others get probability 0): two
     calls a decision instead of one, and k steps instead of one per move, for tasks whose states offer
-    hundreds of moves (ScienceWorld). When every one of the k loses (ScienceWorld's ``focus on`` a wrong
-    thing), the next k favourites are stepped, and so on: only a state where every move loses shows
-    losing moves. ``None`` (the default) shows every move.
+    hundreds of moves (ScienceWorld). When every one of the k loses, the next k favourites are stepped,
+    and so on: only a state where every move loses shows losing moves. ``None`` (the default) shows every
+    move.
+
+    An answer move (``S1Env.is_answer_move``: ScienceWorld's ``focus on``) is not played on the planning
+    fork: its outcome says so, with no new actions and no revisit count, so the choice of an answer stays
+    the inner policy's (``allow_oracle=True`` plays it and shows its verdict: an oracle, measured on purpose).
     """
 
     kind = "lookahead"
@@ -74,7 +78,8 @@ class Lookahead(Wrapper):
             for i, (env, (_obs, reward, _terminated, _truncated, info)) in zip(indices, stepped, strict=True):
                 cand = situation.candidates[i]
                 new = tuple(a for a in env.candidates if a not in before)
-                revisits = been[env.state_key()] if situation.state_key else None
+                # an answer the planning fork did not play (``outcome_hidden``) reached no state to count
+                revisits = been[env.state_key()] if situation.state_key and not env.outcome_hidden else None
                 c = Candidate(cand.text, outcome=env.state_text, new_actions=new, reward=float(reward),
                               revisits=revisits)
                 env.close()

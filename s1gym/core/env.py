@@ -16,9 +16,11 @@ from s1gym.core.progress import Progress, TooManyCandidatesError
 from s1gym.core.readouts import Readouts, init_defaults
 from s1gym.core.situation import Candidate, Privileged, Situation
 
-__all__ = ["S1Env", "StepResult"]
+__all__ = ["HIDDEN_OUTCOME", "S1Env", "StepResult"]
 
 StepResult = tuple[str, float, bool, bool, dict[str, Any]]  #: what ``step`` returns (Gymnasium's five)
+#: A planning fork's feedback after an answer move it does not play (``Forks.is_answer_move``)
+HIDDEN_OUTCOME = "You chose: {move}. What it does is known only once it is played in the game itself."
 
 
 class S1Env(Forks, Readouts, gym.Env[str, np.int64]):
@@ -59,7 +61,10 @@ class S1Env(Forks, Readouts, gym.Env[str, np.int64]):
     RNG included; stepping either never changes the other. Planners get
     :meth:`planning_fork` (``Situation.fork``): the same, except that on a
     game with chance events (``chance_events``) the fork's future is drawn
-    from a fresh stream, so no wrapper plans with the real future.
+    from a fresh stream, so no wrapper plans with the real future, and that
+    it does not play an answer move (``is_answer_move``: ScienceWorld's
+    ``focus on``): the fork ends there, neither won nor lost, with
+    ``outcome_hidden`` set, so no wrapper reads an answer's verdict.
     :meth:`situation` is what a policy may know; privileged knowledge reaches
     baselines only through :class:`Privileged`.
 
@@ -242,12 +247,17 @@ class S1Env(Forks, Readouts, gym.Env[str, np.int64]):
         if move is None:
             return self._invalid_step(action)
         before = self._score
-        self._feedback = self._play(move)
+        hidden = self._hides(move)
+        self._feedback = HIDDEN_OUTCOME.format(move=move) if hidden else self._play(move)
         self._steps += 1
         self._history = self._history + ((move, self._feedback),)
         if self._key_now is not None:
             self._visited, self._key_now = self._visited + (self._key_now,), None
-        self._refresh()
+        if hidden:  # a planning fork ends at an answer it does not play: nothing known after it
+            self.outcome_hidden = self._over = True
+            self._candidates = ()
+        else:
+            self._refresh()
         reward = self._score - before
         self._rewards = self._rewards + (float(reward),)
         return self._observation(), float(reward), self._over, self._truncated(), self._info(invalid=False)

@@ -29,6 +29,12 @@ class Forks:
     _planning_forks: int
     _steps: int
 
+    #: Set on planning forks (:meth:`planning_fork`): answer moves (:meth:`is_answer_move`) are not played.
+    _hides_answers: bool = False
+    #: A planning fork after an answer move it did not play: the game's outcome is unknown to it (no moves
+    #: follow, neither won nor lost). Search keeps such a child as a commitment, never as a goal or a loss.
+    outcome_hidden: bool = False
+
     #: The Gymnasium generator this env shares with the forks made of it (or it was made from) until one of
     #: them reads ``np_random`` (:meth:`fork`)
     _shared_np_random: Any = None
@@ -63,17 +69,36 @@ class Forks:
         gym.Env.np_random.fset(self, value)
 
     def planning_fork(self) -> S1Env:
-        """A fork for planners (what ``Situation.fork`` gives Lookahead and Search): :meth:`fork` on a game
-        without chance; on one with chance events (:attr:`chance_events`), the same state whose future
-        chance events come from a stream the real game never draws from, so a planner sees what could
-        happen, never what will. The stream is fixed by the episode's seed, the step and how many planning
-        forks this env gave before, so the same run plans the same way every time."""
+        """A fork for planners (what ``Situation.fork`` gives Lookahead and Search): :meth:`fork`, except
+        that it never knows what the player cannot. On a game with chance events (:attr:`chance_events`) its
+        future chance events come from a stream the real game never draws from, so a planner sees what
+        could happen, never what will. The stream is fixed by the episode's seed, the step and how many
+        planning forks this env gave before, so the same run plans the same way every time. And it does not
+        play answer moves (:meth:`is_answer_move`): stepping one ends the fork with the outcome hidden."""
         clone = self.fork()
+        clone._hides_answers = True
         if self.chance_events:
             self._planning_forks += 1
             key = f"{self._episode_seed}/{self._steps}/{self._planning_forks}/{self.state_key()}"
             clone._reseed_chance(int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little"))
         return clone
+
+    def is_answer_move(self, move: str) -> bool:
+        """Whether ``move`` states an answer whose verdict is its outcome: ScienceWorld's ``focus on X``
+        scores or wins when X is the right object and loses the game when it is not. A planning fork does
+        not play it (the verdict is what the player must work out, not read off a copy of the game): the
+        fork ends there with :attr:`outcome_hidden`. Default: no move is (the hook of tasks with such moves;
+        tasks whose every move is an answer declare ``fork_reveals_answer`` instead)."""
+        return False
+
+    def reveal_answers(self) -> None:
+        """Let this planning fork play answer moves as the real game does: an oracle, measured on purpose
+        (the wrappers' ``allow_oracle=True``)."""
+        self._hides_answers = False
+
+    def _hides(self, move: str) -> bool:
+        """This fork keeps ``move``'s outcome hidden (a planning fork and an answer move)."""
+        return self._hides_answers and self.is_answer_move(move)
 
     def _reseed_chance(self, seed: int) -> None:
         """Draw this env's future chance events from a fresh stream seeded with ``seed`` (tasks with
@@ -89,7 +114,7 @@ class Forks:
         them.
         """
         child = self.fork()
-        return child, child.step_move(move)
+        return child, child.step_move(move)  # an answer move a planning fork hides is not played (step)
 
     def fork_steps(self, moves: Iterable[str], keep: bool = False) -> Iterator[tuple[S1Env, StepResult]]:
         """``fork_step(move, keep)`` for each of ``moves``, as the caller asks (Search's expand, Lookahead); the

@@ -240,18 +240,22 @@ class EngineEnv(CachedTransitions, S1Env):
         default holds for every engine: a task overrides nothing, its engine implements ``step_children``
         when it can do better than one call per child."""
         moves = list(moves)
+        hidden = {move for move in moves if self._hides(move)}  # never played, never cached (planning forks)
         cache = self._pool().transitions
         prefix = self._transition_state(cache)
         hits = {}
         if prefix is not None:
             for move in moves:
-                hit = cache.get((*prefix, move))
+                hit = None if move in hidden else cache.get((*prefix, move))
                 if hit is not None:
                     hits[move] = hit
-        todo = [move for move in moves if move not in hits]
+        todo = [move for move in moves if move not in hits and move not in hidden]
         stepped = self._step_children(todo)
         ready = dict(zip(todo, stepped, strict=True)) if stepped is not None else {}
         for move in moves:
+            if move in hidden:
+                yield S1Env.fork_step(self, move)
+                continue
             if move in hits:
                 yield self._from_cache(hits[move])
                 continue

@@ -95,7 +95,9 @@ class ScienceWorldEnv(EngineEnv):
     (the family's Java helper: the game, the simulator's global random generator, id counter and
     simplifications) and a fork or the original restores that copy when it needs the process's one engine;
     without ``javac`` the state is replayed from ``load`` with every read made in between (reading the valid
-    list draws from that generator), which is exact too, and slower.
+    list draws from that generator), which is exact too, and slower. A planner's fork (``Situation.fork``,
+    what Search and Lookahead step) does not play ``focus on`` (:meth:`is_answer_move`): a wrong focus fails
+    the task and the right one scores or wins, so stepping it would tell the planner the answer.
 
     ## Episode end
 
@@ -237,6 +239,11 @@ class ScienceWorldEnv(EngineEnv):
         won = self._completed and not lost and self._raw_score >= 1.0
         score = min(1.0, max(0.0, self._raw_score))
         return Progress(0.0 if lost else score, won=won, lost=lost, over=self._completed and not (won or lost))
+
+    def is_answer_move(self, move: str) -> bool:
+        """``focus on X`` states the answer: ScienceWorld scores or wins it when X is the object the task
+        means and fails the task when it is not, so a planning fork does not play it."""
+        return move.startswith("focus on ")
 
     def _fork_into(self, clone: EngineEnv) -> None:
         super()._fork_into(clone)  # every attribute of the game is a str, a float or a tuple: shared safely
