@@ -81,6 +81,7 @@ class Rethink(Wrapper):
         plan_budget: int | None = None,
         progress: str | None = None,
         plan_width: int | None = None,
+        allow_oracle: bool = False,
     ) -> None:
         """``patience``: acts without a score change (while revisiting a state) that make a stall on every
         task; ``None``: each task's own, as its family declares it. ``planner="search"`` (or a
@@ -90,8 +91,9 @@ class Rethink(Wrapper):
         ``progress``: what resets the stall and give-up counts: ``"change"``, any score change (the default
         without a fork planner), or ``"best"``, only a score above the episode's best so far (the default with
         one: a score that goes up and down, a thing put in place and taken out again, is a loop, and the fork
-        planner then looks for a state above that best)."""
-        super().__init__(policy)
+        planner then looks for a state above that best). ``allow_oracle``: the fork planner steps answers too (see
+        :func:`~s1gym.wrappers._base.fork_of`)."""
+        super().__init__(policy, allow_oracle)
         if isinstance(planner, str):
             try:
                 planner = PLANNERS.make(planner, **({} if plan_budget is None else {"budget": plan_budget}),
@@ -150,7 +152,7 @@ class Rethink(Wrapper):
         for name, default in (("repeat_limit", 3), ("max_plans", 3), ("plan_words", 60), ("patience", None)):
             if getattr(self, name) != default:
                 out[name] = getattr(self, name)
-        return out
+        return {**out, **super().options()}
 
     def _clear(self) -> None:
         self._last_score: float | None = None

@@ -73,6 +73,10 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
     "rethink(lookahead(local))": ("local", ("rethink", "lookahead"), {"width": 16, "planner": "search",
                                                                       "plan_width": 16}, 1500.0),
 }
+# the rows above before planning forks stopped playing `focus on` (docs/benchmarks.md, "Forks that do not judge
+# an answer"): every table before it ran these, the fork telling a wrong focus (lost) from the right one
+FULL_TABLE_POLICIES.update({f"{name} oracle": (base, wrappers, {**options, "allow_oracle": True}, cap)
+                            for name, (base, wrappers, options, cap) in list(FULL_TABLE_POLICIES.items()) if wrappers})
 FULL_TABLE_SEEDS = (2,)
 
 
@@ -453,7 +457,10 @@ def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[st
                 spent += seconds
                 row.update(run=True, **played, calls=int((rec.get("usage") or Usage()).calls))
                 if "search" in wrappers:
-                    row["refills"] = sum(tick.get("info", {}).get("refills", 0) for tick in rec.get("ticks", []))
+                    infos = [tick.get("info", {}) for tick in rec.get("ticks", [])]
+                    row["refills"] = sum(info.get("refills", 0) for info in infos)
+                    # searches that ended committing to an answer the planning fork did not judge (``focus on``)
+                    row["commits"] = sum(info.get("stop_reason") == "commit" for info in infos)
                 rows.append(row)
                 log(name, json.dumps(row), flush=True)
             played = [r for r in rows if r["run"]]
@@ -467,6 +474,7 @@ def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[st
                        "errors": sum("error" in r for r in played)}
             if "search" in wrappers:
                 summary["refills"] = sum(r["refills"] for r in played)
+                summary["commits"] = sum(r["commits"] for r in played)
             out["policies"][name] = {"summary": summary, "games": rows}
             log(name, "SUMMARY", json.dumps(summary), flush=True)
     finally:
