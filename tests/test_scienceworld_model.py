@@ -216,7 +216,11 @@ def test_the_shipped_file_scores_a_dev_state_as_lookahead_shows_it(dev_lookahead
     assert model.features_version == 1 and model.provenance["lookahead"]["test"] == "fold test never used"
     assert 1 < len(annotated.candidates) <= 16 and expert in annotated.texts
     names = candidate_tokens(annotated)
-    assert all(any(n.startswith("la:rev:") for n in fs) for fs in names)  # every shown move read with its outcome
+    assert all(any(n.startswith("la:fb:") for n in fs) for fs in names)  # every shown move read with its outcome
+    # a `focus on` the planning fork did not play (an answer) has no revisit count; every other move has one
+    assert [any(n.startswith("la:rev:") for n in fs) for fs in names] == [
+        not t.startswith("focus on ") for t in annotated.texts]
+    assert sum(t.startswith("focus on ") for t in annotated.texts) == 2  # focus on ice cream, on the metal pot
     la = [sum(model.weights.get(n, 0.0) for n in fs if n.startswith("la:")) for fs in names]
     assert any(w != 0.0 for w in la)  # the lookahead names weigh
     scores = model.scores(annotated)
