@@ -267,7 +267,7 @@ def test_wrap_routes_options_and_refuses_unknown_ones():
     # catches: the routing of each keyword, the duplicate check, the error texts
     p = wrap(Fixed([1.0]), "rethink,lookahead", patience=4, allow_oracle=True)
     assert p.name == "rethink(lookahead(fixed))" and p.patience == 4
-    assert p.policy.allow_oracle is True and p.allow_oracle is False  # Rethink takes no allow_oracle
+    assert p.policy.allow_oracle is True and p.allow_oracle is True  # shared: Rethink's fork planner steps answers too
     with pytest.raises(ValueError, match=r"^each wrapper may appear once, got \['search', 'search'\]$"):
         wrap(Fixed([1.0]), ["search", "search"])
     with pytest.raises(ValueError, match=r"^wrapper option 'budget' was given but it belongs to search, which is "
@@ -397,9 +397,9 @@ def test_a_wrapper_resets_a_policy_without_reset():
             return Decision.from_probabilities([1.0])
 
     Wrapper(Bare()).reset()
-    with pytest.raises(ValueError, match=r"^wrapper option 'allow_oracle' was given but it belongs to search, "
+    with pytest.raises(ValueError, match=r"^wrapper option 'width' was given but it belongs to search, "
                                          r"lookahead, which is not in \['rethink'\]$"):
-        wrap(Fixed([1.0]), ["rethink"], allow_oracle=True)
+        wrap(Fixed([1.0]), ["rethink"], width=4)
 
 
 class Script(BasePolicy):
