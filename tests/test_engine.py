@@ -209,3 +209,30 @@ def test_the_docs_show_this_toy_verbatim():
     code = (Path(__file__).with_name("toy_engine.py")).read_text()
     blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
     assert code.split('"""', 2)[2].strip() in [b.strip() for b in blocks]
+
+
+class AnswerTallyEnv(TallyEnv):
+    """The tally whose ``double`` is an answer move (a planner's fork does not play it)."""
+
+    def is_answer_move(self, move: str) -> bool:
+        return move == "double"
+
+
+@pytest.mark.parametrize("engine_class", ENGINES)
+def test_a_planners_fork_never_gets_an_answers_outcome_from_the_transition_cache(engine_class):
+    env = AnswerTallyEnv(engine_class)
+    env.reset(seed=0)
+    env.step_move("add 2")
+    oracle = env.situation().fork()
+    oracle.reveal_answers()
+    played, result = oracle.fork_step("double", keep=True)  # the real outcome, now in the pool's cache
+    assert not played.outcome_hidden and result[0] == "You double: 4.\n\nTotal 4 of 27.\n\nMoves: add 1, add 2, double"
+    planning = env.situation().fork()
+    for child, (obs, reward, terminated, _, info) in (planning.fork_step("double", keep=True),
+                                                      *planning.fork_steps(["double"], keep=True)):
+        assert child.outcome_hidden and (reward, terminated, info["won"], info["lost"]) == (0.0, True, False, False)
+        assert obs.startswith("You chose: double.")
+        child.close()
+    assert planning.fork_step("add 1", keep=True)[1][0] == "You add 1: 3.\n\nTotal 3 of 27.\n\nMoves: add 1, add 2, double"
+    for e in (env, oracle, played, planning):
+        e.close()

@@ -248,8 +248,10 @@ def test_a_planners_fork_does_not_play_focus_and_never_reads_it_from_the_transit
     assert focus.outcome_hidden and (focused[1], focused[2], focused[4]["won"], focused[4]["lost"]) == (0.0, True,
                                                                                                        False, False)
     assert focused[0].startswith("You chose: focus on cupboard.") and focus.candidates == ()
+    alone, alone_result = planning.fork_step("focus on cupboard", keep=True)  # one child: the same, uncached
+    assert alone.outcome_hidden and alone_result[:2] == focused[:2]
     assert looked[:2] == played["look at cupboard"][:2] and not look.outcome_hidden  # other moves as played
     assert env.fork().step_move("focus on cupboard")[1] == played["focus on cupboard"][1]  # an exact fork plays it
     assert env.steps == 3 and env.score == score == 0.25  # the real game is untouched
-    for e in (env, oracle, planning, focus, look):
+    for e in (env, oracle, planning, focus, look, alone):
         e.close()

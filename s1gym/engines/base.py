@@ -246,7 +246,7 @@ class EngineEnv(CachedTransitions, S1Env):
         hits = {}
         if prefix is not None:
             for move in moves:
-                hit = None if move in hidden else cache.get((*prefix, move))
+                hit = cache.get((*prefix, move))
                 if hit is not None:
                     hits[move] = hit
         todo = [move for move in moves if move not in hits and move not in hidden]
