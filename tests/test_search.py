@@ -465,3 +465,12 @@ def test_an_answer_the_fork_does_not_judge_is_committed_to_on_the_policys_odds()
     env = make(graph, answers=("focus on",))
     d = Search(likes_rock, epsilon=0.0, allow_oracle=True).decide(env.situation())
     assert (d.info["stop_reason"], d.info["plan"], d.info["losing_pruned"]) == ("won", ["go out", "focus on fox"], 2)
+
+
+def test_a_search_cut_short_never_plays_an_answer_it_did_not_pop():
+    # The answer is the policy's favourite, but the search stops (one expansion) before its frontier pops it:
+    # the best partial plan is the explored move, never the answer (which only a popped leaf commits to).
+    graph = {"start": [("focus on rock", "lose"), ("go out", "out")], "out": [("go in", "start")]}
+    d = Search(TablePolicy({"focus on rock": 3.0}), epsilon=0.0, max_expansions=1).decide(
+        make(graph, answers=("focus on",)).situation())
+    assert (d.info["stop_reason"], d.info["plan"], d.info["expansions"]) == ("max_expansions", ["go out"], 1)
