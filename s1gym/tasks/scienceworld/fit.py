@@ -25,9 +25,10 @@ at chosen states (``--states`` spread evenly over the gold path's length, plus t
 deviation) the state is annotated as ``Lookahead(Local, width=16)`` with the base model would show it (the
 base model's 16 favourites stepped on forks, losing moves dropped; on planning forks, which since
 2026-12-06 do not play `focus on`: the shipped `la:` weights were fitted before that, on forks that did): one
-decision group, labelled by the expert's move when it is among them. Fit: a column ``~base`` (the base model's score of the move) held at
-weight 1 and one free column per ``la:`` name met in at least ``--min-count`` train groups, by L-BFGS with
-the L2 of :data:`LA_GRID` that gives the dev groups (dev variations, the expert's own path) the lowest NLL.
+decision group, labelled by the expert's move when it is among them. Fit: a column ``~base`` (the base
+model's score of the move) held at weight 1 and one free column per ``la:`` name met in at least
+``--min-count`` train groups, by L-BFGS with the L2 of :data:`LA_GRID` that gives the dev groups (dev
+variations, the expert's own path) the lowest NLL.
 """
 
 from __future__ import annotations
