@@ -61,7 +61,9 @@ class RollIns:
     """How a collect's games depart from the expert: in a ``dart`` game (noisy roll-in, Laskey et al. 2017)
     each of the first ``noisy_moves`` moves is, with probability ``noise``, a uniformly random candidate; in
     a ``dagger`` game (learner roll-in, Ross et al. 2011) each of the first ``learner_moves`` moves is, with
-    probability ``learner_share``, the learner's; every other move is the expert's."""
+    probability ``learner_share``, the learner's; every other move is the expert's. A departure that would
+    be an answer move (:meth:`s1gym.core.S1Env.is_answer_move`) other than the expert's is not played (the
+    expert's is): a wrong answer ends the game, and the states after a departure are what a roll-in is for."""
 
     noise: float
     noisy_moves: int
@@ -71,12 +73,13 @@ class RollIns:
     def move(self, kind: str, env: Any, expert: str, rng: random.Random, learner: Any = None) -> str:
         """The move a game of ``kind`` plays in ``env`` where the expert plays ``expert`` (``rng`` is drawn
         only in a game of a roll-in kind within its moves)."""
+        move = expert
         if kind == "dart" and env.steps < self.noisy_moves and rng.random() < self.noise:
-            return rng.choice(env.candidates)
-        if kind == "dagger" and env.steps < self.learner_moves and rng.random() < self.learner_share:
+            move = rng.choice(env.candidates)
+        elif kind == "dagger" and env.steps < self.learner_moves and rng.random() < self.learner_share:
             situation = env.situation()
-            return situation.texts[learner.decide(situation).action]
-        return expert
+            move = situation.texts[learner.decide(situation).action]
+        return expert if move != expert and env.is_answer_move(move) else move
 
 
 def annotation(lookahead: Any, situation: Situation, keys: Sequence[str]) -> dict[str, list]:

@@ -37,6 +37,7 @@ import argparse
 import gzip
 import json
 import pickle
+import random
 import time
 from collections import Counter
 from dataclasses import replace
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from s1gym.core import Situation
+from s1gym.models.collect import RollIns
 
 __all__ = ["collapse", "collect", "collect_lookahead", "fit_lookahead", "main"]
 
@@ -60,20 +62,35 @@ def _bare(situation: Situation) -> Situation:
     return replace(situation, fork=None, privileged=None, visited=(), state_key="")
 
 
-def collect(fold: str, seeds: range, tasks: tuple[str, ...] | None = None, log: bool = True
-            ) -> list[dict[str, Any]]:
-    """Per game (task type, seed of ``fold``), the gold path's states: ``{"task", "seed", "variation",
-    "won", "states": [(situation, gold index), ...]}``."""
+#: the learner roll-ins (``--learner-seeds``): each move, with probability ``learner_share``, the learner's
+#: (Local with the model it is given) instead of the expert's, over the whole game (a ScienceWorld answer comes
+#: late); a learner's wrong ``focus on`` is not played (:class:`s1gym.models.collect.RollIns`)
+LEARNER_ROLL_INS = RollIns(noise=0.0, noisy_moves=0, learner_share=0.7, learner_moves=10_000)
+
+
+def collect(fold: str, seeds: range | tuple[int, ...], tasks: tuple[str, ...] | None = None, log: bool = True,
+            learner: Any = None) -> list[dict[str, Any]]:
+    """Per game (task type, seed of ``fold``), the states of a roll-in, each labelled with the expert's
+    move there: ``{"task", "seed", "variation", "won", "states": [(situation, gold index), ...], "note",
+    "rollin", "departures", "replans"}``. Without a ``learner`` (a fitted model or its file) the roll-in is
+    the gold path (``rollin="gold"``); with one, a learner roll-in (``"dagger"``, :data:`LEARNER_ROLL_INS`,
+    seeded by the task, fold and seed): after a departure the expert replans
+    (:meth:`.env.ScienceWorldEnv.expert_action`), and the game ends where it is lost."""
+    from s1gym.policies import Local
     from s1gym.tasks.scienceworld.env import TASKS, ScienceWorldEnv
 
+    player = None if learner is None else Local(pairs=learner, preload=False)
+    kind = "gold" if player is None else "dagger"
     games = []
     for task in tasks or TASKS:
         env = ScienceWorldEnv(task=task, fold=fold)
         for seed in seeds:
             started = time.time()
+            rng = random.Random(f"{task}:{fold}:{seed}")
             _obs, info = env.reset(seed=seed)
             states = []
             note = ""
+            departures = 0
             while not info["game_over"] and info["steps"] < env.max_steps:
                 try:
                     move = env.expert_action()
@@ -82,12 +99,15 @@ def collect(fold: str, seeds: range, tasks: tuple[str, ...] | None = None, log: 
                     break
                 situation = env.situation()
                 states.append((_bare(situation), situation.texts.index(move)))
-                _obs, _r, _te, _tr, info = env.step_move(move)
+                played = move if player is None else LEARNER_ROLL_INS.move(kind, env, move, rng, player)
+                departures += played != move
+                _obs, _r, _te, _tr, info = env.step_move(played)
             games.append({"task": task, "seed": seed, "variation": int(info["variation"]), "won": bool(info["won"]),
-                          "states": states, "note": note})
+                          "states": states, "note": note, "rollin": kind, "departures": departures,
+                          "replans": env.replans})
             if log:
-                print(f"{fold} {task} seed {seed} var {info['variation']}: {len(states)} states, won {info['won']} "
-                      f"{note} ({time.time() - started:.1f} s)", flush=True)
+                print(f"{fold} {task} seed {seed} var {info['variation']} ({kind}): {len(states)} states, "
+                      f"{departures} departures, won {info['won']} {note} ({time.time() - started:.1f} s)", flush=True)
         env.close()
     return games
 
@@ -369,22 +389,54 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--min-games", type=int, default=3, help="an object word's column needs gold moves in N train games")
     parser.add_argument("--common-games", type=int, default=60, help="an object word's column also when in any candidate of N train games")
     parser.add_argument("--generic-every", type=int, default=10, help="generic Local on every N-th dev decision (0: skip)")
+    parser.add_argument("--learner-seeds", default="", help="train-fold seeds of each task type played as learner "
+                        "roll-ins (comma list; default none: the gold paths only)")
+    parser.add_argument("--learner-slow-seeds", default="", help="the same for the two mendelian-genetics types")
+    parser.add_argument("--learner-dev-seeds", default="", help="dev-fold seeds played as learner roll-ins (the L2)")
+    parser.add_argument("--learner", type=Path, default=OUT, help="the learner's model (default: the shipped)")
+    parser.add_argument("--learner-cache", default="", help="learner roll-ins kept here (comma list of files, read "
+                        "when present: collect them in parallel with --tasks and --collect-only)")
+    parser.add_argument("--tasks", default="", help="comma list of the task types a learner collect plays (default all)")
+    parser.add_argument("--grid", default=",".join(map(str, GRID)), help="the L2 values tried (comma list)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     start = time.time()
     args.from_cache = args.cache is not None and args.cache.exists()
+    from s1gym.tasks.scienceworld.env import TASKS
+
+    def split(tasks: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return tuple(t for t in tasks if t not in SLOW), tuple(t for t in tasks if t in SLOW)
+
     if args.from_cache:
         data = load_cache(args.cache)
     else:
-        from s1gym.tasks.scienceworld.env import TASKS
-
-        slow = [t for t in TASKS if t in SLOW]
-        rest = tuple(t for t in TASKS if t not in SLOW)
-        train = collect("train", range(args.train), rest) + collect("train", range(min(args.train, args.slow)), tuple(slow))
+        rest, slow = split(TASKS)
+        train = collect("train", range(args.train), rest) + collect("train", range(min(args.train, args.slow)), slow)
         data = {"train": train, "dev": collect("dev", range(args.dev))}
         if args.cache is not None:
             with gzip.open(args.cache, "wb") as f:
                 pickle.dump(data, f)
+    learner_caches = [Path(p) for p in args.learner_cache.split(",") if p]
+    if learner_caches and all(p.exists() for p in learner_caches):
+        for path in learner_caches:
+            for fold, games in load_cache(path).items():
+                data[fold] += games
+    elif args.learner_seeds or args.learner_dev_seeds:
+        from s1gym.tasks.scienceworld.model import ScienceWorldModel
+
+        def seeds(text: str) -> tuple[int, ...]:
+            return tuple(int(x) for x in text.split(",") if x)
+
+        learner = ScienceWorldModel.load(args.learner)
+        rest, slow = split(tuple(t for t in args.tasks.split(",") if t) or TASKS)
+        rolled = {"train": collect("train", seeds(args.learner_seeds), rest, learner=learner)
+                  + collect("train", seeds(args.learner_slow_seeds), slow, learner=learner),
+                  "dev": collect("dev", seeds(args.learner_dev_seeds), rest + slow, learner=learner)}
+        if learner_caches:
+            with gzip.open(learner_caches[0], "wb") as f:
+                pickle.dump(rolled, f)
+        for fold, games in rolled.items():
+            data[fold] += games
     collect_seconds = time.time() - start
     if args.collect_only:
         print(f"collected in {collect_seconds:.0f} s")
@@ -481,13 +533,14 @@ def _generic_local(games: list[dict[str, Any]], every: int) -> dict[str, float]:
 
 
 def _progress_rows(games: list[dict[str, Any]]) -> tuple[list[list[str]], list[float]]:
-    """Progress tokens and moves left to the gold path's end, on the games the gold path wins."""
+    """Progress tokens and moves left to the gold path's end, on the games the gold path wins (the gold
+    roll-ins only: a learner roll-in's moves left are not the gold path's)."""
     from s1gym.tasks.scienceworld.tokens import progress_tokens
 
     rows: list[list[str]] = []
     left: list[float] = []
     for game in games:
-        if game["won"]:
+        if game["won"] and game.get("rollin", "gold") == "gold":
             n = len(game["states"])
             for k, (s, _good) in enumerate(game["states"]):
                 rows.append(progress_tokens(s))
@@ -516,7 +569,7 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
     w0[columns[COUNT]] = 1.0
     free = np.ones(len(columns), dtype=bool)
     free[columns[COUNT]] = False
-    best = select_l2(train, dev, GRID, start=w0, free=free)
+    best = select_l2(train, dev, tuple(float(x) for x in args.grid.split(",")), start=w0, free=free)
     weights = {k: v for k, v in train.weights(best.w).items() if k != COUNT}
     fit_seconds = time.time() - start
     plain = _plain_metrics(dev_games, dev_tokens, weights)
