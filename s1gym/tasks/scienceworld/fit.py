@@ -1,16 +1,18 @@
 """python -m s1gym.tasks.scienceworld.fit: fit Local's ScienceWorld model and progress estimate, write
 ``data/local_scienceworld.json``.
 
-Labels: ScienceWorld's gold path mapped to candidates (:meth:`.env.ScienceWorldEnv.expert_action`), played
-from ``load`` on train-fold variations of all 30 task types (preset ``easy``; seeds ``0..--train-1``, of the two
-mendelian-genetics types, the slowest to play, ``0..--slow-1``). The roll-ins are the gold
-path itself (no deviations: the gold move is the label of its own states only): every state along it with a choice is
-one decision group of s1gym's shared recipe (:mod:`s1gym.models.fitting`), the plain candidates labelled with
-the gold move. Candidates whose feature names are the same are one row weighing ``log(count)`` (a column
-held at weight 1), which is the same likelihood as the rows one by one and a fraction of the memory. The L2
-is the one with the lowest NLL on dev-fold variations; the test fold is never used here. The progress
-estimate is a ridge fit of the moves left to the end of the gold path (episodes the gold path wins) on
-:func:`.tokens.progress_tokens`. Needs scipy (``pip install scipy``).
+Labels: ScienceWorld's gold path mapped to candidates (:meth:`.env.ScienceWorldEnv.expert_action`), played from
+``load`` on train-fold variations of all 30 task types (preset ``easy``; seeds ``0..--train-1``, of the two
+mendelian-genetics types, the slowest to play, ``0..--slow-1``), the gold path itself, and learner roll-ins
+(``--learner-seeds``, ``--learner-slow-seeds``, ``--learner-dev-seeds``: :data:`LEARNER_ROLL_INS`, DAgger with
+``--learner``, by default the shipped model, as the learner; the expert's replan labels the states off its path,
+so Local learns there too, e.g. that a ``focus on`` what is in view loses to exploring). Every state of a roll-
+in with a choice is one decision group of s1gym's shared recipe (:mod:`s1gym.models.fitting`), the plain
+candidates labelled with the expert's move. Candidates whose feature names are the same are one row weighing
+``log(count)`` (a column held at weight 1), which is the same likelihood as the rows one by one and a fraction
+of the memory. The L2 is the one with the lowest NLL on dev-fold variations; the test fold is never used here.
+The progress estimate is a ridge fit of the moves left to the end of the gold path (gold roll-ins the gold path
+wins) on :func:`.tokens.progress_tokens`. Needs scipy (``pip install scipy``).
 
 ``--cache FILE`` keeps the roll-ins (the situations as a player sees them and the gold move's index), so
 the features can be refitted without the JVM.
