@@ -6,8 +6,8 @@ Labels: ScienceWorld's gold path mapped to candidates (:meth:`.env.ScienceWorldE
 mendelian-genetics types, the slowest to play, ``0..--slow-1``), the gold path itself, and learner roll-ins
 (``--learner-seeds``, ``--learner-slow-seeds``, ``--learner-dev-seeds``: :data:`LEARNER_ROLL_INS`, DAgger with
 ``--learner``, by default the shipped model, as the learner; the expert's replan labels the states off its path,
-so Local learns there too, e.g. that a ``focus on`` what is in view loses to exploring). Every state of a roll-
-in with a choice is one decision group of s1gym's shared recipe (:mod:`s1gym.models.fitting`), the plain
+so Local learns there too, e.g. that a ``focus on`` what is in view loses to exploring). Every state of a
+roll-in with a choice is one decision group of s1gym's shared recipe (:mod:`s1gym.models.fitting`), the plain
 candidates labelled with the expert's move. Candidates whose feature names are the same are one row weighing
 ``log(count)`` (a column held at weight 1), which is the same likelihood as the rows one by one and a fraction
 of the memory. The L2 is the one with the lowest NLL on dev-fold variations; the test fold is never used here.
