@@ -69,3 +69,30 @@ def test_fit_ridge_leaves_the_intercept_unpenalised():
     shrunk = fit_ridge(rows, [10.0, 10.0, 4.0, 4.0], l2=2.0)
     # (X'X + diag(0, 2)) w = X'y: [[4, 2], [2, 4]] w = [28, 8] -> w = (8, -2)
     assert shrunk == pytest.approx({"*": 8.0, "near": -2.0})
+
+
+def test_a_roll_in_never_plays_a_wrong_answer_but_plays_other_departures():
+    """``RollIns.move``: a learner's (or a random) move that is an answer move other than the expert's is
+    replaced by the expert's (a wrong answer would end the game); a departure that is not an answer is played."""
+    import random
+    from dataclasses import dataclass
+
+    from s1gym.models.collect import RollIns
+    from tests.toy_tasks import GraphTask
+
+    @dataclass
+    class Picks:  # a learner that always picks the candidate named ``text``
+        text: str
+
+        def decide(self, situation):
+            return type("Decision", (), {"action": situation.texts.index(self.text)})()
+
+    env = GraphTask({"start": [("focus on a", "lose"), ("focus on b", "win"), ("go x", "x")]}, answers=("focus on ",))
+    env.reset(seed=0)
+    always = RollIns(noise=1.0, noisy_moves=10, learner_share=1.0, learner_moves=10)
+    rng = random.Random(0)
+    assert always.move("dagger", env, "focus on b", rng, Picks("focus on a")) == "focus on b"
+    assert always.move("dagger", env, "focus on b", rng, Picks("go x")) == "go x"
+    assert {always.move("dart", env, "focus on b", rng) for _ in range(40)} == {"focus on b", "go x"}
+    # even the answer that would win is not the learner's to play where the expert explores
+    assert always.move("dagger", env, "go x", rng, Picks("focus on b")) == "go x"
