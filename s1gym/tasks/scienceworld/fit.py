@@ -84,7 +84,7 @@ def collect(fold: str, seeds: range | tuple[int, ...], tasks: tuple[str, ...] | 
     player = None if learner is None else Local(pairs=learner, preload=False)
     kind = "gold" if player is None else "dagger"
     games = []
-    for task in tasks or TASKS:
+    for task in TASKS if tasks is None else tasks:
         env = ScienceWorldEnv(task=task, fold=fold)
         for seed in seeds:
             started = time.time()
@@ -443,7 +443,14 @@ def main(argv: list[str] | None = None) -> None:
     if args.collect_only:
         print(f"collected in {collect_seconds:.0f} s")
         return
+    args.argv = argv
     fit(data, args, start, collect_seconds)
+
+
+def _sha(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:8]
 
 
 def _is_word(name: str) -> bool:
@@ -582,22 +589,41 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
     predicted = [max(0.0, progress.get("*", 0.0) + sum(progress.get(t, 0.0) for t in r if t != "*")) for r in dev_rows]
     mean_left = float(np.mean(left))
 
+    def gold(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [g for g in games if g.get("rollin", "gold") == "gold"]
+
     def span(games: list[dict[str, Any]], fold: str, seeds: str) -> str:
         decisions = sum(len(g["states"]) for g in games)
         won = sum(g["won"] for g in games)
         return (f"fold {fold}, seeds {seeds} of each of the 30 task types ({len(games)} games, {won} won by the "
                 f"gold path, {decisions} states)")
 
-    train_seeds = sorted({g["seed"] for g in train_games if g["task"] not in SLOW})
-    slow_seeds = sorted({g["seed"] for g in train_games if g["task"] in SLOW})
-    dev_seeds = sorted({g["seed"] for g in dev_games})
+    def learner_span(games: list[dict[str, Any]], fold: str) -> str:
+        games = [g for g in games if g.get("rollin") == "dagger"]
+        seeds = sorted({(g["task"] in SLOW, g["seed"]) for g in games})
+        return (f"fold {fold}, seeds {[s for slow, s in seeds if not slow]} (the two mendelian-genetics types: "
+                f"{[s for slow, s in seeds if slow]}): {len(games)} games, {sum(len(g['states']) for g in games)} "
+                f"states, {sum(g['departures'] for g in games)} departures, {sum(g['won'] for g in games)} won, "
+                f"{sum(bool(g['note']) for g in games)} ended where the expert was lost")
+
+    train_seeds = sorted({g["seed"] for g in gold(train_games) if g["task"] not in SLOW})
+    slow_seeds = sorted({g["seed"] for g in gold(train_games) if g["task"] in SLOW})
+    dev_seeds = sorted({g["seed"] for g in gold(dev_games)})
+    learner = any(g.get("rollin") == "dagger" for g in train_games + dev_games)
     provenance = {
-        "fitted_by": "python -m s1gym.tasks.scienceworld.fit",
+        "fitted_by": " ".join(["python -m s1gym.tasks.scienceworld.fit", *args.argv]),
         "labels": "ScienceWorld's gold paths mapped to candidates (ScienceWorldEnv.expert_action), preset easy, "
-                  "scienceworld 1.2.3; roll-ins are the gold path itself (the expert is lost off it)",
-        "train": span(train_games, "train", f"{train_seeds[0]}-{train_seeds[-1]} (the two mendelian-genetics types: "
-                                            f"{slow_seeds[0]}-{slow_seeds[-1]})"),
-        "dev": span(dev_games, "dev", f"{dev_seeds[0]}-{dev_seeds[-1]}"),
+                  "scienceworld 1.2.3; roll-ins: the gold path itself"
+                  + (f", and learner roll-ins (fit.LEARNER_ROLL_INS: each move with probability "
+                     f"{LEARNER_ROLL_INS.learner_share} the learner's, "
+                     "a wrong focus never played; the expert's replan labels the states off its path)" if learner
+                     else " (the expert is lost off it)"),
+        "train": span(gold(train_games), "train", f"{train_seeds[0]}-{train_seeds[-1]} (the two mendelian-genetics "
+                                                  f"types: {slow_seeds[0]}-{slow_seeds[-1]})"),
+        "dev": span(gold(dev_games), "dev", f"{dev_seeds[0]}-{dev_seeds[-1]}"),
+        **({"learner": f"{args.learner.name} (sha256 {_sha(args.learner)})",
+            "train_learner": learner_span(train_games, "train"),
+            "dev_learner": learner_span(dev_games, "dev")} if learner else {}),
         "test": "fold test never used",
         "columns": f"{len(columns) - 1} names: object words of gold moves in >= {args.min_games} train games or of "
                    f"any candidate in >= {args.common_games}, other names in >= 2 decisions",
