@@ -245,3 +245,26 @@ def test_the_tables_rethink_row_plans_on_stalls_with_lookaheads_width():
     assert isinstance(policy.planner, ForkPlanner) and policy.planner.width == 16 and policy.planner.budget == 50
     assert policy.progress == "best" and policy.stall_patience("s1/ScienceWorld-v0") == 10
     assert policy.options() == {"planner": "search", "plan_width": 16}
+
+
+def test_a_learner_roll_in_departs_from_the_expert_and_the_expert_labels_every_state():
+    """The fit's learner roll-in (DAgger with the shipped model): on train variation 8 of test-conductivity it
+    leaves the expert's plan (the expert replans), every state it visits is labelled with the expert's move
+    there, it is seeded (a second collect is the same game) and the gold roll-in of the same game departs
+    nowhere."""
+    from s1gym.tasks.scienceworld.fit import OUT, collect
+
+    learner = ScienceWorldModel.load(OUT)
+    game, again = (collect("train", (8,), ("test-conductivity",), log=False, learner=learner)[0] for _ in range(2))
+    gold = collect("train", (8,), ("test-conductivity",), log=False)[0]
+    assert (game["rollin"], len(game["states"]), game["departures"], game["won"]) == LEARNER_GAME
+    assert game["replans"] >= 1 and gold["replans"] == 0
+    assert (gold["rollin"], gold["departures"], gold["won"]) == ("gold", 0, True)
+    labels = [(s.observation, s.texts[good]) for s, good in game["states"]]
+    assert labels == [(s.observation, s.texts[good]) for s, good in again["states"]]
+    assert labels[:1] == [(s.observation, s.texts[good]) for s, good in gold["states"][:1]]  # the same start
+    assert [m for _, m in labels] != [s.texts[good] for s, good in gold["states"]]  # but not the gold path
+
+
+#: (roll-in, states, departures, won) of that learner roll-in with the shipped model
+LEARNER_GAME = ("dagger", 19, 8, True)
