@@ -386,7 +386,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--train", type=int, default=8, help="train-fold seeds 0..N-1 of each task type")
     parser.add_argument("--slow", type=int, default=3, help="train-fold seeds 0..N-1 of the two mendelian types")
     parser.add_argument("--dev", type=int, default=1, help="dev-fold seeds 0..N-1 of each task type")
-    parser.add_argument("--cache", type=Path, default=None, help="roll-ins kept here (read when present)")
+    parser.add_argument("--cache", type=Path, default=None, help="roll-ins kept here (read when present; a comma "
+                        "list of files is read and merged)")
     parser.add_argument("--collect-only", action="store_true", help="only collect the roll-ins into --cache")
     parser.add_argument("--min-games", type=int, default=3, help="an object word's column needs gold moves in N train games")
     parser.add_argument("--common-games", type=int, default=60, help="an object word's column also when in any candidate of N train games")
@@ -403,14 +404,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     start = time.time()
-    args.from_cache = args.cache is not None and args.cache.exists()
+    caches = [Path(p) for p in str(args.cache).split(",")] if args.cache is not None else []
+    args.from_cache = bool(caches) and all(p.exists() for p in caches)
     from s1gym.tasks.scienceworld.env import TASKS
 
     def split(tasks: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return tuple(t for t in tasks if t not in SLOW), tuple(t for t in tasks if t in SLOW)
 
     if args.from_cache:
-        data = load_cache(args.cache)
+        data = {"train": [], "dev": []}
+        for path in caches:
+            for fold, games in load_cache(path).items():
+                data[fold] += games
     else:
         rest, slow = split(TASKS)
         train = collect("train", range(args.train), rest) + collect("train", range(min(args.train, args.slow)), slow)
