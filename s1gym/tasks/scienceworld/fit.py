@@ -131,6 +131,15 @@ def load_cache(path: Path) -> dict[str, list[dict[str, Any]]]:
         return pickle.load(f)
 
 
+def load_caches(paths: list[Path]) -> dict[str, list[dict[str, Any]]]:
+    """The roll-ins of several cache files, fold by fold, in the files' order."""
+    data: dict[str, list[dict[str, Any]]] = {"train": [], "dev": []}
+    for path in paths:
+        for fold, games in load_cache(path).items():
+            data[fold] += games
+    return data
+
+
 def _spread(n: int, k: int) -> set[int]:
     """``k`` indices spread evenly over ``0..n-1`` (all of them when ``n <= k``)."""
     if n <= k:
@@ -326,10 +335,7 @@ def main_lookahead(argv: list[str]) -> None:
     if not caches and args.cache is not None and "," in str(args.cache):
         caches = [Path(p) for p in str(args.cache).split(",")]
     if caches:
-        data: dict[str, list[dict[str, Any]]] = {"train": [], "dev": []}
-        for path in caches:
-            for k, v in load_cache(path).items():
-                data[k] += v
+        data = load_caches(caches)
     else:
         data = {"train": [], "dev": []}
         if args.collect in ("train", "both"):
@@ -412,10 +418,7 @@ def main(argv: list[str] | None = None) -> None:
         return tuple(t for t in tasks if t not in SLOW), tuple(t for t in tasks if t in SLOW)
 
     if args.from_cache:
-        data = {"train": [], "dev": []}
-        for path in caches:
-            for fold, games in load_cache(path).items():
-                data[fold] += games
+        data = load_caches(caches)
     else:
         rest, slow = split(TASKS)
         train = collect("train", range(args.train), rest) + collect("train", range(min(args.train, args.slow)), slow)
@@ -425,9 +428,8 @@ def main(argv: list[str] | None = None) -> None:
                 pickle.dump(data, f)
     learner_caches = [Path(p) for p in args.learner_cache.split(",") if p]
     if learner_caches and all(p.exists() for p in learner_caches):
-        for path in learner_caches:
-            for fold, games in load_cache(path).items():
-                data[fold] += games
+        for fold, games in load_caches(learner_caches).items():
+            data[fold] += games
     elif args.learner_seeds or args.learner_dev_seeds:
         from s1gym.tasks.scienceworld.model import ScienceWorldModel
 
