@@ -78,7 +78,7 @@ def test_a_roll_in_never_plays_a_wrong_answer_but_plays_other_departures():
     from dataclasses import dataclass
 
     from s1gym.models.collect import RollIns
-    from tests.toy_tasks import GraphTask
+    from toy_tasks import GraphTask
 
     @dataclass
     class Picks:  # a learner that always picks the candidate named ``text``

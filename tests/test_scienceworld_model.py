@@ -247,11 +247,15 @@ def test_the_tables_rethink_row_plans_on_stalls_with_lookaheads_width():
     assert policy.options() == {"planner": "search", "plan_width": 16}
 
 
-def test_a_learner_roll_in_departs_from_the_expert_and_the_expert_labels_every_state():
+#: (roll-in, states, departures, won) of the learner roll-in below with the shipped model
+LEARNER_GAME = ("dagger", 19, 8, True)
+
+
+def test_a_learner_roll_in_departs_from_the_expert_and_is_seeded():
     """The fit's learner roll-in (DAgger with the shipped model): on train variation 8 of test-conductivity it
-    leaves the expert's plan (the expert replans), every state it visits is labelled with the expert's move
-    there, it is seeded (a second collect is the same game) and the gold roll-in of the same game departs
-    nowhere."""
+    leaves the expert's plan (the expert replans) and still wins, it is seeded (a second collect gives the same
+    states and labels), it starts where the gold roll-in starts but does not follow it, and the gold roll-in of
+    the same game departs nowhere."""
     from s1gym.tasks.scienceworld.fit import OUT, collect
 
     learner = ScienceWorldModel.load(OUT)
@@ -264,7 +268,3 @@ def test_a_learner_roll_in_departs_from_the_expert_and_the_expert_labels_every_s
     assert labels == [(s.observation, s.texts[good]) for s, good in again["states"]]
     assert labels[:1] == [(s.observation, s.texts[good]) for s, good in gold["states"][:1]]  # the same start
     assert [m for _, m in labels] != [s.texts[good] for s, good in gold["states"]]  # but not the gold path
-
-
-#: (roll-in, states, departures, won) of that learner roll-in with the shipped model
-LEARNER_GAME = ("dagger", 19, 8, True)
