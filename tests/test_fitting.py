@@ -77,8 +77,9 @@ def test_a_roll_in_never_plays_a_wrong_answer_but_plays_other_departures():
     import random
     from dataclasses import dataclass
 
-    from s1gym.models.collect import RollIns
     from toy_tasks import GraphTask
+
+    from s1gym.models.collect import RollIns
 
     @dataclass
     class Picks:  # a learner that always picks the candidate named ``text``
