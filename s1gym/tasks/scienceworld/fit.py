@@ -126,6 +126,16 @@ def collapse(cands: list[list[str]], good: int) -> tuple[list[list[str | tuple[s
     return rows, 0
 
 
+def _seed_list(text: str) -> tuple[int, ...]:
+    """Seeds given as a comma list (``"8,9"``; empty: none)."""
+    return tuple(int(x) for x in text.split(",") if x)
+
+
+def _is_gold(game: dict[str, Any]) -> bool:
+    """A gold roll-in (caches from before learner roll-ins name no ``rollin``: gold)."""
+    return game.get("rollin", "gold") == "gold"
+
+
 def load_cache(path: Path) -> dict[str, list[dict[str, Any]]]:
     with gzip.open(path, "rb") as f:
         return pickle.load(f)
@@ -328,9 +338,9 @@ def main_lookahead(argv: list[str]) -> None:
     tasks = tuple(t for t in args.tasks.split(",") if t) or TASKS
     tasks = tasks[::-1] if args.reverse else tasks
     until = None if args.budget is None else start + args.budget
-    seeds = tuple(int(x) for x in args.train_seeds.split(",") if x)
-    slow = tuple(int(x) for x in args.slow_seeds.split(",") if x)
-    dev_seeds = tuple(int(x) for x in args.dev_seeds.split(",") if x)
+    seeds = _seed_list(args.train_seeds)
+    slow = _seed_list(args.slow_seeds)
+    dev_seeds = _seed_list(args.dev_seeds)
     caches = [args.cache] if args.cache is not None and args.cache.exists() else []
     if not caches and args.cache is not None and "," in str(args.cache):
         caches = [Path(p) for p in str(args.cache).split(",")]
@@ -433,14 +443,11 @@ def main(argv: list[str] | None = None) -> None:
     elif args.learner_seeds or args.learner_dev_seeds:
         from s1gym.tasks.scienceworld.model import ScienceWorldModel
 
-        def seeds(text: str) -> tuple[int, ...]:
-            return tuple(int(x) for x in text.split(",") if x)
-
         learner = ScienceWorldModel.load(args.learner)
         rest, slow = split(tuple(t for t in args.tasks.split(",") if t) or TASKS)
-        rolled = {"train": collect("train", seeds(args.learner_seeds), rest, learner=learner)
-                  + collect("train", seeds(args.learner_slow_seeds), slow, learner=learner),
-                  "dev": collect("dev", seeds(args.learner_dev_seeds), rest + slow, learner=learner)}
+        rolled = {"train": collect("train", _seed_list(args.learner_seeds), rest, learner=learner)
+                  + collect("train", _seed_list(args.learner_slow_seeds), slow, learner=learner),
+                  "dev": collect("dev", _seed_list(args.learner_dev_seeds), rest + slow, learner=learner)}
         if learner_caches:
             with gzip.open(learner_caches[0], "wb") as f:
                 pickle.dump(rolled, f)
@@ -556,7 +563,7 @@ def _progress_rows(games: list[dict[str, Any]]) -> tuple[list[list[str]], list[f
     rows: list[list[str]] = []
     left: list[float] = []
     for game in games:
-        if game["won"] and game.get("rollin", "gold") == "gold":
+        if game["won"] and _is_gold(game):
             n = len(game["states"])
             for k, (s, _good) in enumerate(game["states"]):
                 rows.append(progress_tokens(s))
@@ -597,7 +604,7 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
     mean_left = float(np.mean(left))
 
     def gold(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [g for g in games if g.get("rollin", "gold") == "gold"]
+        return [g for g in games if _is_gold(g)]
 
     def span(games: list[dict[str, Any]], fold: str, seeds: str) -> str:
         decisions = sum(len(g["states"]) for g in games)
@@ -606,7 +613,7 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
                 f"gold path, {decisions} states)")
 
     def learner_span(games: list[dict[str, Any]], fold: str) -> str:
-        games = [g for g in games if g.get("rollin") == "dagger"]
+        games = [g for g in games if not _is_gold(g)]
         seeds = sorted({(g["task"] in SLOW, g["seed"]) for g in games})
         return (f"fold {fold}, seeds {[s for slow, s in seeds if not slow]} (the two mendelian-genetics types: "
                 f"{[s for slow, s in seeds if slow]}): {len(games)} games, {sum(len(g['states']) for g in games)} "
@@ -616,7 +623,7 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
     train_seeds = sorted({g["seed"] for g in gold(train_games) if g["task"] not in SLOW})
     slow_seeds = sorted({g["seed"] for g in gold(train_games) if g["task"] in SLOW})
     dev_seeds = sorted({g["seed"] for g in gold(dev_games)})
-    learner = any(g.get("rollin") == "dagger" for g in train_games + dev_games)
+    learner = not all(_is_gold(g) for g in train_games + dev_games)
     provenance = {
         "fitted_by": " ".join(["python -m s1gym.tasks.scienceworld.fit", *args.argv]),
         "labels": "ScienceWorld's gold paths mapped to candidates (ScienceWorldEnv.expert_action), preset easy, "
