@@ -474,3 +474,21 @@ def test_a_search_cut_short_never_plays_an_answer_it_did_not_pop():
     d = Search(TablePolicy({"focus on rock": 3.0}), epsilon=0.0, max_expansions=1).decide(
         make(graph, answers=("focus on",)).situation())
     assert (d.info["stop_reason"], d.info["plan"], d.info["expansions"]) == ("max_expansions", ["go out"], 1)
+
+
+def test_policy_answers_commits_only_to_the_policys_own_answer_at_the_real_state():
+    # The policy likes "go out" best at the start and "focus on fox" best outside; "focus on rock" (wrong) is
+    # its second choice at the start. The default search pops the rock leaf (g 1) before the fox leaf (g 2)
+    # and loses; with policy_answers no answer enters the frontier: it walks out on its plan, then commits
+    # to the answer the policy itself picks there, at one call.
+    graph = {"start": [("focus on rock", "lose"), ("go out", "out")],
+             "out": [("focus on rock", "lose"), ("focus on fox", "win"), ("go in", "start")]}
+    likes = {"go out": 3.0, "focus on rock": 2.5, "focus on fox": 4.0}
+    env = make(graph, answers=("focus on",))
+    first = play(env, Search(TablePolicy(likes), epsilon=0.0))[0]
+    assert (first.info["stop_reason"], first.info["plan"], env.lost) == ("commit", ["focus on rock"], True)
+    env = make(graph, answers=("focus on",))
+    decisions = play(env, Search(TablePolicy(likes), epsilon=0.0, policy_answers=True))
+    assert [(d.info["stop_reason"], d.info["plan"], d.info["policy_calls"]) for d in decisions] == [
+        ("exhausted", ["go out"], 1), ("commit", ["focus on fox"], 1)]
+    assert env.won and [m for m, _ in env.history] == ["go out", "focus on fox"]

@@ -174,6 +174,13 @@ class SearchTies:
     ``h``: a receding-horizon search that finds no gain within its budget otherwise walks the cycle its
     heuristic likes best for ever (ScienceWorld: pick up the pot, put it in the box, activate the sink,
     deactivate it, pick up the pot...). Off by default: published tables ran without it."""
+    policy_answers: bool = False
+    """Answer moves (``S1Env.is_answer_move``: ScienceWorld's ``focus on X``, whose outcome a planning fork
+    does not show) are never stepped: the search plans with the other moves only (``width`` counts those),
+    and the decision commits to an answer (``stop_reason="commit"``) only when the inner policy's own choice
+    at the real state is one. Off (the default), an answer is a leaf at its parent's score and ``h``, and the
+    search commits to the first one its frontier pops, which a search whose other moves raise ``h`` pops
+    early, often at a state the policy itself would not answer in (docs/benchmarks.md, "A larger gate")."""
     reuse: int = 4096
     """Tree reuse: the inner policy's answers an episode's searches keep for the next ones (at most this
     many, least recently used out), keyed by the state, the moves and feedback that reached it and the
@@ -195,7 +202,7 @@ _GROUP_OF: dict[str, str] = {f.name: group for group, cls in _GROUPS.items() for
 OPTION_NAMES: tuple[str, ...] = (
     "budget", "priority", "epsilon", "h_scale", "heuristic", "max_expansions", "max_seconds", "batch_size",
     "trace", "commit_partial", "until_gain", "episode_budget", "fallback", "search_cap", "novelty",
-    "gain_patience", "doubling", "reuse", "width", "avoid_revisits",
+    "gain_patience", "doubling", "reuse", "width", "avoid_revisits", "policy_answers",
 )
 assert set(OPTION_NAMES) == {*_GROUP_OF, "batch_size", "trace"}, "OPTION_NAMES must list every option once"
 

@@ -159,7 +159,7 @@ class SearchRun:
                     if self.inner_gave_up:
                         return "inner_give_up"
                     if self.goal is not None:
-                        return "won" if self.goal.won else "gain"
+                        return "won" if self.goal.won else "commit" if self.goal.hidden else "gain"
                     if len(children) == 1:  # a forced move costs no call
                         self.push(children[0])
                     elif children:
@@ -240,10 +240,12 @@ class SearchRun:
             node.env = self._materialise(node)
             self.live.append(node)
         texts = self.situation.texts if node is self.root else node.env.candidates
+        if self.config.ties.policy_answers:  # answers are never stepped (the root commits to the policy's own)
+            texts = [t for t in texts if not node.env.is_answer_move(t)]
         chunks = [texts]
         if self._asks_first(node):
             chunks = self._favourites(node, texts)
-            if self.inner_gave_up:
+            if self.inner_gave_up or (node is self.root and self._commits_at_root(*node.asked)):
                 return []
         kids: list[Node] = []
         g = node.g + 1
@@ -301,9 +303,15 @@ class SearchRun:
         return child
 
     def _asks_first(self, node: Node) -> bool:
-        """Whether ``node`` is asked about before its children are stepped (``width``: it has more moves)."""
+        """Whether ``node`` is asked about before its children are stepped (``width``: it has more moves;
+        ``policy_answers``: the root, when an answer is on offer, even with one other move)."""
         width = self.config.limits.width
-        if width is None or node.asked is not None:
+        if node.asked is not None:
+            return False
+        if (node is self.root and self.config.ties.policy_answers
+                and any(self.root.env.is_answer_move(t) for t in self.situation.texts)):
+            return True
+        if width is None:
             return False
         if node is self.root:
             return len(self.situation.candidates) > width
@@ -324,8 +332,18 @@ class SearchRun:
             return []
         node.asked = (situation, decision)
         liking = dict(zip(situation.texts, np.asarray(decision.probabilities, dtype=np.float64), strict=True))
-        ranked = favourite_groups([liking.get(t, 0.0) for t in texts], self.config.limits.width)
+        ranked = favourite_groups([liking.get(t, 0.0) for t in texts], self.config.limits.width or max(len(texts), 1))
         return [[texts[i] for i in group] for group in ranked]
+
+    def _commits_at_root(self, situation: Situation, decision: Decision) -> bool:
+        """``policy_answers``: the inner policy's choice at the real state is an answer move, so the search
+        ends committing to it (the goal: a leaf whose outcome the game itself gives)."""
+        move = situation.texts[decision.action]
+        if not (self.config.ties.policy_answers and self.root.env.is_answer_move(move)):
+            return False
+        root = self.root
+        self.goal = Node(None, 1, root.log_pi, root.h, root.score, "", root, move, hidden=True)
+        return True
 
     @staticmethod
     def _materialise(node: Node) -> S1Env:

@@ -11,8 +11,9 @@ forks`` checks snapshots and exact replays against the game played straight on e
 ``python -m s1gym.tasks.scienceworld.bench table`` plays issue 52's first policy table on test variations
 (:func:`policy_table`; its games, step limit, Search budget and time caps are fixed in :data:`TABLE_TASKS` and
 :data:`TABLE_POLICIES` as docs/benchmarks.md's protocol states them), ``table2`` the second: every task type
-with the fitted Local (:func:`full_table`, :data:`FULL_TABLE_POLICIES`); ``loops`` and ``refill`` are the dev
-checks behind two of its rows (:func:`loop_dev_table`, :func:`refill_dev_table`).
+with the fitted Local (:func:`full_table`, :data:`FULL_TABLE_POLICIES`), ``gate`` its rows on the 60-game dev gate
+(dev seeds :data:`GATE_SEEDS` of every type); ``loops`` and ``refill`` are the dev checks behind two of its rows
+(:func:`loop_dev_table`, :func:`refill_dev_table`).
 ``python -m s1gym.tasks.scienceworld.bench children`` times Lookahead's annotate with a state's children
 stepped in one JVM round trip against one fork and step each (:func:`children_speed`); ``rss`` reads the
 JVM's and Python's resident memory over 500 short episodes (:func:`rss_after_episodes`).
@@ -69,6 +70,10 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
     # that never runs out of favourites": its cycles)
     "search(local) avoid-revisits": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0,
                                                             "avoid_revisits": True}, 2400.0),
+    # answers only where Local itself picks one at the real state, none in the frontier (docs/benchmarks.md, "A
+    # larger gate": arm E)
+    "search(local) policy-answers": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0,
+                                                            "policy_answers": True}, 2400.0),
     # issue 52's loops (docs/benchmarks.md, "Lookahead's loops"): Rethink's fork planner on lookahead(local)'s stalls
     "rethink(lookahead(local))": ("local", ("rethink", "lookahead"), {"width": 16, "planner": "search",
                                                                       "plan_width": 16}, 1500.0),
@@ -78,6 +83,9 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
 FULL_TABLE_POLICIES.update({f"{name} oracle": (base, wrappers, {**options, "allow_oracle": True}, cap)
                             for name, (base, wrappers, options, cap) in list(FULL_TABLE_POLICIES.items()) if wrappers})
 FULL_TABLE_SEEDS = (2,)
+#: the 60-game dev gate (docs/benchmarks.md, "A larger gate"): dev seeds 4 and 5 of every type, used by no fit
+#: or other check; a row there plays all its games (no cap over them)
+GATE_SEEDS = (4, 5)
 
 
 def gold_survival(variations: int = 2, tasks: tuple[str, ...] = TASKS, fold: str = "train") -> dict:
@@ -399,15 +407,16 @@ def _play(env: Any, policy: Any, seed: int, agreement: bool = False) -> tuple[di
 
 
 def full_table(names: tuple[str, ...] = tuple(FULL_TABLE_POLICIES), tasks: tuple[str, ...] = TASKS,
-               log: Any = print, seeds: tuple[int, ...] = FULL_TABLE_SEEDS) -> dict:
+               log: Any = print, seeds: tuple[int, ...] = FULL_TABLE_SEEDS, gate: bool = False) -> dict:
     """The second table (:data:`FULL_TABLE_POLICIES`): ``names`` on test variation 2 of each task type (its
     first round; ``seeds=(3,)`` and ``(4,)`` are rounds two and three), step limit 250 (the family's), 120 s a
-    game, each policy's own cap."""
+    game, each policy's own cap. ``gate``: the dev gate instead, dev seeds :data:`GATE_SEEDS`, no policy cap."""
     policies = {name: FULL_TABLE_POLICIES[name] for name in names}
-    return policy_table(tuple(policies), tasks, seeds=seeds, max_steps=250, game_cap_s=120.0,
+    return policy_table(tuple(policies), tasks, seeds=GATE_SEEDS if gate else seeds, max_steps=250,
+                        game_cap_s=120.0, fold="dev" if gate else "test",
                         policies={n: (b, w) for n, (b, w, _, _) in policies.items()},
                         options={n: o for n, (_, _, o, _) in policies.items()},
-                        policy_caps={n: c for n, (_, _, _, c) in policies.items()}, log=log)
+                        policy_caps={n: math.inf if gate else c for n, (_, _, _, c) in policies.items()}, log=log)
 
 
 def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[str, ...] = TABLE_TASKS,
@@ -767,8 +776,8 @@ def loop_dev_table(arms: tuple[str, ...] = tuple(LOOP_DEV_ARMS), tasks: tuple[st
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m s1gym.tasks.scienceworld.bench", description=__doc__)
-    parser.add_argument("what", choices=("survival", "speed", "forks", "table", "table2", "loops", "refill",
-                                         "deviation", "children", "rss"))
+    parser.add_argument("what", choices=("survival", "speed", "forks", "table", "table2", "gate", "loops",
+                                         "refill", "deviation", "children", "rss"))
     parser.add_argument("--variations", type=int, default=2)
     parser.add_argument("--fold", default="train", choices=("train", "dev", "test"),
                         help="survival: the split whose first --variations variations are walked (default train)")
@@ -805,12 +814,12 @@ def main(argv: list[str] | None = None) -> None:
     elif args.what == "table":
         names = tuple(p for p in args.policies.split(",") if p) or tuple(TABLE_POLICIES)
         result = policy_table(names, named or TABLE_TASKS)
-    elif args.what == "table2":
+    elif args.what in ("table2", "gate"):
         seeds = tuple(x.strip() for x in args.seeds.split(",") if x.strip())
         if not seeds or not all(x.isdigit() for x in seeds):
             parser.error(f"table2: --seeds takes test variation indices a type, e.g. 3 or 3,4; got {args.seeds!r}")
         result = full_table(tuple(p for p in args.policies.split(",") if p) or tuple(FULL_TABLE_POLICIES), tasks,
-                            seeds=tuple(map(int, seeds)))
+                            seeds=tuple(map(int, seeds)), gate=args.what == "gate")
     elif args.what == "loops":  # the dev check behind the table's rethink(lookahead(local)) row
         arms = list(LOOP_DEV_ARMS)  # named A0-A3 here, as in the docs (their names hold commas)
         chosen = [p.strip() for p in args.policies.split(",") if p.strip()]
@@ -824,7 +833,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         result = speed()
     text = json.dumps(result, indent=1)
-    if args.what in ("table", "table2", "loops", "refill"):
+    if args.what in ("table", "table2", "gate", "loops", "refill"):
         print(json.dumps({name: r["summary"] for name, r in result["policies"].items()}, indent=1))
     else:
         print(text if args.what in ("speed", "children", "rss")
