@@ -445,25 +445,27 @@ def test_found_plans_replay_to_a_win_and_searches_are_deterministic(edges, prior
 
 def test_an_answer_the_fork_does_not_judge_is_committed_to_on_the_policys_odds():
     # "focus on" moves are answers: a planning fork does not play them, so Search cannot tell the right one by
-    # stepping it. The frontier pops the likeliest plan, which here ends in an answer: Search commits to it
-    # (stop "commit", a plan it follows) and the real game gives the verdict.
+    # stepping it. With policy_answers=False (the rule before it) the frontier pops the likeliest plan, which
+    # here ends in an answer: Search commits to it (stop "commit", a plan it follows) and the real game gives
+    # the verdict.
     graph = {"start": [("focus on rock", "lose"), ("go out", "out")],
              "out": [("focus on rock", "lose"), ("focus on fox", "win"), ("go in", "start")]}
     likes_fox = TablePolicy({"go out": 4.0, "focus on fox": 4.0})
     env = make(graph, answers=("focus on",))
-    d = Search(likes_fox, epsilon=0.0).decide(env.situation())
+    d = Search(likes_fox, epsilon=0.0, policy_answers=False).decide(env.situation())
     assert (d.info["stop_reason"], d.info["plan"], d.info["solved"]) == ("commit", ["go out", "focus on fox"], False)
     assert d.info["losing_pruned"] == 0 and d.info["policy_calls"] == 2
-    assert [x.info["stop_reason"] for x in play(env, Search(likes_fox, epsilon=0.0))] == ["commit", "following_plan"]
+    assert [x.info["stop_reason"] for x in play(env, Search(likes_fox, epsilon=0.0, policy_answers=False))] == [
+        "commit", "following_plan"]
     assert env.won
     # a policy that likes the wrong answer loses the real game: the fork no longer tells it
     env = make(graph, answers=("focus on",))
     likes_rock = TablePolicy({"go out": 4.0, "focus on rock": 4.0})
-    assert play(env, Search(likes_rock, epsilon=0.0))[0].info["plan"] == ["focus on rock"]
+    assert play(env, Search(likes_rock, epsilon=0.0, policy_answers=False))[0].info["plan"] == ["focus on rock"]
     assert env.lost
     # the oracle, measured on purpose: the wrong answer loses on the fork and the right one wins there
     env = make(graph, answers=("focus on",))
-    d = Search(likes_rock, epsilon=0.0, allow_oracle=True).decide(env.situation())
+    d = Search(likes_rock, epsilon=0.0, policy_answers=False, allow_oracle=True).decide(env.situation())
     assert (d.info["stop_reason"], d.info["plan"], d.info["losing_pruned"]) == ("won", ["go out", "focus on fox"], 2)
 
 
@@ -471,24 +473,27 @@ def test_a_search_cut_short_never_plays_an_answer_it_did_not_pop():
     # The answer is the policy's favourite, but the search stops (one expansion) before its frontier pops it:
     # the best partial plan is the explored move, never the answer (which only a popped leaf commits to).
     graph = {"start": [("focus on rock", "lose"), ("go out", "out")], "out": [("go in", "start")]}
-    d = Search(TablePolicy({"focus on rock": 3.0}), epsilon=0.0, max_expansions=1).decide(
+    d = Search(TablePolicy({"focus on rock": 3.0}), epsilon=0.0, max_expansions=1, policy_answers=False).decide(
         make(graph, answers=("focus on",)).situation())
     assert (d.info["stop_reason"], d.info["plan"], d.info["expansions"]) == ("max_expansions", ["go out"], 1)
 
 
 def test_policy_answers_commits_only_to_the_policys_own_answer_at_the_real_state():
     # The policy likes "go out" best at the start and "focus on fox" best outside; "focus on rock" (wrong) is
-    # its second choice at the start. The default search pops the rock leaf (g 1) before the fox leaf (g 2)
-    # and loses; with policy_answers no answer enters the frontier: it walks out on its plan, then commits
-    # to the answer the policy itself picks there, at one call.
+    # its second choice at the start. The frontier rule (policy_answers=False) pops the rock leaf (g 1) before
+    # the fox leaf (g 2) and loses; by default no answer is stepped: the search walks out on its plan, then
+    # commits to the answer the policy itself picks there, at one call. With the oracle (forks that play
+    # answers) nothing is hidden, so answers are stepped and judged on the fork as any move.
     graph = {"start": [("focus on rock", "lose"), ("go out", "out")],
              "out": [("focus on rock", "lose"), ("focus on fox", "win"), ("go in", "start")]}
     likes = {"go out": 3.0, "focus on rock": 2.5, "focus on fox": 4.0}
     env = make(graph, answers=("focus on",))
-    first = play(env, Search(TablePolicy(likes), epsilon=0.0))[0]
+    first = play(env, Search(TablePolicy(likes), epsilon=0.0, policy_answers=False))[0]
     assert (first.info["stop_reason"], first.info["plan"], env.lost) == ("commit", ["focus on rock"], True)
     env = make(graph, answers=("focus on",))
-    decisions = play(env, Search(TablePolicy(likes), epsilon=0.0, policy_answers=True))
+    decisions = play(env, Search(TablePolicy(likes), epsilon=0.0))
     assert [(d.info["stop_reason"], d.info["plan"], d.info["policy_calls"]) for d in decisions] == [
         ("exhausted", ["go out"], 1), ("commit", ["focus on fox"], 1)]
     assert env.won and [m for m, _ in env.history] == ["go out", "focus on fox"]
+    d = Search(TablePolicy(likes), epsilon=0.0, allow_oracle=True).decide(make(graph, answers=("focus on",)).situation())
+    assert (d.info["stop_reason"], d.info["plan"], d.info["losing_pruned"]) == ("won", ["go out", "focus on fox"], 2)

@@ -174,13 +174,15 @@ class SearchTies:
     ``h``: a receding-horizon search that finds no gain within its budget otherwise walks the cycle its
     heuristic likes best for ever (ScienceWorld: pick up the pot, put it in the box, activate the sink,
     deactivate it, pick up the pot...). Off by default: published tables ran without it."""
-    policy_answers: bool = False
-    """Answer moves (``S1Env.is_answer_move``: ScienceWorld's ``focus on X``, whose outcome a planning fork
-    does not show) are never stepped: the search plans with the other moves only (``width`` counts those),
-    and the decision commits to an answer (``stop_reason="commit"``) only when the inner policy's own choice
-    at the real state is one. Off (the default), an answer is a leaf at its parent's score and ``h``, and the
-    search commits to the first one its frontier pops, which a search whose other moves raise ``h`` pops
-    early, often at a state the policy itself would not answer in (docs/benchmarks.md, "A larger gate")."""
+    policy_answers: bool = True
+    """Answer moves whose outcome a planning fork hides (``S1Env.is_answer_move``: ScienceWorld's ``focus on
+    X``) are never stepped: the search plans with the other moves only (``width`` counts those), and the
+    decision commits to an answer (``stop_reason="commit"``) only when the inner policy's own choice at the
+    real state is one. ``False`` (the rule before 2026-12-06): an answer is a leaf at its parent's score and
+    ``h``, and the search commits to the first one its frontier pops, which a search whose other moves raise
+    ``h`` pops early, often at a state the policy itself would not answer in. Measured on ScienceWorld's dev
+    gate and test games (docs/benchmarks.md, "A larger gate"). Tasks that name no answer move (every family
+    but ScienceWorld) play the same either way."""
     reuse: int = 4096
     """Tree reuse: the inner policy's answers an episode's searches keep for the next ones (at most this
     many, least recently used out), keyed by the state, the moves and feedback that reached it and the

@@ -240,8 +240,8 @@ class SearchRun:
             node.env = self._materialise(node)
             self.live.append(node)
         texts = self.situation.texts if node is self.root else node.env.candidates
-        if self.config.ties.policy_answers:  # answers are never stepped (the root commits to the policy's own)
-            texts = [t for t in texts if not node.env.is_answer_move(t)]
+        if self.config.ties.policy_answers:  # hidden answers are never stepped (the root commits to the policy's own)
+            texts = [t for t in texts if not node.env.hides_outcome(t)]
         chunks = [texts]
         if self._asks_first(node):
             chunks = self._favourites(node, texts)
@@ -309,7 +309,7 @@ class SearchRun:
         if node.asked is not None:
             return False
         if (node is self.root and self.config.ties.policy_answers
-                and any(self.root.env.is_answer_move(t) for t in self.situation.texts)):
+                and any(self.root.env.hides_outcome(t) for t in self.situation.texts)):
             return True
         if width is None:
             return False
@@ -339,7 +339,7 @@ class SearchRun:
         """``policy_answers``: the inner policy's choice at the real state is an answer move, so the search
         ends committing to it (the goal: a leaf whose outcome the game itself gives)."""
         move = situation.texts[decision.action]
-        if not (self.config.ties.policy_answers and self.root.env.is_answer_move(move)):
+        if not (self.config.ties.policy_answers and self.root.env.hides_outcome(move)):
             return False
         root = self.root
         self.goal = Node(None, 1, root.log_pi, root.h, root.score, "", root, move, hidden=True)

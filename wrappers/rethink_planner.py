@@ -90,6 +90,7 @@ class ForkPlanner:
         self.config = SearchConfig(
             budget=self.budget, priority=priority, epsilon=epsilon, heuristic=heuristic, novelty=novelty,
             until_gain=True, commit_partial=False, doubling=False, gain_patience=None, reuse=0, width=self.width,
+            policy_answers=False,  # a plan ends at a gain, never at an answer: the rule Rethink was measured with
         )
 
     def options(self) -> dict[str, Any]:

@@ -247,7 +247,7 @@ class S1Env(Forks, Readouts, gym.Env[str, np.int64]):
         if move is None:
             return self._invalid_step(action)
         before = self._score
-        hidden = self._hides(move)
+        hidden = self.hides_outcome(move)
         self._feedback = HIDDEN_OUTCOME.format(move=move) if hidden else self._play(move)
         self._steps += 1
         self._history = self._history + ((move, self._feedback),)

@@ -96,8 +96,9 @@ class Forks:
         (the wrappers' ``allow_oracle=True``)."""
         self._hides_answers = False
 
-    def _hides(self, move: str) -> bool:
-        """This fork keeps ``move``'s outcome hidden (a planning fork and an answer move)."""
+    def hides_outcome(self, move: str) -> bool:
+        """Whether this env keeps ``move``'s outcome hidden: a planning fork (not revealed) and an answer move
+        (what Search asks before it steps one, ``policy_answers``)."""
         return self._hides_answers and self.is_answer_move(move)
 
     def _reseed_chance(self, seed: int) -> None:

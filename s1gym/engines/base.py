@@ -240,7 +240,7 @@ class EngineEnv(CachedTransitions, S1Env):
         default holds for every engine: a task overrides nothing, its engine implements ``step_children``
         when it can do better than one call per child."""
         moves = list(moves)
-        hidden = {move for move in moves if self._hides(move)}  # never played, never cached (planning forks)
+        hidden = {move for move in moves if self.hides_outcome(move)}  # never played, never cached (planning forks)
         cache = self._pool().transitions
         prefix = self._transition_state(cache)
         hits = {}

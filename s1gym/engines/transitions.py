@@ -136,7 +136,7 @@ class CachedTransitions:
         state key takes it anyway)."""
         cache = self._pool().transitions
         prefix = self._transition_state(cache)
-        if prefix is None or self._hides(move):  # an answer a planning fork hides: not played, not cached
+        if prefix is None or self.hides_outcome(move):  # an answer a planning fork hides: not played, not cached
             return super().fork_step(move)
         hit = cache.get((*prefix, move))
         if hit is not None:

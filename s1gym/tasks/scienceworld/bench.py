@@ -70,10 +70,10 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
     # that never runs out of favourites": its cycles)
     "search(local) avoid-revisits": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0,
                                                             "avoid_revisits": True}, 2400.0),
-    # answers only where Local itself picks one at the real state, none in the frontier (docs/benchmarks.md, "A
-    # larger gate": arm E)
-    "search(local) policy-answers": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0,
-                                                            "policy_answers": True}, 2400.0),
+    # the search's rule for answers before 2026-12-06 (policy_answers=False): an answer is a leaf of the frontier
+    # and the first one popped is played (docs/benchmarks.md, "A larger gate"; the rows above, before that date)
+    "search(local) frontier-answers": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0,
+                                                              "policy_answers": False}, 2400.0),
     # issue 52's loops (docs/benchmarks.md, "Lookahead's loops"): Rethink's fork planner on lookahead(local)'s stalls
     "rethink(lookahead(local))": ("local", ("rethink", "lookahead"), {"width": 16, "planner": "search",
                                                                       "plan_width": 16}, 1500.0),
