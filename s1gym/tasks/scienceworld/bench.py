@@ -62,6 +62,8 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
     "rule": ("rule", (), {}, 600.0),
     "local": ("local", (), {}, 600.0),
     "lookahead(local)": ("local", ("lookahead",), {"width": 16}, 1500.0),
+    # Search's defaults since 2026-12-06 include policy_answers (an answer only where Local itself picks one; its
+    # test rounds in docs/benchmarks.md, "A larger gate"); the rows before that date ran "frontier-answers" below
     "search(local)": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0}, 2400.0),
     # the flat-odds search beside it: the same search with every move equally likely (its width
     # favourites are the first moves of ScienceWorld's list, ties going to the earlier move)
