@@ -56,6 +56,9 @@ TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...]]] = {
 #: Search's options in the table: inner-policy calls and seconds per search
 TABLE_SEARCH: dict[str, Any] = {"budget": 8, "max_seconds": 20.0}
 
+#: Search's options in the second table's search rows: the first table's, stepping each node's 16 favourites
+TABLE2_SEARCH: dict[str, Any] = {"width": 16, **TABLE_SEARCH}
+
 #: the second table (docs/benchmarks.md, protocol of 2026-12-06 02:46): every task type's test variation 2,
 #: with the fitted Local; per policy its wrappers' options and its time cap (seconds over all its games)
 FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float]] = {
@@ -64,18 +67,16 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
     "lookahead(local)": ("local", ("lookahead",), {"width": 16}, 1500.0),
     # Search's defaults since 2026-12-06 include policy_answers (an answer only where Local itself picks one; its
     # test rounds in docs/benchmarks.md, "A larger gate"); the rows before that date ran "frontier-answers" below
-    "search(local)": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0}, 2400.0),
+    "search(local)": ("local", ("search",), TABLE2_SEARCH, 2400.0),
     # the issue's flat-odds search beside it: the same search with every move equally likely (its width
     # favourites are the first moves of ScienceWorld's list, ties going to the earlier move)
-    "search(uniform)": ("uniform", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0}, 2400.0),
+    "search(uniform)": ("uniform", ("search",), TABLE2_SEARCH, 2400.0),
     # the same search ending a partial plan where the episode has been least (docs/benchmarks.md, "A search
     # that never runs out of favourites": its cycles)
-    "search(local) avoid-revisits": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0,
-                                                            "avoid_revisits": True}, 2400.0),
+    "search(local) avoid-revisits": ("local", ("search",), {**TABLE2_SEARCH, "avoid_revisits": True}, 2400.0),
     # the search's rule for answers before 2026-12-06 (policy_answers=False): an answer is a leaf of the frontier
     # and the first one popped is played (docs/benchmarks.md, "A larger gate"; the rows above, before that date)
-    "search(local) frontier-answers": ("local", ("search",), {"width": 16, "budget": 8, "max_seconds": 20.0,
-                                                              "policy_answers": False}, 2400.0),
+    "search(local) frontier-answers": ("local", ("search",), {**TABLE2_SEARCH, "policy_answers": False}, 2400.0),
     # issue 52's loops (docs/benchmarks.md, "Lookahead's loops"): Rethink's fork planner on lookahead(local)'s stalls
     "rethink(lookahead(local))": ("local", ("rethink", "lookahead"), {"width": 16, "planner": "search",
                                                                       "plan_width": 16}, 1500.0),
@@ -409,16 +410,17 @@ def _play(env: Any, policy: Any, seed: int, agreement: bool = False) -> tuple[di
 
 
 def full_table(names: tuple[str, ...] = tuple(FULL_TABLE_POLICIES), tasks: tuple[str, ...] = TASKS,
-               log: Any = print, seeds: tuple[int, ...] = FULL_TABLE_SEEDS, gate: bool = False) -> dict:
+               log: Any = print, seeds: tuple[int, ...] = FULL_TABLE_SEEDS, fold: str = "test",
+               capped: bool = True) -> dict:
     """The second table (:data:`FULL_TABLE_POLICIES`): ``names`` on test variation 2 of each task type (its
     first round; ``seeds=(3,)`` and ``(4,)`` are rounds two and three), step limit 250 (the family's), 120 s a
-    game, each policy's own cap. ``gate``: the dev gate instead, dev seeds :data:`GATE_SEEDS`, no policy cap."""
+    game, each policy's own cap. The dev gate: ``seeds=GATE_SEEDS, fold="dev", capped=False`` (every game
+    played, no cap over a row's games)."""
     policies = {name: FULL_TABLE_POLICIES[name] for name in names}
-    return policy_table(tuple(policies), tasks, seeds=GATE_SEEDS if gate else seeds, max_steps=250,
-                        game_cap_s=120.0, fold="dev" if gate else "test",
+    return policy_table(tuple(policies), tasks, seeds=seeds, max_steps=250, game_cap_s=120.0, fold=fold,
                         policies={n: (b, w) for n, (b, w, _, _) in policies.items()},
                         options={n: o for n, (_, _, o, _) in policies.items()},
-                        policy_caps={n: math.inf if gate else c for n, (_, _, _, c) in policies.items()}, log=log)
+                        policy_caps={n: c if capped else math.inf for n, (_, _, _, c) in policies.items()}, log=log)
 
 
 def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[str, ...] = TABLE_TASKS,
@@ -817,11 +819,14 @@ def main(argv: list[str] | None = None) -> None:
         names = tuple(p for p in args.policies.split(",") if p) or tuple(TABLE_POLICIES)
         result = policy_table(names, named or TABLE_TASKS)
     elif args.what in ("table2", "gate"):
-        seeds = tuple(x.strip() for x in args.seeds.split(",") if x.strip())
-        if not seeds or not all(x.isdigit() for x in seeds):
-            parser.error(f"table2: --seeds takes test variation indices a type, e.g. 3 or 3,4; got {args.seeds!r}")
-        result = full_table(tuple(p for p in args.policies.split(",") if p) or tuple(FULL_TABLE_POLICIES), tasks,
-                            seeds=tuple(map(int, seeds)), gate=args.what == "gate")
+        names = tuple(p for p in args.policies.split(",") if p) or tuple(FULL_TABLE_POLICIES)
+        if args.what == "gate":  # the gate's games are fixed: --seeds is not read
+            result = full_table(names, tasks, seeds=GATE_SEEDS, fold="dev", capped=False)
+        else:
+            seeds = tuple(x.strip() for x in args.seeds.split(",") if x.strip())
+            if not seeds or not all(x.isdigit() for x in seeds):
+                parser.error(f"table2: --seeds takes test variation indices a type, e.g. 3 or 3,4; got {args.seeds!r}")
+            result = full_table(names, tasks, seeds=tuple(map(int, seeds)))
     elif args.what == "loops":  # the dev check behind the table's rethink(lookahead(local)) row
         arms = list(LOOP_DEV_ARMS)  # named A0-A3 here, as in the docs (their names hold commas)
         chosen = [p.strip() for p in args.policies.split(",") if p.strip()]
