@@ -497,3 +497,23 @@ def test_policy_answers_commits_only_to_the_policys_own_answer_at_the_real_state
     assert env.won and [m for m, _ in env.history] == ["go out", "focus on fox"]
     d = Search(TablePolicy(likes), epsilon=0.0, allow_oracle=True).decide(make(graph, answers=("focus on",)).situation())
     assert (d.info["stop_reason"], d.info["plan"], d.info["losing_pruned"]) == ("won", ["go out", "focus on fox"], 2)
+
+
+def test_answer_confidence_commits_only_to_an_answer_the_policy_gives_enough():
+    # At the start the policy's pick is the wrong answer "focus on rock" at 0.6; outside, "focus on fox" at 10/14.
+    # By default Search commits to its pick and loses; with answer_confidence=0.65 it plans with the other moves
+    # at the start (walks out) and commits outside, where the answer clears the floor.
+    graph = {"start": [("focus on rock", "lose"), ("go out", "out")],
+             "out": [("focus on rock", "lose"), ("focus on fox", "win"), ("go in", "start")]}
+    likes = TablePolicy({"focus on rock": 3.0, "go out": 2.0, "focus on fox": 10.0})
+    env = make(graph, answers=("focus on",))
+    assert [(d.info["stop_reason"], d.info["plan"]) for d in play(env, Search(likes, epsilon=0.0))] == [
+        ("commit", ["focus on rock"])]
+    assert env.lost
+    env = make(graph, answers=("focus on",))
+    decisions = play(env, Search(likes, epsilon=0.0, answer_confidence=0.65))
+    assert [(d.info["stop_reason"], d.info["plan"]) for d in decisions] == [
+        ("exhausted", ["go out"]), ("commit", ["focus on fox"])]
+    assert env.won
+    with pytest.raises(ValueError, match=r"answer_confidence .* must be a number in \[0, 1\]"):
+        Search(likes, answer_confidence=1.5)

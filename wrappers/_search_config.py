@@ -183,6 +183,11 @@ class SearchTies:
     ``h`` pops early, often at a state the policy itself would not answer in. Measured on ScienceWorld's dev
     gate and test games (docs/benchmarks.md, "A larger gate"). Tasks that name no answer move (every family
     but ScienceWorld) play the same either way."""
+    answer_confidence: float = 0.0
+    """With ``policy_answers``: the least probability the inner policy must give its answer at the real state
+    for the decision to commit to it; below it the search plans with the other moves, as when the policy picks
+    no answer (an answer on a weak preference ends most of ScienceWorld's games at 0, what was scored lost).
+    0 (the default) commits to every answer the policy picks."""
     reuse: int = 4096
     """Tree reuse: the inner policy's answers an episode's searches keep for the next ones (at most this
     many, least recently used out), keyed by the state, the moves and feedback that reached it and the
@@ -194,6 +199,9 @@ class SearchTies:
     def __post_init__(self) -> None:
         non_negative_float("novelty", self.novelty)
         non_negative_int("reuse (inner-policy answers kept between searches)", self.reuse)
+        fraction("answer_confidence (the inner policy's least probability of an answer it commits to)",
+                 self.answer_confidence)
+        object.__setattr__(self, "answer_confidence", float(self.answer_confidence))
 
 
 #: group field of :class:`SearchConfig` -> its class
@@ -205,6 +213,7 @@ OPTION_NAMES: tuple[str, ...] = (
     "budget", "priority", "epsilon", "h_scale", "heuristic", "max_expansions", "max_seconds", "batch_size",
     "trace", "commit_partial", "until_gain", "episode_budget", "fallback", "search_cap", "novelty",
     "gain_patience", "doubling", "reuse", "width", "avoid_revisits", "policy_answers",
+    "answer_confidence",
 )
 assert set(OPTION_NAMES) == {*_GROUP_OF, "batch_size", "trace"}, "OPTION_NAMES must list every option once"
 

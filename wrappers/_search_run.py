@@ -336,10 +336,14 @@ class SearchRun:
         return [[texts[i] for i in group] for group in ranked]
 
     def _commits_at_root(self, situation: Situation, decision: Decision) -> bool:
-        """``policy_answers``: the inner policy's choice at the real state is an answer move, so the search
-        ends committing to it (the goal: a leaf whose outcome the game itself gives)."""
+        """``policy_answers``: the inner policy's choice at the real state is an answer move, given at least
+        ``answer_confidence``, so the search ends committing to it (the goal: a leaf whose outcome the game
+        itself gives)."""
+        ties = self.config.ties
         move = situation.texts[decision.action]
-        if not (self.config.ties.policy_answers and self.root.env.hides_outcome(move)):
+        if not (ties.policy_answers and self.root.env.hides_outcome(move)):
+            return False
+        if float(decision.probabilities[decision.action]) < ties.answer_confidence:
             return False
         root = self.root
         self.goal = Node(None, 1, root.log_pi, root.h, root.score, "", root, move, hidden=True)
