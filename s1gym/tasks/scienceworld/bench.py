@@ -77,6 +77,9 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
     # the search's rule for answers before 2026-12-06 (policy_answers=False): an answer is a leaf of the frontier
     # and the first one popped is played (docs/benchmarks.md, "A larger gate"; the rows above, before that date)
     "search(local) frontier-answers": ("local", ("search",), {**TABLE2_SEARCH, "policy_answers": False}, 2400.0),
+    # the default search committing only to an answer Local gives at least 0.3 (docs/benchmarks.md, "A floor under
+    # the policy's answers": the floor fitted on dev seeds 6 and 7)
+    "search(local) answer-confidence": ("local", ("search",), {**TABLE2_SEARCH, "answer_confidence": 0.3}, 2400.0),
     # issue 52's loops (docs/benchmarks.md, "Lookahead's loops"): Rethink's fork planner on lookahead(local)'s stalls
     "rethink(lookahead(local))": ("local", ("rethink", "lookahead"), {"width": 16, "planner": "search",
                                                                       "plan_width": 16}, 1500.0),
