@@ -15,8 +15,16 @@ pytest.importorskip("scienceworld", reason="the scienceworld extra is not instal
 from s1gym import registration
 from s1gym.core import Candidate, Situation
 from s1gym.tasks.scienceworld.model import OUT_OF_ORDER, ScienceWorldModel
-from s1gym.tasks.scienceworld.tokens import (candidate_tokens, feedback_template, focus_order, focus_steps,
-                                             out_of_order, progress_tokens, task_type)
+from s1gym.tasks.scienceworld.tokens import (
+    alternatives,
+    candidate_tokens,
+    feedback_template,
+    focus_order,
+    focus_steps,
+    out_of_order,
+    progress_tokens,
+    task_type,
+)
 
 #: the state the model is checked on: train variation 0 of boil after the gold path's first four moves
 GOLD_PREFIX = 4
@@ -150,12 +158,14 @@ def test_a_focus_reads_where_the_tasks_instructions_put_its_object(head, done, o
     assert focus_order(head, MELTING, done) == order
 
 
-def _melting(*focused: str) -> Situation:
-    """A measure-melting-point state after focusing on ``focused``: three focuses and a move that is none."""
+def _melting(*focused: str, moves: tuple[str, ...] = ("focus on thermometer", "focus on solid unknown substance c",
+                                                     "focus on stove", "pick up thermometer"),
+             score: float = 0.0) -> Situation:
+    """A measure-melting-point state after focusing on ``focused`` (by default three focuses and a move that is
+    none on offer)."""
     text = f"Task Description:\n{MELTING}\n\nThis room is called the kitchen. In it, you see: \n\tthe agent"
-    moves = ("focus on thermometer", "focus on solid unknown substance c", "focus on stove", "pick up thermometer")
     return Situation(task="ScienceWorld", observation=text, candidates=tuple(Candidate(m) for m in moves),
-                     history=tuple((m, "You focus on it.") for m in focused), state_text=text)
+                     history=tuple((m, "You focus on it.") for m in focused), state_text=text, score=score)
 
 
 def test_a_focus_the_task_does_not_put_next_is_out_of_order_while_a_step_is_to_come():
@@ -178,6 +188,17 @@ def test_the_model_holds_back_an_out_of_order_focus_only_on_the_types_whose_orde
     bad.write_text(json.dumps({**binding.to_json(), "ordered": "use-thermometer"}))
     with pytest.raises(ValueError, match="'ordered' must be a list of ScienceWorld task names.*fit order"):
         ScienceWorldModel.load(bad)
+
+
+def test_a_guess_between_the_tasks_alternatives_is_held_back_while_the_score_so_far_is_worth_more():
+    boxes = ("focus on orange box", "focus on yellow box", "focus on stove", "wait1")
+    model = ScienceWorldModel({"v:focus on": 2.0}, ordered=frozenset({"measure-melting-point-unknown-substance"}))
+    focused = ("focus on thermometer", "focus on solid unknown substance c")
+    assert alternatives(_melting(*focused, moves=boxes)) == [2, 2, 0, 0]
+    assert alternatives(_melting(focused[0], moves=boxes)) == [0, 0, 0, 0]  # the substance is next: one object
+    # a pick between two boxes is worth about 1/2: played at a score of 0.5, held back above it
+    assert model.scores(_melting(*focused, moves=boxes, score=0.5)).tolist() == [2.0, 2.0, 2.0 + OUT_OF_ORDER, 0.0]
+    assert model.scores(_melting(*focused, moves=boxes, score=0.81)).tolist() == [2.0 + OUT_OF_ORDER] * 3 + [0.0]
 
 
 def test_a_type_binds_when_its_train_gold_focuses_are_all_in_the_stated_order():

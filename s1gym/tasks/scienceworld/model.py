@@ -6,7 +6,10 @@ paths and shipped as ``data/local_scienceworld.json``.
 One rule beside the weights: on the task types whose stated order of focuses binds (:attr:`ScienceWorldModel.
 ordered`, read off the train gold paths by ``fit order``), a ``focus on`` the task's instructions do not put
 next (:func:`.tokens.out_of_order`) gets :data:`OUT_OF_ORDER` added to its logit: a wrong focus ends the
-game, and the task names the right one (first the thermometer, then the substance)."""
+game, and the task names the right one (first the thermometer, then the substance). On those types too, a focus
+on one of k objects the task offers at the next step (``if the melting point is above 150 degrees, focus on the
+orange box; if below, on the yellow box``) gets it while the score so far is above 1/k: the model cannot read
+which alternative holds, so its pick is worth about 1/k, and a wrong one ends the game at 0."""
 
 from __future__ import annotations
 
@@ -19,7 +22,13 @@ import numpy as np
 
 from s1gym.core import Situation
 from s1gym.models.token_model import TokenModel
-from s1gym.tasks.scienceworld.tokens import candidate_tokens, out_of_order, progress_tokens, read_state
+from s1gym.tasks.scienceworld.tokens import (
+    alternatives,
+    candidate_tokens,
+    out_of_order,
+    progress_tokens,
+    read_state,
+)
 
 __all__ = ["OUT_OF_ORDER", "ScienceWorldModel"]
 
@@ -45,6 +54,8 @@ class ScienceWorldModel(TokenModel):
         logits = super().scores(situation)
         if self.ordered and read_state(situation.state_text or "").kind in self.ordered:
             logits[np.asarray(out_of_order(situation), dtype=bool)] += OUT_OF_ORDER
+            k = np.asarray(alternatives(situation), dtype=np.float64)
+            logits[(k > 0) & (situation.score > 1.0 / np.maximum(k, 1.0))] += OUT_OF_ORDER
         return logits
 
     @classmethod

@@ -41,8 +41,20 @@ from functools import lru_cache
 from s1gym.core import Candidate, Situation
 from s1gym.tasks.scienceworld.candidates import verb_of
 
-__all__ = ["State", "candidate_tokens", "feedback_template", "focus_order", "focus_steps", "move_objects",
-           "out_of_order", "outcome_tokens", "progress_tokens", "read_state", "task_type"]
+__all__ = [
+    "State",
+    "alternatives",
+    "candidate_tokens",
+    "feedback_template",
+    "focus_order",
+    "focus_steps",
+    "move_objects",
+    "out_of_order",
+    "outcome_tokens",
+    "progress_tokens",
+    "read_state",
+    "task_type",
+]
 
 #: the task type by the description's wording, first match wins (ScienceWorld's task names; ``?``: none)
 _TYPES: tuple[tuple[str, str], ...] = (
@@ -219,6 +231,20 @@ def out_of_order(situation: Situation) -> list[bool]:
         return [False] * len(situation.candidates)
     return [c.text.startswith("focus on ")
             and focus_order((_parsed(c.text)[2] or ("",))[0], description, done) != "next" for c in situation.candidates]
+
+
+def alternatives(situation: Situation) -> list[int]:
+    """Per candidate, how many objects the task's "focus on" instructions offer at the next step when it is a
+    ``focus on`` one of them and they are more than one (``if ... above, focus on the orange box. if ... below,
+    focus on the yellow box``: 2), else 0."""
+    description = read_state(situation.state_text or "").description
+    done = _focuses(situation.history)
+    k = sum(1 for _o, j in focus_steps(description) if j == done)
+    if k < 2:
+        return [0] * len(situation.candidates)
+    return [k if c.text.startswith("focus on ")
+            and focus_order((_parsed(c.text)[2] or ("",))[0], description, done) == "next" else 0
+            for c in situation.candidates]
 
 
 @lru_cache(maxsize=1 << 16)
