@@ -29,6 +29,10 @@ room, so the features are the ones that carry across variations of a task type:
   many of them name what the task names) and task words the outcome shows that the state does not,
   several of them crossed with the task type or the verb. A candidate without an outcome gets none of
   them: plain decisions read exactly the names of features version 1.
+
+Beside the names, what the model's rule reads (:mod:`.model`): the task's own "focus on" instructions in order
+(:func:`focus_steps`, :func:`focus_order`), a focus they do not put next (:func:`out_of_order`) and a focus on
+one of several objects they offer at the next step (:func:`alternatives`).
 """
 
 from __future__ import annotations
@@ -220,31 +224,31 @@ def focus_order(head: str, description: str, done: int) -> str:
     return "later" if max(steps) > done else "earlier"
 
 
+def _focus_places(situation: Situation) -> tuple[list[str | None], int]:
+    """Per candidate, where the task's "focus on" instructions put its object (:func:`focus_order`) when it is a
+    ``focus on``, else ``None``; and how many objects they offer at the next step (0: no step is to come)."""
+    description = read_state(situation.state_text or "").description
+    done = _focuses(situation.history)
+    offered = sum(1 for _o, j in focus_steps(description) if j == done)
+    return [focus_order((_parsed(c.text)[2] or ("",))[0], description, done) if c.text.startswith("focus on ")
+            else None for c in situation.candidates], offered
+
+
 def out_of_order(situation: Situation) -> list[bool]:
     """Per candidate, whether it is a ``focus on`` whose object the task's "focus on" instructions do not put next
     (:func:`focus_order` other than ``next``) while a step of them is still to come: a focus the task states
     in another place or never (first the thermometer, not the substance; the unknown substance, not the metal pot
     it is in). Read for the task types whose stated order binds (``ScienceWorldModel.ordered``)."""
-    description = read_state(situation.state_text or "").description
-    done = _focuses(situation.history)
-    if done > max((j for _o, j in focus_steps(description)), default=-1):
-        return [False] * len(situation.candidates)
-    return [c.text.startswith("focus on ")
-            and focus_order((_parsed(c.text)[2] or ("",))[0], description, done) != "next" for c in situation.candidates]
+    places, offered = _focus_places(situation)
+    return [bool(offered) and place is not None and place != "next" for place in places]
 
 
 def alternatives(situation: Situation) -> list[int]:
     """Per candidate, how many objects the task's "focus on" instructions offer at the next step when it is a
     ``focus on`` one of them and they are more than one (``if ... above, focus on the orange box. if ... below,
     focus on the yellow box``: 2), else 0."""
-    description = read_state(situation.state_text or "").description
-    done = _focuses(situation.history)
-    k = sum(1 for _o, j in focus_steps(description) if j == done)
-    if k < 2:
-        return [0] * len(situation.candidates)
-    return [k if c.text.startswith("focus on ")
-            and focus_order((_parsed(c.text)[2] or ("",))[0], description, done) == "next" else 0
-            for c in situation.candidates]
+    places, offered = _focus_places(situation)
+    return [offered if offered > 1 and place == "next" else 0 for place in places]
 
 
 @lru_cache(maxsize=1 << 16)
