@@ -14,8 +14,17 @@ pytest.importorskip("scienceworld", reason="the scienceworld extra is not instal
 
 from s1gym import registration
 from s1gym.core import Candidate, Situation
-from s1gym.tasks.scienceworld.model import ScienceWorldModel
-from s1gym.tasks.scienceworld.tokens import candidate_tokens, feedback_template, progress_tokens, task_type
+from s1gym.tasks.scienceworld.model import OUT_OF_ORDER, ScienceWorldModel
+from s1gym.tasks.scienceworld.tokens import (
+    alternatives,
+    candidate_tokens,
+    feedback_template,
+    focus_order,
+    focus_steps,
+    out_of_order,
+    progress_tokens,
+    task_type,
+)
 
 #: the state the model is checked on: train variation 0 of boil after the gold path's first four moves
 GOLD_PREFIX = 4
@@ -46,6 +55,11 @@ def test_the_shipped_model_loads_with_its_progress_estimate_and_was_fitted_witho
     assert model.provenance["test"] == "fold test never used"
     assert model.provenance["train"].startswith("fold train") and model.provenance["dev"].startswith("fold dev")
     assert registration.progress_estimate("ScienceWorld") is not None
+    # the types whose stated order of focuses binds, read off the train gold paths (fit order)
+    assert model.ordered == {"chemistry-mix", "grow-plant", "measure-melting-point-known-substance",
+                             "measure-melting-point-unknown-substance", "power-component",
+                             "power-component-renewable-vs-nonrenewable-energy", "test-conductivity",
+                             "test-conductivity-of-unknown-substances", "use-thermometer"}
 
 
 def test_the_reader_names_exact_features_on_a_real_state(boil_state):
@@ -113,6 +127,92 @@ def test_local_with_the_fitted_model_ranks_the_gold_move_first_on_a_train_state(
 ])
 def test_the_task_type_is_read_off_the_descriptions_wording(description, kind):
     assert task_type(description) == kind
+
+
+#: train variation 0 of measure-melting-point-unknown-substance, as the reader lower-cases it
+MELTING = ("your task is to measure the melting point of solid unknown substance c, which is located around the "
+           "kitchen. first, focus on the thermometer. next, focus on the solid unknown substance c. if the melting "
+           "point of solid unknown substance c is above 150.0 degrees celsius, focus on the orange box. if the "
+           "melting point of solid unknown substance c is below 150.0 degrees celsius, focus on the yellow box. the "
+           "boxes are located around the kitchen.")
+
+
+def test_the_tasks_focus_instructions_are_read_in_order_with_if_alternatives_sharing_a_step():
+    assert focus_steps(MELTING) == (("thermometer", 0), ("solid unknown substance c", 1), ("orange box", 2),
+                                    ("yellow box", 2))
+    assert focus_steps("your task is to boil water. first, focus on the substance. then, take actions.") == (
+        ("substance", 0),)
+    # the second "if" of mendelian genetics is the first's alternative, not a later step
+    assert focus_steps("your task is to determine whether tall plant height is dominant. if the trait is "
+                       "dominant, focus on the red box. if the trait is recessive, focus on the green box.") == (
+        ("red box", 0), ("green box", 0))
+
+
+@pytest.mark.parametrize(("head", "done", "order"), [
+    ("thermometer", 0, "next"), ("solid unknown substance c", 0, "later"), ("unknown substance c", 0, "later"),
+    ("yellow box", 0, "later"), ("apple", 0, "none"), ("solid unknown substance c", 1, "next"),
+    ("thermometer", 1, "earlier"), ("orange box", 2, "next"), ("yellow box", 2, "next"),
+    ("solid unknown substance c", 2, "earlier"),
+])
+def test_a_focus_reads_where_the_tasks_instructions_put_its_object(head, done, order):
+    assert focus_order(head, MELTING, done) == order
+
+
+def _melting(*focused: str, moves: tuple[str, ...] = ("focus on thermometer", "focus on solid unknown substance c",
+                                                     "focus on stove", "pick up thermometer"),
+             score: float = 0.0) -> Situation:
+    """A measure-melting-point state after focusing on ``focused`` (by default three focuses and a move that is
+    none on offer)."""
+    text = f"Task Description:\n{MELTING}\n\nThis room is called the kitchen. In it, you see: \n\tthe agent"
+    return Situation(task="ScienceWorld", observation=text, candidates=tuple(Candidate(m) for m in moves),
+                     history=tuple((m, "You focus on it.") for m in focused), state_text=text, score=score)
+
+
+def test_a_focus_the_task_does_not_put_next_is_out_of_order_while_a_step_is_to_come():
+    assert out_of_order(_melting()) == [False, True, True, False]  # the thermometer first
+    assert out_of_order(_melting("focus on thermometer")) == [True, False, True, False]
+    # both boxes are the third step: after it no step is to come, and no focus is held back
+    assert out_of_order(_melting("focus on thermometer", "focus on solid unknown substance c",
+                                 "focus on orange box")) == [False, False, False, False]
+
+
+def test_the_model_holds_back_an_out_of_order_focus_only_on_the_types_whose_order_binds(tmp_path):
+    weights = {"v:focus on": 2.0, "v:pick up": 1.0}
+    situation = _melting()
+    binding = ScienceWorldModel(weights, ordered=frozenset({"measure-melting-point-unknown-substance"}))
+    assert binding.scores(situation).tolist() == [2.0, 2.0 + OUT_OF_ORDER, 2.0 + OUT_OF_ORDER, 1.0]
+    assert ScienceWorldModel(weights, ordered=frozenset({"boil"})).scores(situation).tolist() == [2.0, 2.0, 2.0, 1.0]
+    binding.save(tmp_path / "m.json")
+    assert ScienceWorldModel.load(tmp_path / "m.json").ordered == binding.ordered
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**binding.to_json(), "ordered": "use-thermometer"}))
+    with pytest.raises(ValueError, match="'ordered' must be a list of ScienceWorld task names.*fit order"):
+        ScienceWorldModel.load(bad)
+
+
+def test_a_guess_between_the_tasks_alternatives_is_held_back_while_the_score_so_far_is_worth_more():
+    boxes = ("focus on orange box", "focus on yellow box", "focus on stove", "wait1")
+    model = ScienceWorldModel({"v:focus on": 2.0}, ordered=frozenset({"measure-melting-point-unknown-substance"}))
+    focused = ("focus on thermometer", "focus on solid unknown substance c")
+    assert alternatives(_melting(*focused, moves=boxes)) == [2, 2, 0, 0]
+    assert alternatives(_melting(focused[0], moves=boxes)) == [0, 0, 0, 0]  # the substance is next: one object
+    # a pick between two boxes is worth about 1/2: played at a score of 0.5, held back above it
+    assert model.scores(_melting(*focused, moves=boxes, score=0.5)).tolist() == [2.0, 2.0, 2.0 + OUT_OF_ORDER, 0.0]
+    assert model.scores(_melting(*focused, moves=boxes, score=0.81)).tolist() == [2.0 + OUT_OF_ORDER] * 3 + [0.0]
+
+
+def test_a_type_binds_when_its_train_gold_focuses_are_all_in_the_stated_order():
+    from s1gym.tasks.scienceworld.fit import ORDER_MIN_FOCI, ordered_types
+
+    thermometer_first = (_melting(), 0)  # the gold focus in order
+    substance_first = (_melting(), 1)  # out of order
+    not_a_focus = (_melting(), 3)
+    games = [{"states": [thermometer_first, not_a_focus] * ORDER_MIN_FOCI}]
+    assert ordered_types(games) == (frozenset({"measure-melting-point-unknown-substance"}),
+                                    {"measure-melting-point-unknown-substance": (5, 5)})
+    assert ordered_types([{"states": [thermometer_first] * (ORDER_MIN_FOCI - 1)}])[0] == frozenset()
+    assert ordered_types(games + [{"states": [substance_first]}]) == (
+        frozenset(), {"measure-melting-point-unknown-substance": (5, 6)})
 
 
 def test_a_situation_without_a_scienceworld_observation_reads_as_an_unknown_task_type():

@@ -31,6 +31,11 @@ decision group, labelled by the expert's move when it is among them. Fit: a colu
 model's score of the move) held at weight 1 and one free column per ``la:`` name met in at least
 ``--min-count`` train groups, by L-BFGS with the L2 of :data:`LA_GRID` that gives the dev groups (dev
 variations, the expert's own path) the lowest NLL.
+
+``python -m s1gym.tasks.scienceworld.fit order --cache FILE``: the task types whose stated order of focuses binds
+(:attr:`.model.ScienceWorldModel.ordered`, :func:`ordered_types`), read off the gold paths of the train roll-ins
+in ``FILE`` (the first stage's cache) and written into a fitted model (``--base``) whose weights stay as they are.
+The first stage writes them too.
 """
 
 from __future__ import annotations
@@ -290,7 +295,7 @@ def fit_lookahead(data: dict[str, list[dict[str, Any]]], base: Any, min_count: i
     best = select_l2(train, dev, grid, start=w0, free=free)
     la = {k: v for k, v in train.weights(best.w).items() if k != BASE}
     model = ScienceWorldModel({**base.weights, **la}, dense=base.dense, progress=base.progress,
-                              provenance=dict(base.provenance))
+                              provenance=dict(base.provenance), ordered=base.ordered)
 
     def recall(games: list[dict[str, Any]]) -> dict[str, Any]:
         groups = [g for game in games for g in game["groups"]]
@@ -391,12 +396,61 @@ def main_lookahead(argv: list[str]) -> None:
     print(json.dumps(model.provenance["lookahead"], indent=1))
 
 
+#: a task type's stated order of focuses binds when its train gold paths make at least this many focuses and
+#: each is the one the task's instructions put next
+ORDER_MIN_FOCI = 5
+
+
+def ordered_types(games: list[dict[str, Any]]) -> tuple[frozenset[str], dict[str, tuple[int, int]]]:
+    """The task types whose stated order of focuses binds (:data:`ORDER_MIN_FOCI`), read off ``games``' gold
+    moves, and per type met the gold focuses in the stated order and all of them."""
+    from s1gym.tasks.scienceworld.tokens import out_of_order, read_state
+
+    counts: dict[str, tuple[int, int]] = {}
+    for game in games:
+        for situation, gold in game["states"]:
+            if situation.candidates[gold].text.startswith("focus on "):
+                kind = read_state(situation.state_text or "").kind
+                in_order, n = counts.get(kind, (0, 0))
+                counts[kind] = (in_order + (not out_of_order(situation)[gold]), n + 1)
+    ordered = frozenset(t for t, (k, n) in counts.items() if n >= ORDER_MIN_FOCI and k == n)
+    return ordered, dict(sorted(counts.items()))
+
+
+def _order_provenance(counts: dict[str, tuple[int, int]]) -> dict[str, Any]:
+    return {"rule": f"a type binds when its train gold paths make >= {ORDER_MIN_FOCI} focuses, each the one the "
+                    "task's instructions put next (tokens.out_of_order); the train gold focuses in that order / all",
+            "train": {t: f"{k}/{n}" for t, (k, n) in counts.items()}}
+
+
+def main_order(argv: list[str]) -> None:
+    """``python -m s1gym.tasks.scienceworld.fit order ...`` (the module docstring)."""
+    from s1gym.tasks.scienceworld.model import ScienceWorldModel
+
+    parser = argparse.ArgumentParser(prog="python -m s1gym.tasks.scienceworld.fit order",
+                                     description="the task types whose stated order of focuses binds")
+    parser.add_argument("--cache", type=Path, required=True, help="the first stage's roll-ins (--cache)")
+    parser.add_argument("--base", type=Path, default=OUT, help="the model whose weights stay (default: the shipped)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    base = ScienceWorldModel.load(args.base)
+    ordered, counts = ordered_types([g for g in load_cache(args.cache)["train"] if _is_gold(g)])
+    provenance = {**base.provenance, "ordered": {"fitted_by": "python -m s1gym.tasks.scienceworld.fit order "
+                                                 + " ".join(argv), **_order_provenance(counts)}}
+    model = replace(base, provenance=provenance, ordered=ordered)
+    args.out.write_text(json.dumps(model.to_json(), indent=1) + "\n")
+    print(json.dumps(provenance["ordered"], indent=1), "\nordered:", sorted(ordered))
+
+
 def main(argv: list[str] | None = None) -> None:
     import sys
 
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["lookahead"]:
         main_lookahead(argv[1:])
+        return
+    if argv[:1] == ["order"]:
+        main_order(argv[1:])
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--train", type=int, default=8, help="train-fold seeds 0..N-1 of each task type")
@@ -651,7 +705,9 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
         "seconds": {"cache_load" if args.from_cache else "roll_ins": round(collect_seconds, 1),
                     "fit": round(fit_seconds - collect_seconds, 1), "dev_figures": round(time.time() - fit_seconds - start, 1)},
     }
-    model = ScienceWorldModel(weights, progress=progress, provenance=provenance)
+    ordered, counts = ordered_types(gold(train_games))
+    provenance["ordered"] = _order_provenance(counts)
+    model = ScienceWorldModel(weights, progress=progress, provenance=provenance, ordered=ordered)
     args.out.write_text(json.dumps(model.to_json(), indent=1) + "\n")
     print(json.dumps(provenance, indent=1))
 

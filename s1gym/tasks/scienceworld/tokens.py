@@ -29,6 +29,10 @@ room, so the features are the ones that carry across variations of a task type:
   many of them name what the task names) and task words the outcome shows that the state does not,
   several of them crossed with the task type or the verb. A candidate without an outcome gets none of
   them: plain decisions read exactly the names of features version 1.
+
+Beside the names, what the model's rule reads (:mod:`.model`): the task's own "focus on" instructions in order
+(:func:`focus_steps`, :func:`focus_order`), a focus they do not put next (:func:`out_of_order`) and a focus on
+one of several objects they offer at the next step (:func:`alternatives`).
 """
 
 from __future__ import annotations
@@ -41,8 +45,20 @@ from functools import lru_cache
 from s1gym.core import Candidate, Situation
 from s1gym.tasks.scienceworld.candidates import verb_of
 
-__all__ = ["State", "candidate_tokens", "feedback_template", "move_objects", "outcome_tokens", "progress_tokens",
-           "read_state", "task_type"]
+__all__ = [
+    "State",
+    "alternatives",
+    "candidate_tokens",
+    "feedback_template",
+    "focus_order",
+    "focus_steps",
+    "move_objects",
+    "out_of_order",
+    "outcome_tokens",
+    "progress_tokens",
+    "read_state",
+    "task_type",
+]
 
 #: the task type by the description's wording, first match wins (ScienceWorld's task names; ``?``: none)
 _TYPES: tuple[tuple[str, str], ...] = (
@@ -171,6 +187,68 @@ def _in_task(phrase: str, state: State) -> str:
 
 def _focuses(history: Sequence[tuple[str, str]]) -> int:
     return sum(1 for move, _ in history if move.startswith("focus on "))
+
+
+_SENTENCE = re.compile(r"(?<=[a-z)'])\. ")
+_FOCUS_OBJECT = re.compile(r"\bfocus on (?:the |an? )?([^,.]+)")
+
+
+@lru_cache(maxsize=256)
+def focus_steps(description: str) -> tuple[tuple[str, int], ...]:
+    """The objects of a task's "focus on" instructions in the order it states them, each with its step: one step
+    per sentence, the alternatives of consecutive ``if ...`` sentences sharing one (``thermometer`` 0, ``solid
+    unknown substance c`` 1, ``orange box`` 2, ``yellow box`` 2)."""
+    out: list[tuple[str, int]] = []
+    step, was_if = -1, False
+    for sentence in _SENTENCE.split(description):
+        m = _FOCUS_OBJECT.search(sentence)
+        if m is None:
+            continue
+        is_if = sentence.startswith("if ")
+        if not (is_if and was_if):
+            step += 1
+        was_if = is_if
+        out.append((m.group(1).strip(), step))
+    return tuple(out)
+
+
+def focus_order(head: str, description: str, done: int) -> str:
+    """Where the task's "focus on" instructions (:func:`focus_steps`) put an object (``head``: one names the other
+    as a phrase) once ``done`` focuses are made: ``next`` (the step after them), ``later``, ``earlier``, ``none``
+    (not named by any)."""
+    steps = {j for obj, j in focus_steps(description) if f" {head} " in f" {obj} " or f" {obj} " in f" {head} "}
+    if not steps:
+        return "none"
+    if done in steps:
+        return "next"
+    return "later" if max(steps) > done else "earlier"
+
+
+def _focus_places(situation: Situation) -> tuple[list[str | None], int]:
+    """Per candidate, where the task's "focus on" instructions put its object (:func:`focus_order`) when it is a
+    ``focus on``, else ``None``; and how many objects they offer at the next step (0: no step is to come)."""
+    description = read_state(situation.state_text or "").description
+    done = _focuses(situation.history)
+    offered = sum(1 for _o, j in focus_steps(description) if j == done)
+    return [focus_order((_parsed(c.text)[2] or ("",))[0], description, done) if c.text.startswith("focus on ")
+            else None for c in situation.candidates], offered
+
+
+def out_of_order(situation: Situation) -> list[bool]:
+    """Per candidate, whether it is a ``focus on`` whose object the task's "focus on" instructions do not put next
+    (:func:`focus_order` other than ``next``) while a step of them is still to come: a focus the task states
+    in another place or never (first the thermometer, not the substance; the unknown substance, not the metal pot
+    it is in). Read for the task types whose stated order binds (``ScienceWorldModel.ordered``)."""
+    places, offered = _focus_places(situation)
+    return [bool(offered) and place is not None and place != "next" for place in places]
+
+
+def alternatives(situation: Situation) -> list[int]:
+    """Per candidate, how many objects the task's "focus on" instructions offer at the next step when it is a
+    ``focus on`` one of them and they are more than one (``if ... above, focus on the orange box. if ... below,
+    focus on the yellow box``: 2), else 0."""
+    places, offered = _focus_places(situation)
+    return [offered if offered > 1 and place == "next" else 0 for place in places]
 
 
 @lru_cache(maxsize=1 << 16)
