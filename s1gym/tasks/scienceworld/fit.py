@@ -403,7 +403,7 @@ ORDER_MIN_FOCI = 5
 
 def ordered_types(games: list[dict[str, Any]]) -> tuple[frozenset[str], dict[str, tuple[int, int]]]:
     """The task types whose stated order of focuses binds (:data:`ORDER_MIN_FOCI`), read off ``games``' gold
-    moves, and per type met the gold focuses in the stated order and all of them."""
+    moves, and per type met its gold focuses as (in the stated order, all)."""
     from s1gym.tasks.scienceworld.tokens import out_of_order, read_state
 
     counts: dict[str, tuple[int, int]] = {}
