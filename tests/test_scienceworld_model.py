@@ -196,6 +196,7 @@ def test_a_guess_between_the_tasks_alternatives_is_held_back_while_the_score_so_
     focused = ("focus on thermometer", "focus on solid unknown substance c")
     assert alternatives(_melting(*focused, moves=boxes)) == [2, 2, 0, 0]
     assert alternatives(_melting(focused[0], moves=boxes)) == [0, 0, 0, 0]  # the substance is next: one object
+    assert alternatives(_melting()) == [0, 0, 0, 0]  # the thermometer is next and the only object of its step
     # a pick between two boxes is worth about 1/2: played at a score of 0.5, held back above it
     assert model.scores(_melting(*focused, moves=boxes, score=0.5)).tolist() == [2.0, 2.0, 2.0 + OUT_OF_ORDER, 0.0]
     assert model.scores(_melting(*focused, moves=boxes, score=0.81)).tolist() == [2.0 + OUT_OF_ORDER] * 3 + [0.0]
