@@ -14,14 +14,13 @@ pytest.importorskip("scienceworld", reason="the scienceworld extra is not instal
 
 from s1gym import registration
 from s1gym.core import Candidate, Situation
-from s1gym.tasks.scienceworld.model import OUT_OF_ORDER, ScienceWorldModel
+from s1gym.tasks.scienceworld.model import HELD_BACK, ScienceWorldModel
 from s1gym.tasks.scienceworld.tokens import (
-    alternatives,
     candidate_tokens,
     feedback_template,
     focus_order,
+    focus_places,
     focus_steps,
-    out_of_order,
     progress_tokens,
     task_type,
 )
@@ -169,18 +168,18 @@ def _melting(*focused: str, moves: tuple[str, ...] = ("focus on thermometer", "f
 
 
 def test_a_focus_the_task_does_not_put_next_is_out_of_order_while_a_step_is_to_come():
-    assert out_of_order(_melting()) == [False, True, True, False]  # the thermometer first
-    assert out_of_order(_melting("focus on thermometer")) == [True, False, True, False]
+    assert focus_places(_melting()).out_of_order == [False, True, True, False]  # the thermometer first
+    assert focus_places(_melting("focus on thermometer")).out_of_order == [True, False, True, False]
     # both boxes are the third step: after it no step is to come, and no focus is held back
-    assert out_of_order(_melting("focus on thermometer", "focus on solid unknown substance c",
-                                 "focus on orange box")) == [False, False, False, False]
+    assert focus_places(_melting("focus on thermometer", "focus on solid unknown substance c",
+                                 "focus on orange box")).out_of_order == [False, False, False, False]
 
 
 def test_the_model_holds_back_an_out_of_order_focus_only_on_the_types_whose_order_binds(tmp_path):
     weights = {"v:focus on": 2.0, "v:pick up": 1.0}
     situation = _melting()
     binding = ScienceWorldModel(weights, ordered=frozenset({"measure-melting-point-unknown-substance"}))
-    assert binding.scores(situation).tolist() == [2.0, 2.0 + OUT_OF_ORDER, 2.0 + OUT_OF_ORDER, 1.0]
+    assert binding.scores(situation).tolist() == [2.0, 2.0 + HELD_BACK, 2.0 + HELD_BACK, 1.0]
     assert ScienceWorldModel(weights, ordered=frozenset({"boil"})).scores(situation).tolist() == [2.0, 2.0, 2.0, 1.0]
     binding.save(tmp_path / "m.json")
     assert ScienceWorldModel.load(tmp_path / "m.json").ordered == binding.ordered
@@ -194,12 +193,13 @@ def test_a_guess_between_the_tasks_alternatives_is_held_back_while_the_score_so_
     boxes = ("focus on orange box", "focus on yellow box", "focus on stove", "wait1")
     model = ScienceWorldModel({"v:focus on": 2.0}, ordered=frozenset({"measure-melting-point-unknown-substance"}))
     focused = ("focus on thermometer", "focus on solid unknown substance c")
-    assert alternatives(_melting(*focused, moves=boxes)) == [2, 2, 0, 0]
-    assert alternatives(_melting(focused[0], moves=boxes)) == [0, 0, 0, 0]  # the substance is next: one object
-    assert alternatives(_melting()) == [0, 0, 0, 0]  # the thermometer is next and the only object of its step
+    assert focus_places(_melting(*focused, moves=boxes)).alternatives == [2, 2, 0, 0]
+    # the substance is next, the one object of its step; before it, the thermometer is
+    assert focus_places(_melting(focused[0], moves=boxes)).alternatives == [0, 0, 0, 0]
+    assert focus_places(_melting()).alternatives == [0, 0, 0, 0]
     # a pick between two boxes is worth about 1/2: played at a score of 0.5, held back above it
-    assert model.scores(_melting(*focused, moves=boxes, score=0.5)).tolist() == [2.0, 2.0, 2.0 + OUT_OF_ORDER, 0.0]
-    assert model.scores(_melting(*focused, moves=boxes, score=0.81)).tolist() == [2.0 + OUT_OF_ORDER] * 3 + [0.0]
+    assert model.scores(_melting(*focused, moves=boxes, score=0.5)).tolist() == [2.0, 2.0, 2.0 + HELD_BACK, 0.0]
+    assert model.scores(_melting(*focused, moves=boxes, score=0.81)).tolist() == [2.0 + HELD_BACK] * 3 + [0.0]
 
 
 def test_a_type_binds_when_its_train_gold_focuses_are_all_in_the_stated_order():

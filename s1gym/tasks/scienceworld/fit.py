@@ -404,22 +404,23 @@ ORDER_MIN_FOCI = 5
 def ordered_types(games: list[dict[str, Any]]) -> tuple[frozenset[str], dict[str, tuple[int, int]]]:
     """The task types whose stated order of focuses binds (:data:`ORDER_MIN_FOCI`), read off ``games``' gold
     moves, and per type met its gold focuses as (in the stated order, all)."""
-    from s1gym.tasks.scienceworld.tokens import out_of_order, read_state
+    from s1gym.tasks.scienceworld.tokens import focus_places, read_state
 
     counts: dict[str, tuple[int, int]] = {}
     for game in games:
         for situation, gold in game["states"]:
             if situation.candidates[gold].text.startswith("focus on "):
-                kind = read_state(situation.state_text or "").kind
-                in_order, n = counts.get(kind, (0, 0))
-                counts[kind] = (in_order + (not out_of_order(situation)[gold]), n + 1)
+                state = read_state(situation.state_text or "")
+                in_order, n = counts.get(state.kind, (0, 0))
+                counts[state.kind] = (in_order + (not focus_places(situation, state).out_of_order[gold]), n + 1)
     ordered = frozenset(t for t, (k, n) in counts.items() if n >= ORDER_MIN_FOCI and k == n)
     return ordered, dict(sorted(counts.items()))
 
 
 def _order_provenance(counts: dict[str, tuple[int, int]]) -> dict[str, Any]:
     return {"rule": f"a type binds when its train gold paths make >= {ORDER_MIN_FOCI} focuses, each the one the "
-                    "task's instructions put next (tokens.out_of_order); the train gold focuses in that order / all",
+                    "task's instructions put next (tokens.FocusPlaces.out_of_order); the train gold focuses in "
+                    "that order / all",
             "train": {t: f"{k}/{n}" for t, (k, n) in counts.items()}}
 
 

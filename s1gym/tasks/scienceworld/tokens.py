@@ -31,8 +31,8 @@ room, so the features are the ones that carry across variations of a task type:
   them: plain decisions read exactly the names of features version 1.
 
 Beside the names, what the model's rule reads (:mod:`.model`): the task's own "focus on" instructions in order
-(:func:`focus_steps`, :func:`focus_order`), a focus they do not put next (:func:`out_of_order`) and a focus on
-one of several objects they offer at the next step (:func:`alternatives`).
+(:func:`focus_steps`, :func:`focus_order`), and per candidate where they put it (:func:`focus_places`: a focus
+they do not put next, a focus on one of several objects they offer at the next step).
 """
 
 from __future__ import annotations
@@ -46,14 +46,14 @@ from s1gym.core import Candidate, Situation
 from s1gym.tasks.scienceworld.candidates import verb_of
 
 __all__ = [
+    "FocusPlaces",
     "State",
-    "alternatives",
     "candidate_tokens",
     "feedback_template",
     "focus_order",
+    "focus_places",
     "focus_steps",
     "move_objects",
-    "out_of_order",
     "outcome_tokens",
     "progress_tokens",
     "read_state",
@@ -224,31 +224,38 @@ def focus_order(head: str, description: str, done: int) -> str:
     return "later" if max(steps) > done else "earlier"
 
 
-def _focus_places(situation: Situation) -> tuple[list[str | None], int]:
-    """Per candidate, where the task's "focus on" instructions put its object (:func:`focus_order`) when it is a
-    ``focus on``, else ``None``; and how many objects they offer at the next step (0: no step is to come)."""
-    description = read_state(situation.state_text or "").description
+@dataclass(frozen=True)
+class FocusPlaces:
+    """Where the task's "focus on" instructions put each candidate of a state (:func:`focus_places`)."""
+
+    #: per candidate, :func:`focus_order` of its object when it is a ``focus on``, else ``None``
+    places: tuple[str | None, ...]
+    #: how many objects the instructions offer at the next step (0: no step is to come)
+    offered: int
+
+    @property
+    def out_of_order(self) -> list[bool]:
+        """Per candidate, whether it is a ``focus on`` the instructions do not put next (:func:`focus_order` other
+        than ``next``) while a step of them is still to come: a focus the task states in another place or never
+        (first the thermometer, not the substance; the unknown substance, not the metal pot it is in)."""
+        return [bool(self.offered) and place is not None and place != "next" for place in self.places]
+
+    @property
+    def alternatives(self) -> list[int]:
+        """Per candidate, how many objects the instructions offer at the next step when it is a ``focus on`` one
+        of them and they are more than one (``if ... above, focus on the orange box. if ... below, focus on the
+        yellow box``: 2), else 0."""
+        return [self.offered if self.offered > 1 and place == "next" else 0 for place in self.places]
+
+
+def focus_places(situation: Situation, state: State | None = None) -> FocusPlaces:
+    """The candidates' places in the task's "focus on" instructions (``state``: the situation's, when the caller
+    has read it already). Read for the task types whose stated order binds (``ScienceWorldModel.ordered``)."""
+    description = (state or read_state(situation.state_text or "")).description
     done = _focuses(situation.history)
     offered = sum(1 for _o, j in focus_steps(description) if j == done)
-    return [focus_order((_parsed(c.text)[2] or ("",))[0], description, done) if c.text.startswith("focus on ")
-            else None for c in situation.candidates], offered
-
-
-def out_of_order(situation: Situation) -> list[bool]:
-    """Per candidate, whether it is a ``focus on`` whose object the task's "focus on" instructions do not put next
-    (:func:`focus_order` other than ``next``) while a step of them is still to come: a focus the task states
-    in another place or never (first the thermometer, not the substance; the unknown substance, not the metal pot
-    it is in). Read for the task types whose stated order binds (``ScienceWorldModel.ordered``)."""
-    places, offered = _focus_places(situation)
-    return [bool(offered) and place is not None and place != "next" for place in places]
-
-
-def alternatives(situation: Situation) -> list[int]:
-    """Per candidate, how many objects the task's "focus on" instructions offer at the next step when it is a
-    ``focus on`` one of them and they are more than one (``if ... above, focus on the orange box. if ... below,
-    focus on the yellow box``: 2), else 0."""
-    places, offered = _focus_places(situation)
-    return [offered if offered > 1 and place == "next" else 0 for place in places]
+    return FocusPlaces(tuple(focus_order((_parsed(c.text)[2] or ("",))[0], description, done)
+                             if c.text.startswith("focus on ") else None for c in situation.candidates), offered)
 
 
 @lru_cache(maxsize=1 << 16)
