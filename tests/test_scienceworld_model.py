@@ -368,3 +368,49 @@ def test_a_learner_roll_in_departs_from_the_expert_and_is_seeded():
     assert labels == [(s.observation, s.texts[good]) for s, good in again["states"]]
     assert labels[:1] == [(s.observation, s.texts[good]) for s, good in gold["states"][:1]]  # the same start
     assert [m for _, m in labels] != [s.texts[good] for s, good in gold["states"]]  # but not the gold path
+
+
+def _seen(view: str, moves: tuple[str, ...], feedback: str = "") -> Situation:
+    """A state showing ``view`` (a room's text) after ``feedback``, with ``moves`` on offer."""
+    text = f"{feedback}\n\nTask Description:\nYour task is to find a(n) animal.\n\n{view}".lstrip()
+    return Situation(task="ScienceWorld", observation=text, candidates=tuple(Candidate(m) for m in moves),
+                     state_text=text)
+
+
+def test_a_gold_no_op_is_taught_as_the_move_the_path_makes_after_it():
+    from s1gym.tasks.scienceworld.fit import skip_no_ops
+
+    hall = "This room is called the hallway."
+    outside = "This room is called the outside. In it, you see: \n\tan egg turtle"
+    hatched = "This room is called the outside. In it, you see: \n\ta hatchling turtle"
+    moves = ("look around", "focus on egg turtle", "go to hallway", "wait1")
+    ways = ("look around", "go to outside", "wait1")
+    states = [(_seen(hall, ways), 2),  # wait1 for a door that is open
+              (_seen(hall, ways, "The door is already open."), 1),
+              (_seen(outside, moves, "You move to the outside."), 0),  # look around, then ...
+              (_seen(outside, moves, "This room is called the outside."), 3),  # ... a wait: the same view
+              (_seen(outside, moves), 3),  # a wait whose end the next state shows: kept
+              (_seen(hatched, ("look around", "focus on hatchling turtle")), 1)]
+    labels = [s.texts[good] for s, good in skip_no_ops(states)]
+    assert labels == ["go to outside", "go to outside", "wait1", "wait1", "wait1", "focus on hatchling turtle"]
+    # the run of two no-ops takes the move after it; a move the state does not offer is not taught there
+    states[4] = (_seen(outside, moves), 1)
+    assert [s.texts[g] for s, g in skip_no_ops(states)][2:5] == ["focus on egg turtle"] * 3
+    states[2] = (_seen(outside, ("look around", "wait1"), "You move to the outside."), 0)
+    assert [s.texts[g] for s, g in skip_no_ops(states)][2:5] == ["look around", "focus on egg turtle",
+                                                               "focus on egg turtle"]
+
+
+def test_a_task_types_focus_word_is_a_column_when_wrong_answers_name_it_too():
+    from s1gym.tasks.scienceworld.fit import vocabulary
+
+    longest = "lifespan-longest-lived|v:focus on|w:"
+    # three games offer the mouse beside the bear; the gold move is the bear's
+    state = [[f"{longest}bear", "v:focus on|w:bear"], [f"{longest}mouse", "v:focus on|w:mouse", "v:focus on"],
+             ["v:go to|w:kitchen"]]
+    games = [{"states": [(None, 0)]}] * 3
+    vocab = vocabulary(games, [[state]] * 3, min_games=3, common_games=60)
+    assert {f"{longest}bear", f"{longest}mouse", "v:focus on|w:bear", "v:focus on"} <= vocab
+    # words of the other verbs and of every type at once still need a gold move (or 60 games)
+    assert "v:focus on|w:mouse" not in vocab and "v:go to|w:kitchen" not in vocab
+    assert f"{longest}mouse" not in vocabulary(games[:2], [[state]] * 2, min_games=3, common_games=60)
