@@ -750,7 +750,8 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
             "dev_learner": learner_span(dev_games, "dev")} if learner else {}),
         "test": "fold test never used",
         "columns": f"{len(columns) - 1} names: object words of gold moves in >= {args.min_games} train games or of "
-                   f"any candidate in >= {args.common_games}, other names in >= 2 decisions",
+                   f"any candidate in >= {args.common_games} (a type's focus on words: >= {args.min_games}), other "
+                   "names in >= 2 decisions",
         "l2": best.l2,
         "dev_nll_per_decision": {str(k): round(v, 4) for k, v in best.dev_nll.items()},
         "dev_plain": {k: round(v, 4) for k, v in plain.items()},
