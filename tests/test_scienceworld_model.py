@@ -28,7 +28,7 @@ from s1gym.tasks.scienceworld.tokens import (
 #: the state the model is checked on: train variation 0 of boil after the gold path's first four moves
 GOLD_PREFIX = 4
 #: the shipped estimate of the moves left there (the mapped gold path plays 32 more)
-PROGRESS_AT_BOIL_STATE = 27.101
+PROGRESS_AT_BOIL_STATE = 27.118
 
 
 @pytest.fixture(scope="module")
@@ -245,9 +245,10 @@ def test_the_progress_estimate_reads_the_situation(boil_state):
 
 
 #: the shipped model's logits of five moves of the boil state, as the model without lookahead names (features
-#: version 1, sha256 75c31335... of data/local_scienceworld.json) scored them: the lookahead stage changed none
-PLAIN_SCORES = {"open cupboard": 10.4826, "focus on thermometer": 1.1189, "teleport to kitchen": -2.8219,
-                "look around": 8.6567, "activate stove": -0.8983}
+#: version 1, sha256 bc79420e... of data/local_scienceworld.json, the refit of arm K) scored them: the lookahead
+#: names change none. ``look around`` (the gold path's no-op, now taught as the move after it) is far behind.
+PLAIN_SCORES = {"open cupboard": 11.6555, "focus on thermometer": -0.5801, "teleport to kitchen": -2.74,
+                "look around": 2.2401, "activate stove": 0.6013}
 
 _NOW = ("Task Description:\nYour task is to boil water. First, focus on the substance.\n\nThis room is called the "
         "kitchen. In it, you see: \n\ta stove, which is turned {stove}.\n\ta sink, which is turned off.\n\n"
@@ -290,8 +291,9 @@ def test_a_plain_state_scores_exactly_as_the_model_without_lookahead_names(boil_
 
 @pytest.fixture(scope="module")
 def dev_lookahead_state():
-    """Dev variation 0 of ``boil`` after the expert's first four moves, annotated as ``Lookahead(Local,
-    width=16)`` shows it, and the expert's next move."""
+    """Dev variation 0 of ``boil`` after the expert's first five moves (the fifth the gold path's ``look around``,
+    a no-op the fit teaches as the move after it), annotated as ``Lookahead(Local, width=16)`` shows it, and the
+    expert's next move."""
     from s1gym.policies import Local
     from s1gym.wrappers import Lookahead
 
@@ -300,7 +302,7 @@ def dev_lookahead_state():
     env = ScienceWorldEnv(task="boil", fold="dev")
     try:
         env.reset(seed=0)
-        for _ in range(GOLD_PREFIX):
+        for _ in range(GOLD_PREFIX + 1):
             env.step_move(env.expert_action())
         situation = env.situation()
         lookahead = Lookahead(Local(preload=False), width=16)
@@ -349,7 +351,7 @@ def test_the_tables_rethink_row_plans_on_stalls_with_lookaheads_width():
 
 
 #: (roll-in, states, departures, the expert's replans, won) of the learner roll-in below with the shipped model
-LEARNER_GAME = ("dagger", 19, 8, 7, True)
+LEARNER_GAME = ("dagger", 22, 12, 11, True)
 
 
 def test_a_learner_roll_in_departs_from_the_expert_and_is_seeded():
