@@ -3,7 +3,8 @@
 
 Labels: ScienceWorld's gold path mapped to candidates (:meth:`.env.ScienceWorldEnv.expert_action`), played from
 ``load`` on train-fold variations of all 30 task types (preset ``easy``; seeds ``0..--train-1``, of the two
-mendelian-genetics types, the slowest to play, ``0..--slow-1``), the gold path itself, and learner roll-ins
+mendelian-genetics types, the slowest to play, ``0..--slow-1``, of the knowledge types of :data:`MANY`
+``0..--many-1``), a gold no-op taught as the move after it (:func:`skip_no_ops`), the gold path itself, and learner roll-ins
 (``--learner-seeds``, ``--learner-slow-seeds``, ``--learner-dev-seeds``: :data:`LEARNER_ROLL_INS`, DAgger with
 ``--learner``, by default the shipped model, as the learner; the expert's replan labels the states off its path,
 so Local learns there too, e.g. that a ``focus on`` what is in view loses to exploring). Every state of a
