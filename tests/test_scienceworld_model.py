@@ -398,6 +398,14 @@ def test_a_gold_no_op_is_taught_as_the_move_the_path_makes_after_it():
     # the run of two no-ops takes the move after it; a move the state does not offer is not taught there
     states[4] = (_seen(outside, moves), 1)
     assert [s.texts[g] for s, g in skip_no_ops(states)][2:5] == ["focus on egg turtle"] * 3
+    # a move that is not a no-op keeps its label though nothing it does shows (a focus)
+    focus_then_wait = [(_seen(outside, moves), 1), (_seen(outside, moves, "You focus on the egg turtle."), 3)]
+    assert [s.texts[g] for s, g in skip_no_ops(focus_then_wait + states[5:])] == [
+        "focus on egg turtle", "wait1", "focus on hatchling turtle"]
+    assert [s.texts[g] for s, g in skip_no_ops(states[2:4])] == ["wait1", "wait1"]  # the last two states
+    # a wait the next state shows the end of stays, though the move after it is on offer here too
+    ended = [(_seen(outside, moves), 3), (_seen(hatched, moves), 1)]
+    assert [s.texts[g] for s, g in skip_no_ops(ended)] == ["wait1", "focus on egg turtle"]
     states[2] = (_seen(outside, ("look around", "wait1"), "You move to the outside."), 0)
     assert [s.texts[g] for s, g in skip_no_ops(states)][2:5] == ["look around", "focus on egg turtle",
                                                                "focus on egg turtle"]

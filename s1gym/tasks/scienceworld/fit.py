@@ -565,7 +565,7 @@ def _is_word(name: str) -> bool:
 
 def _is_kind_focus_word(name: str) -> bool:
     """A ``focus on`` object word crossed with the task type (``lifespan-longest-lived|v:focus on|w:mouse``)."""
-    return "|v:focus on|w:" in name and not name.startswith("v:")
+    return "|v:focus on|w:" in name  # the verb's own word (``v:focus on|w:mouse``) has no ``|`` before it
 
 
 def vocabulary(games: list[dict[str, Any]], tokens: list[list[list[list[str]]]], min_games: int,
