@@ -28,7 +28,7 @@ from s1gym.tasks.scienceworld.tokens import (
 #: the state the model is checked on: train variation 0 of boil after the gold path's first four moves
 GOLD_PREFIX = 4
 #: the shipped estimate of the moves left there (the mapped gold path plays 32 more)
-PROGRESS_AT_BOIL_STATE = 27.101
+PROGRESS_AT_BOIL_STATE = 27.118
 
 
 @pytest.fixture(scope="module")
@@ -245,9 +245,10 @@ def test_the_progress_estimate_reads_the_situation(boil_state):
 
 
 #: the shipped model's logits of five moves of the boil state, as the model without lookahead names (features
-#: version 1, sha256 75c31335... of data/local_scienceworld.json) scored them: the lookahead stage changed none
-PLAIN_SCORES = {"open cupboard": 10.4826, "focus on thermometer": 1.1189, "teleport to kitchen": -2.8219,
-                "look around": 8.6567, "activate stove": -0.8983}
+#: version 1, sha256 7f1533cb... of data/local_scienceworld.json, the refit of arm K) scored them: the lookahead
+#: names change none. ``look around`` (the gold path's no-op, now taught as the move after it) is far behind.
+PLAIN_SCORES = {"open cupboard": 11.6555, "focus on thermometer": -0.5801, "teleport to kitchen": -2.74,
+                "look around": 2.2401, "activate stove": 0.6013}
 
 _NOW = ("Task Description:\nYour task is to boil water. First, focus on the substance.\n\nThis room is called the "
         "kitchen. In it, you see: \n\ta stove, which is turned {stove}.\n\ta sink, which is turned off.\n\n"
@@ -290,8 +291,9 @@ def test_a_plain_state_scores_exactly_as_the_model_without_lookahead_names(boil_
 
 @pytest.fixture(scope="module")
 def dev_lookahead_state():
-    """Dev variation 0 of ``boil`` after the expert's first four moves, annotated as ``Lookahead(Local,
-    width=16)`` shows it, and the expert's next move."""
+    """Dev variation 0 of ``boil`` after the expert's first five moves (the fifth the gold path's ``look around``,
+    a no-op the fit teaches as the move after it), annotated as ``Lookahead(Local, width=16)`` shows it, and the
+    expert's next move."""
     from s1gym.policies import Local
     from s1gym.wrappers import Lookahead
 
@@ -300,7 +302,7 @@ def dev_lookahead_state():
     env = ScienceWorldEnv(task="boil", fold="dev")
     try:
         env.reset(seed=0)
-        for _ in range(GOLD_PREFIX):
+        for _ in range(GOLD_PREFIX + 1):
             env.step_move(env.expert_action())
         situation = env.situation()
         lookahead = Lookahead(Local(preload=False), width=16)
@@ -349,7 +351,7 @@ def test_the_tables_rethink_row_plans_on_stalls_with_lookaheads_width():
 
 
 #: (roll-in, states, departures, the expert's replans, won) of the learner roll-in below with the shipped model
-LEARNER_GAME = ("dagger", 19, 8, 7, True)
+LEARNER_GAME = ("dagger", 22, 12, 11, True)
 
 
 def test_a_learner_roll_in_departs_from_the_expert_and_is_seeded():
@@ -368,3 +370,57 @@ def test_a_learner_roll_in_departs_from_the_expert_and_is_seeded():
     assert labels == [(s.observation, s.texts[good]) for s, good in again["states"]]
     assert labels[:1] == [(s.observation, s.texts[good]) for s, good in gold["states"][:1]]  # the same start
     assert [m for _, m in labels] != [s.texts[good] for s, good in gold["states"]]  # but not the gold path
+
+
+def _seen(view: str, moves: tuple[str, ...], feedback: str = "") -> Situation:
+    """A state showing ``view`` (a room's text) after ``feedback``, with ``moves`` on offer."""
+    text = f"{feedback}\n\nTask Description:\nYour task is to find a(n) animal.\n\n{view}".lstrip()
+    return Situation(task="ScienceWorld", observation=text, candidates=tuple(Candidate(m) for m in moves),
+                     state_text=text)
+
+
+def test_a_gold_no_op_is_taught_as_the_move_the_path_makes_after_it():
+    from s1gym.tasks.scienceworld.fit import skip_no_ops
+
+    hall = "This room is called the hallway."
+    outside = "This room is called the outside. In it, you see: \n\tan egg turtle"
+    hatched = "This room is called the outside. In it, you see: \n\ta hatchling turtle"
+    moves = ("look around", "focus on egg turtle", "go to hallway", "wait1")
+    ways = ("look around", "go to outside", "wait1")
+    states = [(_seen(hall, ways), 2),  # wait1 for a door that is open
+              (_seen(hall, ways, "The door is already open."), 1),
+              (_seen(outside, moves, "You move to the outside."), 0),  # look around, then ...
+              (_seen(outside, moves, "This room is called the outside."), 3),  # ... a wait: the same view
+              (_seen(outside, moves), 3),  # a wait whose end the next state shows: kept
+              (_seen(hatched, ("look around", "focus on hatchling turtle")), 1)]
+    labels = [s.texts[good] for s, good in skip_no_ops(states)]
+    assert labels == ["go to outside", "go to outside", "wait1", "wait1", "wait1", "focus on hatchling turtle"]
+    # the run of two no-ops takes the move after it; a move the state does not offer is not taught there
+    states[4] = (_seen(outside, moves), 1)
+    assert [s.texts[g] for s, g in skip_no_ops(states)][2:5] == ["focus on egg turtle"] * 3
+    # a move that is not a no-op keeps its label though nothing it does shows (a focus)
+    focus_then_wait = [(_seen(outside, moves), 1), (_seen(outside, moves, "You focus on the egg turtle."), 3)]
+    assert [s.texts[g] for s, g in skip_no_ops(focus_then_wait + states[5:])] == [
+        "focus on egg turtle", "wait1", "focus on hatchling turtle"]
+    assert [s.texts[g] for s, g in skip_no_ops(states[2:4])] == ["wait1", "wait1"]  # the last two states
+    # a wait the next state shows the end of stays, though the move after it is on offer here too
+    ended = [(_seen(outside, moves), 3), (_seen(hatched, moves), 1)]
+    assert [s.texts[g] for s, g in skip_no_ops(ended)] == ["wait1", "focus on egg turtle"]
+    states[2] = (_seen(outside, ("look around", "wait1"), "You move to the outside."), 0)
+    assert [s.texts[g] for s, g in skip_no_ops(states)][2:5] == ["look around", "focus on egg turtle",
+                                                               "focus on egg turtle"]
+
+
+def test_a_task_types_focus_word_is_a_column_when_wrong_answers_name_it_too():
+    from s1gym.tasks.scienceworld.fit import vocabulary
+
+    longest = "lifespan-longest-lived|v:focus on|w:"
+    # three games offer the mouse beside the bear; the gold move is the bear's
+    state = [[f"{longest}bear", "v:focus on|w:bear"], [f"{longest}mouse", "v:focus on|w:mouse", "v:focus on"],
+             ["v:go to|w:kitchen"]]
+    games = [{"states": [(None, 0)]}] * 3
+    vocab = vocabulary(games, [[state]] * 3, min_games=3, common_games=60)
+    assert {f"{longest}bear", f"{longest}mouse", "v:focus on|w:bear", "v:focus on"} <= vocab
+    # words of the other verbs and of every type at once still need a gold move (or 60 games)
+    assert "v:focus on|w:mouse" not in vocab and "v:go to|w:kitchen" not in vocab
+    assert f"{longest}mouse" not in vocabulary(games[:2], [[state]] * 2, min_games=3, common_games=60)

@@ -3,7 +3,8 @@
 
 Labels: ScienceWorld's gold path mapped to candidates (:meth:`.env.ScienceWorldEnv.expert_action`), played from
 ``load`` on train-fold variations of all 30 task types (preset ``easy``; seeds ``0..--train-1``, of the two
-mendelian-genetics types, the slowest to play, ``0..--slow-1``), the gold path itself, and learner roll-ins
+mendelian-genetics types, the slowest to play, ``0..--slow-1``, of the knowledge types of :data:`MANY`
+``0..--many-1``), a gold no-op taught as the move after it (:func:`skip_no_ops`), the gold path itself, and learner roll-ins
 (``--learner-seeds``, ``--learner-slow-seeds``, ``--learner-dev-seeds``: :data:`LEARNER_ROLL_INS`, DAgger with
 ``--learner``, by default the shipped model, as the learner; the expert's replan labels the states off its path,
 so Local learns there too, e.g. that a ``focus on`` what is in view loses to exploring). Every state of a
@@ -60,8 +61,17 @@ OUT = Path(__file__).parent / "data" / "local_scienceworld.json"
 #: the task types whose gold paths are slowest to play (80-130 moves, thousands of valid moves a state): fewer
 #: train seeds (``--slow``)
 SLOW = ("mendelian-genetics-known-plant", "mendelian-genetics-unknown-plant")
+#: the task types whose answer is what an object is (an animal, a plant, living or not) or how long it lives:
+#: gold paths of 2-12 moves, and what Local must learn is the many objects a variation may show, so they play
+#: more train seeds (``--many``)
+MANY = ("find-animal", "find-living-thing", "find-plant", "find-non-living-thing", "lifespan-longest-lived",
+        "lifespan-shortest-lived", "lifespan-longest-lived-then-shortest-lived")
 #: the column of a collapsed row's ``log(count)``, held at weight 1 (never in a model file)
 COUNT = "~log_count"
+#: the gold moves that change nothing a player sees: ``look around`` repeats the view every observation shows, and
+#: ``wait1`` stands in for gold steps that are no-ops under the easy preset (``open door to kitchen``: doors
+#: start open; :func:`.candidates.gold_candidate`)
+NO_OPS = ("look around", "wait1")
 
 
 def _bare(situation: Situation) -> Situation:
@@ -117,6 +127,31 @@ def collect(fold: str, seeds: range | tuple[int, ...], tasks: tuple[str, ...] | 
                       f"{departures} departures, won {info['won']} {note} ({time.time() - started:.1f} s)", flush=True)
         env.close()
     return games
+
+
+def _view(situation: Situation) -> str:
+    """What a state shows apart from the last move's feedback: the task, the room, the inventory, the moves."""
+    text = situation.state_text or ""
+    i = text.find("Task Description:")
+    return text if i < 0 else text[i:]
+
+
+def skip_no_ops(states: list[tuple[Situation, int]]) -> list[tuple[Situation, int]]:
+    """A roll-in's states (in order, each with its gold move's index) where a gold move of :data:`NO_OPS` after
+    which the state shows what it showed before (:func:`_view`) is labelled with the next state's gold move
+    instead, when that move is a candidate here: the move the path makes once the no-op is past (at the animal
+    in view, ``focus on`` it, not the ``look around`` the gold path plays first; a state taught ``look around``
+    there lets Search walk away from the answer). A wait that the next state shows the end of (a life stage
+    come, water boiled) stays: the view changed. Runs of no-ops take the label of the move after the run."""
+    out = list(states)
+    for t in range(len(out) - 2, -1, -1):
+        situation, good = out[t]
+        after, after_good = out[t + 1]
+        if situation.texts[good] in NO_OPS and _view(situation) == _view(after):
+            target = after.texts[after_good]
+            if target in situation.texts:
+                out[t] = (situation, situation.texts.index(target))
+    return out
 
 
 def collapse(cands: list[list[str]], good: int) -> tuple[list[list[str | tuple[str, float]]], int]:
@@ -456,6 +491,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--train", type=int, default=8, help="train-fold seeds 0..N-1 of each task type")
     parser.add_argument("--slow", type=int, default=3, help="train-fold seeds 0..N-1 of the two mendelian types")
+    parser.add_argument("--many", type=int, default=40, help="train-fold seeds 0..N-1 of the types of fit.MANY")
     parser.add_argument("--dev", type=int, default=1, help="dev-fold seeds 0..N-1 of each task type")
     parser.add_argument("--cache", type=Path, default=None, help="roll-ins kept here (read when present; a comma "
                         "list of files is read and merged)")
@@ -486,7 +522,8 @@ def main(argv: list[str] | None = None) -> None:
         data = load_caches(caches)
     else:
         rest, slow = split(TASKS)
-        train = collect("train", range(args.train), rest) + collect("train", range(min(args.train, args.slow)), slow)
+        train = (collect("train", range(args.train), rest) + collect("train", range(min(args.train, args.slow)), slow)
+                 + collect("train", range(args.train, args.many), MANY))
         data = {"train": train, "dev": collect("dev", range(args.dev))}
         if args.cache is not None:
             with gzip.open(args.cache, "wb") as f:
@@ -526,11 +563,19 @@ def _is_word(name: str) -> bool:
     return "|w:" in name or "|w2:" in name
 
 
+def _is_kind_focus_word(name: str) -> bool:
+    """A ``focus on`` object word crossed with the task type (``lifespan-longest-lived|v:focus on|w:mouse``)."""
+    return "|v:focus on|w:" in name  # the verb's own word (``v:focus on|w:mouse``) has no ``|`` before it
+
+
 def vocabulary(games: list[dict[str, Any]], tokens: list[list[list[list[str]]]], min_games: int,
                common_games: int) -> set[str]:
     """The columns: the word names (an object's word with the verb) of gold moves in at least ``min_games``
     train games (the frequent tool words) or of any candidate in at least ``common_games`` (what every
-    house holds: doors, the agent, the air), every other name met in at least two decisions."""
+    house holds: doors, the agent, the air); a ``focus on`` word with the task type also when any candidate
+    of ``min_games`` names it (the mouse a longest-lived task offers and its gold path never focuses: what
+    the task type says of an object is learnt from the wrong answers too); every other name met in at least
+    two decisions."""
     gold_games: Counter[str] = Counter()
     any_games: Counter[str] = Counter()
     decisions: Counter[str] = Counter()
@@ -545,6 +590,7 @@ def vocabulary(games: list[dict[str, Any]], tokens: list[list[list[list[str]]]],
         gold_games.update(seen)
         any_games.update(met)
     return ({n for n, k in gold_games.items() if k >= min_games} | {n for n, k in any_games.items() if k >= common_games}
+            | {n for n, k in any_games.items() if k >= min_games and _is_kind_focus_word(n)}
             | {n for n, k in decisions.items() if k >= 2})
 
 
@@ -637,7 +683,12 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
     from s1gym.models.fitting import Design, fit_ridge, select_l2
     from s1gym.tasks.scienceworld.model import ScienceWorldModel
 
-    train_games, dev_games = data["train"], data["dev"]
+    # the labels the weights learn: no-ops skipped (the progress estimate and the ordered types read the paths)
+    relabelled = {fold: [{**g, "states": skip_no_ops(g["states"])} for g in games] for fold, games in data.items()}
+    skipped = {fold: sum(a[1] != b[1] for g, h in zip(data[fold], games, strict=True)
+                         for a, b in zip(g["states"], h["states"], strict=True))
+               for fold, games in relabelled.items()}
+    train_games, dev_games = relabelled["train"], relabelled["dev"]
     train_tokens, dev_tokens = _featurise(train_games), _featurise(dev_games)
     vocab = vocabulary(train_games, train_tokens, args.min_games, args.common_games)
     columns = {n: j for j, n in enumerate(sorted(vocab | {COUNT}))}
@@ -652,6 +703,7 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
     fit_seconds = time.time() - start
     plain = _plain_metrics(dev_games, dev_tokens, weights)
     generic = _generic_local(dev_games, args.generic_every) if args.generic_every else {}
+    train_games, dev_games = data["train"], data["dev"]
     rows, left = _progress_rows(train_games)
     progress = {k: v for k, v in fit_ridge(rows, left, l2=1.0).items() if abs(v) >= 1e-4}
     dev_rows, dev_left = _progress_rows(dev_games)
@@ -675,7 +727,8 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
                 f"states, {sum(g['departures'] for g in games)} departures, {sum(g['won'] for g in games)} won, "
                 f"{sum(bool(g['note']) for g in games)} ended where the expert was lost")
 
-    train_seeds = sorted({g["seed"] for g in gold(train_games) if g["task"] not in SLOW})
+    train_seeds = sorted({g["seed"] for g in gold(train_games) if g["task"] not in SLOW + MANY})
+    many_seeds = sorted({g["seed"] for g in gold(train_games) if g["task"] in MANY})
     slow_seeds = sorted({g["seed"] for g in gold(train_games) if g["task"] in SLOW})
     dev_seeds = sorted({g["seed"] for g in gold(dev_games)})
     learner = not all(_is_gold(g) for g in train_games + dev_games)
@@ -688,14 +741,18 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
                      "a wrong focus never played; the expert's replan labels the states off its path)" if learner
                      else " (the expert is lost off it)"),
         "train": span(gold(train_games), "train", f"{train_seeds[0]}-{train_seeds[-1]} (the two mendelian-genetics "
-                                                  f"types: {slow_seeds[0]}-{slow_seeds[-1]})"),
+                                                  f"types: {slow_seeds[0]}-{slow_seeds[-1]}; the {len(MANY)} types of "
+                                                  f"fit.MANY: {many_seeds[0]}-{many_seeds[-1]})"),
+        "no_ops": (f"a gold {' or '.join(NO_OPS)} after which the state shows what it showed is labelled with the next "
+                   f"state's gold move (fit.skip_no_ops): {skipped['train']} train and {skipped['dev']} dev states"),
         "dev": span(gold(dev_games), "dev", f"{dev_seeds[0]}-{dev_seeds[-1]}"),
         **({"learner": f"{args.learner.name} (sha256 {_sha(args.learner)})",
             "train_learner": learner_span(train_games, "train"),
             "dev_learner": learner_span(dev_games, "dev")} if learner else {}),
         "test": "fold test never used",
         "columns": f"{len(columns) - 1} names: object words of gold moves in >= {args.min_games} train games or of "
-                   f"any candidate in >= {args.common_games}, other names in >= 2 decisions",
+                   f"any candidate in >= {args.common_games} (a type's focus on words: >= {args.min_games}), other "
+                   "names in >= 2 decisions",
         "l2": best.l2,
         "dev_nll_per_decision": {str(k): round(v, 4) for k, v in best.dev_nll.items()},
         "dev_plain": {k: round(v, 4) for k, v in plain.items()},
