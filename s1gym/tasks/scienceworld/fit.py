@@ -171,6 +171,11 @@ def _seed_list(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.split(",") if x)
 
 
+def _seed_span(seeds: list[int]) -> str:
+    """Sorted seeds as ``first-last`` (``none`` when there are none)."""
+    return f"{seeds[0]}-{seeds[-1]}" if seeds else "none"
+
+
 def _is_gold(game: dict[str, Any]) -> bool:
     """A gold roll-in (caches from before learner roll-ins name no ``rollin``: gold)."""
     return game.get("rollin", "gold") == "gold"
@@ -683,17 +688,18 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
     from s1gym.models.fitting import Design, fit_ridge, select_l2
     from s1gym.tasks.scienceworld.model import ScienceWorldModel
 
-    # the labels the weights learn: no-ops skipped (the progress estimate and the ordered types read the paths)
-    relabelled = {fold: [{**g, "states": skip_no_ops(g["states"])} for g in games] for fold, games in data.items()}
+    train_games, dev_games = data["train"], data["dev"]
+    # the labels the weights learn: the roll-ins with no-ops skipped (the progress estimate and the ordered types
+    # read the roll-ins as they were played)
+    taught = {fold: [{**g, "states": skip_no_ops(g["states"])} for g in games] for fold, games in data.items()}
     skipped = {fold: sum(a[1] != b[1] for g, h in zip(data[fold], games, strict=True)
                          for a, b in zip(g["states"], h["states"], strict=True))
-               for fold, games in relabelled.items()}
-    train_games, dev_games = relabelled["train"], relabelled["dev"]
-    train_tokens, dev_tokens = _featurise(train_games), _featurise(dev_games)
-    vocab = vocabulary(train_games, train_tokens, args.min_games, args.common_games)
+               for fold, games in taught.items()}
+    train_tokens, dev_tokens = _featurise(taught["train"]), _featurise(taught["dev"])
+    vocab = vocabulary(taught["train"], train_tokens, args.min_games, args.common_games)
     columns = {n: j for j, n in enumerate(sorted(vocab | {COUNT}))}
-    train = Design(_groups(train_games, train_tokens, vocab), vocab=columns, growing=False)
-    dev = Design(_groups(dev_games, dev_tokens, vocab), vocab=columns, growing=False)
+    train = Design(_groups(taught["train"], train_tokens, vocab), vocab=columns, growing=False)
+    dev = Design(_groups(taught["dev"], dev_tokens, vocab), vocab=columns, growing=False)
     w0 = np.zeros(len(columns))
     w0[columns[COUNT]] = 1.0
     free = np.ones(len(columns), dtype=bool)
@@ -701,9 +707,8 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
     best = select_l2(train, dev, tuple(float(x) for x in args.grid.split(",")), start=w0, free=free)
     weights = {k: v for k, v in train.weights(best.w).items() if k != COUNT}
     fit_seconds = time.time() - start
-    plain = _plain_metrics(dev_games, dev_tokens, weights)
-    generic = _generic_local(dev_games, args.generic_every) if args.generic_every else {}
-    train_games, dev_games = data["train"], data["dev"]
+    plain = _plain_metrics(taught["dev"], dev_tokens, weights)
+    generic = _generic_local(taught["dev"], args.generic_every) if args.generic_every else {}
     rows, left = _progress_rows(train_games)
     progress = {k: v for k, v in fit_ridge(rows, left, l2=1.0).items() if abs(v) >= 1e-4}
     dev_rows, dev_left = _progress_rows(dev_games)
@@ -740,12 +745,12 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
                      f"{LEARNER_ROLL_INS.learner_share} the learner's, "
                      "a wrong focus never played; the expert's replan labels the states off its path)" if learner
                      else " (the expert is lost off it)"),
-        "train": span(gold(train_games), "train", f"{train_seeds[0]}-{train_seeds[-1]} (the two mendelian-genetics "
-                                                  f"types: {slow_seeds[0]}-{slow_seeds[-1]}; the {len(MANY)} types of "
-                                                  f"fit.MANY: {many_seeds[0]}-{many_seeds[-1]})"),
+        "train": span(gold(train_games), "train", f"{_seed_span(train_seeds)} (the two mendelian-genetics types: "
+                                                  f"{_seed_span(slow_seeds)}; the {len(MANY)} types of fit.MANY: "
+                                                  f"{_seed_span(many_seeds)})"),
         "no_ops": (f"a gold {' or '.join(NO_OPS)} after which the state shows what it showed is labelled with the next "
                    f"state's gold move (fit.skip_no_ops): {skipped['train']} train and {skipped['dev']} dev states"),
-        "dev": span(gold(dev_games), "dev", f"{dev_seeds[0]}-{dev_seeds[-1]}"),
+        "dev": span(gold(dev_games), "dev", _seed_span(dev_seeds)),
         **({"learner": f"{args.learner.name} (sha256 {_sha(args.learner)})",
             "train_learner": learner_span(train_games, "train"),
             "dev_learner": learner_span(dev_games, "dev")} if learner else {}),
