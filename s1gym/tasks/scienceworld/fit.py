@@ -129,25 +129,22 @@ def collect(fold: str, seeds: range | tuple[int, ...], tasks: tuple[str, ...] | 
     return games
 
 
-def _view(situation: Situation) -> str:
-    """What a state shows apart from the last move's feedback: the task, the room, the inventory, the moves."""
-    text = situation.state_text or ""
-    i = text.find("Task Description:")
-    return text if i < 0 else text[i:]
-
-
 def skip_no_ops(states: list[tuple[Situation, int]]) -> list[tuple[Situation, int]]:
     """A roll-in's states (in order, each with its gold move's index) where a gold move of :data:`NO_OPS` after
-    which the state shows what it showed before (:func:`_view`) is labelled with the next state's gold move
+    which the state shows what it showed before (the task, room and inventory: the observation after its feedback,
+    :func:`.tokens.split_feedback`) is labelled with the next state's gold move
     instead, when that move is a candidate here: the move the path makes once the no-op is past (at the animal
     in view, ``focus on`` it, not the ``look around`` the gold path plays first; a state taught ``look around``
     there lets Search walk away from the answer). A wait that the next state shows the end of (a life stage
     come, water boiled) stays: the view changed. Runs of no-ops take the label of the move after the run."""
+    from s1gym.tasks.scienceworld.tokens import split_feedback
+
+    views = [split_feedback(situation.state_text or "")[1] for situation, _good in states]
     out = list(states)
     for t in range(len(out) - 2, -1, -1):
         situation, good = out[t]
         after, after_good = out[t + 1]
-        if situation.texts[good] in NO_OPS and _view(situation) == _view(after):
+        if situation.texts[good] in NO_OPS and views[t] and views[t] == views[t + 1]:
             target = after.texts[after_good]
             if target in situation.texts:
                 out[t] = (situation, situation.texts.index(target))

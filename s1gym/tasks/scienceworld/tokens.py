@@ -57,6 +57,7 @@ __all__ = [
     "outcome_tokens",
     "progress_tokens",
     "read_state",
+    "split_feedback",
     "task_type",
 ]
 
@@ -335,7 +336,7 @@ _DESCRIPTION = "Task Description:"
 _FB_WORD = re.compile(r"[a-z]+|[0-9]+")
 
 
-def _split_outcome(text: str) -> tuple[str, str]:
+def split_feedback(text: str) -> tuple[str, str]:
     """An observation's feedback (``""`` when none) and the rest (task, room, inventory)."""
     i = text.find(_DESCRIPTION)
     if i < 0:
@@ -370,7 +371,7 @@ class _Now:
 
     @staticmethod
     def of(state_text: str) -> _Now:
-        rest = _split_outcome(state_text)[1]
+        rest = split_feedback(state_text)[1]
         return _Now(rest, _words(rest))
 
 
@@ -389,7 +390,7 @@ def outcome_tokens(candidate: Candidate, v: str, kind: str, now: _Now, state: St
     """The ``la:`` names of a candidate Lookahead stepped (see the module docstring): its outcome read against
     the state now (``now``), ``v`` its verb, ``kind`` the task type."""
     memo = {} if memo is None else memo
-    feedback, rest = _split_outcome(candidate.outcome or "")
+    feedback, rest = split_feedback(candidate.outcome or "")
     template = feedback_template(feedback, candidate.text)
     toks = [f"la:fb:{template}", f"la:{kind}|fb:{template}", f"la:v:{v}|fb:{template}"]
     r = candidate.reward or 0.0
