@@ -246,7 +246,8 @@ def test_the_progress_estimate_reads_the_situation(boil_state):
 
 #: the shipped model's logits of five moves of the boil state, as the model without lookahead names (features
 #: version 1, the refit of arm K: sha256 7f1533cb... of data/local_scienceworld.json, and 4076105e... since its la:
-#: weights were refitted on it, the plain weights unchanged) scored them: the lookahead names change none. ``look around`` (the gold path's no-op, now taught as the move after it) is far behind.
+#: weights were refitted on it, the plain weights unchanged) scored them: the lookahead names change none.
+#: ``look around`` (the gold path's no-op, now taught as the move after it) is far behind.
 PLAIN_SCORES = {"open cupboard": 11.6555, "focus on thermometer": -0.5801, "teleport to kitchen": -2.74,
                 "look around": 2.2401, "activate stove": 0.6013}
 
