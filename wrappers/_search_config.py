@@ -190,6 +190,12 @@ class SearchTies:
     0 (the default) commits to every answer the policy picks. A floor of 0.3 (fitted on dev games) was measured
     worse on ScienceWorld's dev gate: the fitted Local is as sure of its wrong answers as of its right ones
     (docs/benchmarks.md, "A floor under the policy's answers")."""
+    stall_share: float = 0.0
+    """A stalled search (no win found, and no plan scoring above the real state) plays the best partial plan,
+    by the usual order, among those whose first move the inner policy gives at least this share of its
+    favourite's probability at the real state (where none survived pruning: the usual pick). 0 (the default)
+    plays the usual pick: the lowest ``h`` among the nodes of the best score, whatever the policy thinks of its
+    first move (docs/benchmarks.md, "A larger gate": arm R)."""
     reuse: int = 4096
     """Tree reuse: the inner policy's answers an episode's searches keep for the next ones (at most this
     many, least recently used out), keyed by the state, the moves and feedback that reached it and the
@@ -204,6 +210,9 @@ class SearchTies:
         fraction("answer_confidence (the inner policy's least probability of an answer it commits to)",
                  self.answer_confidence)
         object.__setattr__(self, "answer_confidence", float(self.answer_confidence))
+        fraction("stall_share (the least share of the policy's favourite a stalled plan's first move needs)",
+                 self.stall_share)
+        object.__setattr__(self, "stall_share", float(self.stall_share))
 
 
 #: group field of :class:`SearchConfig` -> its class
@@ -215,7 +224,7 @@ OPTION_NAMES: tuple[str, ...] = (
     "budget", "priority", "epsilon", "h_scale", "heuristic", "max_expansions", "max_seconds", "batch_size",
     "trace", "commit_partial", "until_gain", "episode_budget", "fallback", "search_cap", "novelty",
     "gain_patience", "doubling", "reuse", "width", "avoid_revisits", "policy_answers",
-    "answer_confidence",
+    "answer_confidence", "stall_share",
 )
 assert set(OPTION_NAMES) == {*_GROUP_OF, "batch_size", "trace"}, "OPTION_NAMES must list every option once"
 

@@ -99,6 +99,8 @@ class Node:
     #: the node's situation and the inner policy's answer, when it was asked before its children were
     #: stepped (``width``); ``ask`` takes that answer instead of asking again
     asked: tuple[Situation, Decision] | None = None
+    #: the plan's first move (``None`` at the root)
+    first: str | None = None
 
     def plan(self) -> list[tuple[str, str]]:
         """``(state key before, move)`` pairs from the root to this node."""

@@ -124,6 +124,13 @@ class SearchRun:
         self._tie = itertools.count()
         self.heap: list[tuple[float, int, Node]] = [(-math.inf, next(self._tie), self.root)]
         self.best: Node | None = None
+        #: ``stall_share``: the best partial plan per first move, and the inner policy's odds at the root
+        self.best_by_first: dict[str, Node] = {}
+        self.root_odds: dict[str, float] | None = None
+        #: ``stall_share``: the state each move stepped from the root leads to (siblings may share one: every
+        #: ``look at`` of a ScienceWorld room), and the move a stalled pick plays
+        self.root_keys: dict[str, str] = {}
+        self.stall_move: str | None = None
         self.goal: Node | None = None
         self.inner_gave_up = False
         #: nodes whose env is live (closed when the search ends, returning engines to their pools)
@@ -207,6 +214,10 @@ class SearchRun:
         heapq.heappush(self.heap, (self._log_priority(node), next(self._tie), node))
         if node.hidden:  # a commitment is chosen only when the frontier pops it, never as a partial plan
             return
+        if self.config.ties.stall_share > 0 and node.first is not None:
+            held = self.best_by_first.get(node.first)
+            if held is None or self._partial_rank(node) > self._partial_rank(held):
+                self.best_by_first[node.first] = node
         if self.best is None or self._partial_rank(node) > self._partial_rank(self.best):
             self.best = node
             if node.score > self.situation.score and self.gain_at is None:
@@ -279,6 +290,8 @@ class SearchRun:
         self, node: Node, text: str, env: S1Env, g: int, score: float, key: str, lost: bool, truncated: bool
     ) -> Node | None:
         """The child worth keeping, or ``None`` when it is pruned (counted in the statistics)."""
+        if node is self.root and key:
+            self.root_keys[text] = key
         if lost:
             self.stats.losing_pruned += 1
             return None
@@ -295,6 +308,7 @@ class SearchRun:
             return None
         self.seen[key] = g
         child = Node(None, g, node.log_pi, self.h(env, score), score, key, node, text)
+        child.first = text if node is self.root else node.first
         if self.config.ties.novelty:
             atoms = env.state_atoms()
             seen = self.atoms.setdefault(score, set())
@@ -332,6 +346,8 @@ class SearchRun:
             return []
         node.asked = (situation, decision)
         liking = dict(zip(situation.texts, np.asarray(decision.probabilities, dtype=np.float64), strict=True))
+        if node is self.root:
+            self.root_odds = liking
         ranked = favourite_groups([liking.get(t, 0.0) for t in texts], self.config.limits.width or max(len(texts), 1))
         return [[texts[i] for i in group] for group in ranked]
 
@@ -378,6 +394,8 @@ class SearchRun:
                 if node is self.root and d.give_up:
                     self.inner_gave_up = True
                     return False
+                if node is self.root:
+                    self.root_odds = dict(zip(sit.texts, np.asarray(d.probabilities, dtype=np.float64), strict=True))
                 p = self._on_survivors(sit, d, kids)
                 if p.sum() == 0 and sit.texts[d.action] in node.noops and self.asks < self.budget:
                     p = self._reask_after_noop(node, sit.texts[d.action], kids)
@@ -440,7 +458,8 @@ class SearchRun:
     def result(self, stop: str, diverged: bool) -> tuple[Decision, Plan | None]:
         """The decision (first move of the goal's or best partial plan) and the plan to follow next."""
         solved = self.goal is not None and self.goal.won
-        end = self.goal or self.best
+        stalled = self._stalled_pick() if self.goal is None else None
+        end = self.goal or stalled or self.best
         info: dict[str, Any] = {
             "stop_reason": stop,
             "solved": solved,
@@ -465,7 +484,11 @@ class SearchRun:
             p[safe] = 1.0 / len(safe)
             return Decision(p, safe[0], usage, info), None
         steps = end.plan()
-        info.update(plan=[m for _, m in steps], plan_length=len(steps), plan_score=end.score)
+        moves = [m for _, m in steps]
+        if stalled is not None:  # the liked move into the plan's first state
+            moves[0] = self.stall_move
+        info.update(plan=moves, plan_length=len(steps), plan_score=end.score,
+                    stall_pick=stalled is not None and moves[0] != self.best.plan()[0][1])
         if end.hidden:
             info["note"] = ("the likeliest plan ends in an answer whose outcome forks do not show; playing it on "
                             "the inner policy's odds")
@@ -474,7 +497,36 @@ class SearchRun:
         plan = None
         if solved or end.hidden or (self.config.ties.commit_partial and end.score > self.situation.score):
             plan = Plan(steps, 1, solved)  # followed with no calls from the next decision on
-        return one_hot(self.situation, steps[0][1], usage, info), plan
+        return one_hot(self.situation, moves[0], usage, info), plan
+
+    def _stalled_pick(self) -> Node | None:
+        """``stall_share``: with no plan above the real state's score, the best partial plan whose first state is
+        one a move the inner policy likes leads to: a move given at least that share of its favourite's
+        probability at the real state. The liked move is then played (``stall_move``) even where the search
+        reached that state by a sibling first (ScienceWorld's ``look at X`` all lead to one state: the clock
+        runs on) or saw it lead straight back to the real state (then the plan is that move alone). ``None``:
+        the option is off, a plan scores, the root was not asked, or no liked move was stepped."""
+        share = self.config.ties.stall_share
+        odds = self.root_odds
+        if share <= 0 or self.best is None or self.best.score > self.situation.score or not odds:
+            return None
+        floor = share * max(odds.values())
+        liked: dict[str, str] = {}  # a state a liked move leads to -> the likeliest move leading there
+        for move, key in self.root_keys.items():
+            if odds.get(move, 0.0) >= floor and (key not in liked or odds[move] > odds[liked[key]]):
+                liked[key] = move
+        plans = [node for first, node in self.best_by_first.items() if self.root_keys.get(first) in liked]
+        root = self.root
+        if plans:
+            pick = max(plans, key=self._partial_rank)
+            key = self.root_keys[pick.first]
+        elif root.key in liked:
+            key = root.key
+            pick = Node(None, 1, root.log_pi, root.h, root.score, key, root, liked[key], first=liked[key])
+        else:
+            return None
+        self.stall_move = liked[key]
+        return pick
 
     def close(self) -> None:
         for node in self.live:

@@ -80,6 +80,9 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
     # the default search committing only to an answer Local gives at least 0.3 (docs/benchmarks.md, "A floor under
     # the policy's answers": the floor fitted on dev seeds 6 and 7)
     "search(local) answer-confidence": ("local", ("search",), {**TABLE2_SEARCH, "answer_confidence": 0.3}, 2400.0),
+    # the default search playing, when stalled, only a plan whose first move Local gives at least half its favourite's
+    # odds (docs/benchmarks.md, "A larger gate": arm R)
+    "search(local) stall-share": ("local", ("search",), {**TABLE2_SEARCH, "stall_share": 0.5}, 2400.0),
     # issue 52's loops (docs/benchmarks.md, "Lookahead's loops"): Rethink's fork planner on lookahead(local)'s stalls
     "rethink(lookahead(local))": ("local", ("rethink", "lookahead"), {"width": 16, "planner": "search",
                                                                       "plan_width": 16}, 1500.0),
