@@ -300,7 +300,7 @@ def test_a_search_counts_what_it_pruned_exactly():
         "stop_reason": "won", "solved": True, "partial": False, "priority": "phs_h", "expansions": 2,
         "policy_calls": 1, "reused": 0, "generated": 7, "duplicates": 3, "losing_pruned": 1, "dead_ends": 0,
         "noop_reasks": 0, "doublings": 0, "refills": 0, "diverged": False, "trace": ["", "go hall"],
-        "plan": ["go hall", "open door"], "plan_length": 2, "plan_score": 0.0}
+        "plan": ["go hall", "open door"], "plan_length": 2, "plan_score": 0.0, "stall_pick": False}
     assert d.action == 2 and d.probabilities.tolist() == [0.0, 0.0, 1.0, 0.0]
     env = make(PRIORITY_DEAD_ENDS, scores=PRIORITY_SCORES)
     d = Search(TablePolicy(PRIORITY_TABLE), trace=True, epsilon=0.0, h_scale=10).decide(env.situation())
@@ -308,7 +308,7 @@ def test_a_search_counts_what_it_pruned_exactly():
         "stop_reason": "exhausted", "solved": False, "partial": True, "priority": "phs_h", "expansions": 4,
         "policy_calls": 1, "reused": 0, "generated": 6, "duplicates": 0, "losing_pruned": 0, "dead_ends": 3,
         "noop_reasks": 0, "doublings": 0, "refills": 0, "diverged": False, "trace": ["", "y", "z", "x"], "plan": ["z"],
-        "plan_length": 1, "plan_score": 0.95,
+        "plan_length": 1, "plan_score": 0.95, "stall_pick": False,
         "note": "search stopped (exhausted) before a win; playing the first move of the best partial plan"}
 
 

@@ -167,6 +167,35 @@ def test_avoid_revisits_ends_a_partial_plan_where_the_episode_has_not_been():
     assert Search(Uniform(), avoid_revisits=True).options() == {"avoid_revisits": True}
 
 
+def test_stall_share_plays_a_move_the_policy_likes_when_no_plan_scores():
+    # Nothing scores. X looks closest (h .5), but the policy likes waiting (.6) and going to B (.3) and gives
+    # going to X .1: the usual pick goes to X; with stall_share .5 the best plan among the liked moves' goes to
+    # B; at .6 only waiting is liked, a move back to the same state, played as a plan of its own.
+    graph = {"A": [("go x", "X"), ("go b", "B"), ("wait", "A")], "X": [("go a", "A")], "B": [("go a", "A")]}
+    odds = TablePolicy({"wait": 0.6, "go b": 0.3, "go x": 0.1})
+
+    def h(situation):
+        return {"X": 0.5, "B": 2.0}.get(situation.observation.split("at ")[1][0], 1.0)
+
+    def first(**options):
+        decision = play_checked(make(graph, start="A"), Search(odds, budget=1, epsilon=0.0, heuristic=h, **options),
+                                max_moves=1)[0]
+        return decision.info["plan"][0], decision.info["stall_pick"]
+
+    assert first() == ("go x", False)
+    assert first(stall_share=0.5) == ("go b", True)
+    assert first(stall_share=0.6) == ("wait", True)
+    # Two moves to one state: the search keeps the first it stepped, the liked one is played into it.
+    looks = {"A": [("look at x", "L"), ("look at y", "L"), ("go x", "X")], "L": [("go a", "A")], "X": [("go a", "A")]}
+    likes = TablePolicy({"look at y": 0.7, "look at x": 0.1, "go x": 0.2})
+    decision = play_checked(make(looks, start="A"), Search(likes, budget=1, epsilon=0.0, heuristic=h, stall_share=0.5),
+                            max_moves=1)[0]
+    assert decision.info["plan"] == ["look at y"]
+    assert Search(odds, stall_share=0.5).options() == {"stall_share": 0.5}
+    with pytest.raises(ValueError, match=r"stall_share .* must be a number in \[0, 1\]"):
+        Search(odds, stall_share=2)
+
+
 def test_losing_moves_are_dropped_without_asking_the_policy():
     inner = TablePolicy({"jump in the pit": 100.0, "eat poison": 100.0})
     env = make(TRAP_GRAPH, wins=())  # no win: the search sees everything

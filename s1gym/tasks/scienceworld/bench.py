@@ -66,8 +66,10 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
     "local": ("local", (), {}, 600.0),
     "lookahead(local)": ("local", ("lookahead",), {"width": 16}, 1500.0),
     # Search's defaults since 2026-12-06 include policy_answers (an answer only where Local itself picks one; its
-    # test rounds in docs/benchmarks.md, "A larger gate"); the rows before that date ran "frontier-answers" below
-    "search(local)": ("local", ("search",), TABLE2_SEARCH, 2400.0),
+    # test rounds in docs/benchmarks.md, "A larger gate"); the rows before that date ran "frontier-answers" below.
+    # Since 2026-12-07 a stalled search plays a plan whose first move Local gives at least half its favourite's
+    # odds (stall_share, arm R in "A larger gate"); the rows before that date ran "lowest-h" below
+    "search(local)": ("local", ("search",), {**TABLE2_SEARCH, "stall_share": 0.5}, 2400.0),
     # the issue's flat-odds search beside it: the same search with every move equally likely (its width
     # favourites are the first moves of ScienceWorld's list, ties going to the earlier move)
     "search(uniform)": ("uniform", ("search",), TABLE2_SEARCH, 2400.0),
@@ -80,9 +82,9 @@ FULL_TABLE_POLICIES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], float
     # the default search committing only to an answer Local gives at least 0.3 (docs/benchmarks.md, "A floor under
     # the policy's answers": the floor fitted on dev seeds 6 and 7)
     "search(local) answer-confidence": ("local", ("search",), {**TABLE2_SEARCH, "answer_confidence": 0.3}, 2400.0),
-    # the default search playing, when stalled, only a plan whose first move Local gives at least half its favourite's
-    # odds (docs/benchmarks.md, "A larger gate": arm R)
-    "search(local) stall-share": ("local", ("search",), {**TABLE2_SEARCH, "stall_share": 0.5}, 2400.0),
+    # the search(local) row before 2026-12-07: a stalled search plays the plan ending at the lowest h, whatever
+    # Local thinks of its first move
+    "search(local) lowest-h": ("local", ("search",), TABLE2_SEARCH, 2400.0),
     # issue 52's loops (docs/benchmarks.md, "Lookahead's loops"): Rethink's fork planner on lookahead(local)'s stalls
     "rethink(lookahead(local))": ("local", ("rethink", "lookahead"), {"width": 16, "planner": "search",
                                                                       "plan_width": 16}, 1500.0),
@@ -509,11 +511,11 @@ REFILL_DEV_SEED = 3
 
 
 #: the refill check's arms: the table row each plays (A: B's with Search cut back, see refill_dev_table)
-REFILL_DEV_ARMS = {"A": "search(local)", "B": "search(local)", "C": "search(local) avoid-revisits"}
+REFILL_DEV_ARMS = {"A": "search(local) lowest-h", "B": "search(local) lowest-h", "C": "search(local) avoid-revisits"}
 
 
 def refill_dev_table(arm: str = "B", tasks: tuple[str, ...] = REFILL_DEV_TASKS, log: Any = print) -> dict:
-    """The second table's ``search(local)`` (its options, 120 s a game, step limit 250) on dev seed
+    """The second table's ``search(local) lowest-h`` (its options, 120 s a game, step limit 250) on dev seed
     :data:`REFILL_DEV_SEED` of ``tasks``. Arm ``B``: the code as it is (a node whose ``width`` favourites are
     all pruned steps the next ones); arm ``A``: the same with a node's favourites cut to their first group,
     what Search stepped before (the A/B's baseline; put back on return); arm ``C``: B with
