@@ -60,6 +60,11 @@ class _Stats:
     refills: int = 0
 
 
+def _liking(situation: Situation, decision: Decision) -> dict[str, float]:
+    """The decision's probability of each of the situation's moves, by text."""
+    return dict(zip(situation.texts, np.asarray(decision.probabilities, dtype=np.float64).tolist(), strict=True))
+
+
 def _task_estimate(task: str, required: bool) -> Callable[[Situation], float] | None:
     """The task's learned progress estimate, as its family declares it; a clear error when ``required``
     (``heuristic="progress"``) and the task ships none."""
@@ -345,7 +350,7 @@ class SearchRun:
             self.inner_gave_up = True
             return []
         node.asked = (situation, decision)
-        liking = dict(zip(situation.texts, np.asarray(decision.probabilities, dtype=np.float64), strict=True))
+        liking = _liking(situation, decision)
         if node is self.root:
             self.root_odds = liking
         ranked = favourite_groups([liking.get(t, 0.0) for t in texts], self.config.limits.width or max(len(texts), 1))
@@ -395,7 +400,7 @@ class SearchRun:
                     self.inner_gave_up = True
                     return False
                 if node is self.root:
-                    self.root_odds = dict(zip(sit.texts, np.asarray(d.probabilities, dtype=np.float64), strict=True))
+                    self.root_odds = _liking(sit, d)
                 p = self._on_survivors(sit, d, kids)
                 if p.sum() == 0 and sit.texts[d.action] in node.noops and self.asks < self.budget:
                     p = self._reask_after_noop(node, sit.texts[d.action], kids)
