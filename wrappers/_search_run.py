@@ -133,9 +133,8 @@ class SearchRun:
         self.best_by_first: dict[str, Node] = {}
         self.root_odds: dict[str, float] | None = None
         #: ``stall_share``: the state each move stepped from the root leads to (siblings may share one: every
-        #: ``look at`` of a ScienceWorld room), and the move a stalled pick plays
+        #: ``look at`` of a ScienceWorld room)
         self.root_keys: dict[str, str] = {}
-        self.stall_move: str | None = None
         self.goal: Node | None = None
         self.inner_gave_up = False
         #: nodes whose env is live (closed when the search ends, returning engines to their pools)
@@ -463,7 +462,7 @@ class SearchRun:
     def result(self, stop: str, diverged: bool) -> tuple[Decision, Plan | None]:
         """The decision (first move of the goal's or best partial plan) and the plan to follow next."""
         solved = self.goal is not None and self.goal.won
-        stalled = self._stalled_pick() if self.goal is None else None
+        stalled, liked_move = self._stalled_pick() if self.goal is None else (None, None)
         end = self.goal or stalled or self.best
         info: dict[str, Any] = {
             "stop_reason": stop,
@@ -490,8 +489,8 @@ class SearchRun:
             return Decision(p, safe[0], usage, info), None
         steps = end.plan()
         moves = [m for _, m in steps]
-        if stalled is not None:  # the liked move into the plan's first state
-            moves[0] = self.stall_move
+        if liked_move is not None:  # the liked move into the plan's first state
+            moves[0] = liked_move
         info.update(plan=moves, plan_length=len(steps), plan_score=end.score,
                     stall_pick=stalled is not None and moves[0] != self.best.plan()[0][1])
         if end.hidden:
@@ -504,17 +503,17 @@ class SearchRun:
             plan = Plan(steps, 1, solved)  # followed with no calls from the next decision on
         return one_hot(self.situation, moves[0], usage, info), plan
 
-    def _stalled_pick(self) -> Node | None:
+    def _stalled_pick(self) -> tuple[Node | None, str | None]:
         """``stall_share``: with no plan above the real state's score, the best partial plan whose first state is
         one a move the inner policy likes leads to: a move given at least that share of its favourite's
-        probability at the real state. The liked move is then played (``stall_move``) even where the search
-        reached that state by a sibling first (ScienceWorld's ``look at X`` all lead to one state: the clock
-        runs on) or saw it lead straight back to the real state (then the plan is that move alone). ``None``:
-        the option is off, a plan scores, the root was not asked, or no liked move was stepped."""
+        probability at the real state, and that liked move, which is played even where the search reached the
+        state by a sibling first (ScienceWorld's ``look at X`` all lead to one state: the clock runs on) or saw it
+        lead straight back to the real state (then the plan is that move alone). ``(None, None)``: the option is
+        off, a plan scores, the root was not asked, or no liked move was stepped."""
         share = self.config.ties.stall_share
         odds = self.root_odds
         if share <= 0 or self.best is None or self.best.score > self.situation.score or not odds:
-            return None
+            return None, None
         floor = share * max(odds.values())
         liked: dict[str, str] = {}  # a state a liked move leads to -> the likeliest move leading there
         for move, key in self.root_keys.items():
@@ -529,9 +528,8 @@ class SearchRun:
             key = root.key
             pick = Node(None, 1, root.log_pi, root.h, root.score, key, root, liked[key], first=liked[key])
         else:
-            return None
-        self.stall_move = liked[key]
-        return pick
+            return None, None
+        return pick, liked[key]
 
     def close(self) -> None:
         for node in self.live:
