@@ -256,7 +256,7 @@ def test_tree_reuse_takes_the_subtree_answers_without_calls_and_decides_the_same
             infos.append((env.candidates[d.action], d.info["policy_calls"], d.info["reused"]))
             env.step(d.action)
         games[reuse] = (infos, inner.calls, [s.history for s in inner.asked])
-    (plain, plain_calls, plain_asked), (reused, reused_calls, reused_asked) = games[0], games[4096]
+    (plain, plain_calls, _), (reused, reused_calls, reused_asked) = games[0], games[4096]
     assert [m for m, _, _ in plain] == [m for m, _, _ in reused] == ["up", "up", "up", "up"]
     assert [(c, r) for _, c, r in plain] == [(2, 0), (2, 0), (1, 0), (0, 0)]  # the last follows the win
     # the second search's root is the first search's child "up": its answer is reused (one call less);
@@ -460,7 +460,7 @@ def test_search_with_rule_and_uniform_solve_toys():
 def test_found_plans_replay_to_a_win_and_searches_are_deterministic(edges, priority, batch):
     graph = {s: [(f"to {t}", t) for t in ts] for s, ts in edges.items()}
     start = next(iter(graph))
-    kwargs = dict(start=start, wins=("W",), losses=("L",))
+    kwargs = {"start": start, "wins": ("W",), "losses": ("L",)}
     env = make(graph, **kwargs)
     a = Search(Uniform(), priority=priority, batch_size=batch, budget=30).decide(env.situation())
     b = Search(Uniform(), priority=priority, batch_size=batch, budget=30).decide(env.situation())

@@ -194,9 +194,9 @@ class SearchRun:
     def _limit_reached(self) -> str | None:
         limits = self.config.limits
         patience = self.gain_patience
-        if patience is not None and self.gain_at is not None:
-            if self.asks >= self.gain_at + max(1, math.ceil(patience * self.gain_at)):
-                return "gain_patience"
+        if (patience is not None and self.gain_at is not None
+                and self.asks >= self.gain_at + max(1, math.ceil(patience * self.gain_at))):
+            return "gain_patience"
         if limits.max_expansions is not None and self.stats.expansions >= limits.max_expansions:
             return "max_expansions"
         if limits.max_seconds is not None and time.monotonic() - self.t0 >= limits.max_seconds:
