@@ -7,6 +7,7 @@ shipped file scores a real dev state as Lookahead shows it."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -371,6 +372,26 @@ def test_a_learner_roll_in_departs_from_the_expert_and_is_seeded():
     assert labels == [(s.observation, s.texts[good]) for s, good in again["states"]]
     assert labels[:1] == [(s.observation, s.texts[good]) for s, good in gold["states"][:1]]  # the same start
     assert [m for _, m in labels] != [s.texts[good] for s, good in gold["states"]]  # but not the gold path
+
+
+def test_spread_train_seeds_reach_the_objects_a_types_first_seeds_never_show():
+    """``fit --spread``: four seeds spread over test-conductivity's 450 train variations, the first and the last
+    among them, show four objects; its first four (the seeds every fit played before) are all aluminum foil."""
+    from s1gym.tasks.scienceworld.env import ScienceWorldEnv
+    from s1gym.tasks.scienceworld.fit import spread_seeds
+
+    seeds = spread_seeds("test-conductivity", "train", 4)
+    assert seeds == (0, 150, 299, 449)
+    env = ScienceWorldEnv(task="test-conductivity", fold="train")
+    try:
+        def objects(chosen: tuple[int, ...]) -> list[str]:
+            return [re.search(r"determine if (.+?) is electrically", env.reset(seed=s)[0]).group(1) for s in chosen]
+
+        assert objects((0, 1, 2, 3)) == ["aluminum foil"] * 4
+        assert objects(seeds) == ["aluminum foil", "book (The Foundations of the Origin of Species)", "glass jar",
+                                  "metal pot"]
+    finally:
+        env.close()
 
 
 def _seen(view: str, moves: tuple[str, ...], feedback: str = "") -> Situation:

@@ -4,8 +4,9 @@
 Labels: ScienceWorld's gold path mapped to candidates (:meth:`.env.ScienceWorldEnv.expert_action`), played from
 ``load`` on train-fold variations of all 30 task types (preset ``easy``; seeds ``0..--train-1``, of the two
 mendelian-genetics types, the slowest to play, ``0..--slow-1``, of the knowledge types of :data:`MANY`
-``0..--many-1``), a gold no-op taught as the move after it (:func:`skip_no_ops`), the gold path itself, and learner roll-ins
-(``--learner-seeds``, ``--learner-slow-seeds``, ``--learner-dev-seeds``: :data:`LEARNER_ROLL_INS`, DAgger with
+``0..--many-1``; with ``--spread`` as many seeds spread evenly over each type's train variations, whose list
+groups them by object: :func:`spread_seeds`), a gold no-op taught as the move after it (:func:`skip_no_ops`),
+the gold path itself, and learner roll-ins (``--learner-seeds``, ``--learner-slow-seeds``, ``--learner-dev-seeds``: :data:`LEARNER_ROLL_INS`, DAgger with
 ``--learner``, by default the shipped model, as the learner; the expert's replan labels the states off its path,
 so Local learns there too, e.g. that a ``focus on`` what is in view loses to exploring). Every state of a
 roll-in with a choice is one decision group of s1gym's shared recipe (:mod:`s1gym.models.fitting`), the plain
@@ -127,6 +128,22 @@ def collect(fold: str, seeds: range | tuple[int, ...], tasks: tuple[str, ...] | 
                       f"{departures} departures, won {info['won']} {note} ({time.time() - started:.1f} s)", flush=True)
         env.close()
     return games
+
+
+def spread_seeds(task: str, fold: str, count: int) -> tuple[int, ...]:
+    """``count`` seeds of ``task`` spread evenly over its ``fold`` (a seed is the index of a variation in
+    ScienceWorld's list of the fold, :meth:`.env.ScienceWorldEnv.game_of`): its first ``count`` seeds hold one
+    object for many types (test-conductivity's first 8 of 450 train variations are all aluminum foil, the
+    secondary paint's first 8 of 18 all green), its spread seeds several."""
+    from s1gym.tasks.scienceworld.env import ScienceWorldEnv
+
+    env = ScienceWorldEnv(task=task, fold=fold)
+    try:
+        env.reset(seed=0)
+        size = len(env.engine().folds(task, env.simplifications)[fold])
+    finally:
+        env.close()
+    return tuple(sorted(_spread(size, count)))
 
 
 def skip_no_ops(states: list[tuple[Situation, int]]) -> list[tuple[Situation, int]]:
@@ -495,6 +512,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--slow", type=int, default=3, help="train-fold seeds 0..N-1 of the two mendelian types")
     parser.add_argument("--many", type=int, default=40, help="train-fold seeds 0..N-1 of the types of fit.MANY")
     parser.add_argument("--dev", type=int, default=1, help="dev-fold seeds 0..N-1 of each task type")
+    parser.add_argument("--spread", action="store_true", help="train seeds spread evenly over each type's train "
+                        "variations (fit.spread_seeds; --train, --slow and --many are their counts) instead of its first ones")
     parser.add_argument("--cache", type=Path, default=None, help="roll-ins kept here (read when present; a comma "
                         "list of files is read and merged)")
     parser.add_argument("--collect-only", action="store_true", help="only collect the roll-ins into --cache")
@@ -524,8 +543,12 @@ def main(argv: list[str] | None = None) -> None:
         data = load_caches(caches)
     else:
         rest, slow = split(TASKS)
-        train = (collect("train", range(args.train), rest) + collect("train", range(min(args.train, args.slow)), slow)
-                 + collect("train", range(args.train, args.many), MANY))
+        if args.spread:
+            train = [g for task in TASKS for g in collect("train", spread_seeds(
+                task, "train", args.slow if task in SLOW else args.many if task in MANY else args.train), (task,))]
+        else:
+            train = (collect("train", range(args.train), rest) + collect("train", range(min(args.train, args.slow)), slow)
+                     + collect("train", range(args.train, args.many), MANY))
         data = {"train": train, "dev": collect("dev", range(args.dev))}
         if args.cache is not None:
             with gzip.open(args.cache, "wb") as f:
@@ -745,6 +768,9 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
         "train": span(gold(train_games), "train", f"{_seed_span(train_seeds)} (the two mendelian-genetics types: "
                                                   f"{_seed_span(slow_seeds)}; the {len(MANY)} types of fit.MANY: "
                                                   f"{_seed_span(many_seeds)})"),
+        **({"spread": "train seeds spread evenly over each type's train variations (fit.spread_seeds): "
+                      f"{len(train_seeds)} distinct seeds over the types of --train {args.train}, --many {args.many} "
+                      f"and --slow {args.slow}"} if getattr(args, "spread", False) else {}),
         "no_ops": (f"a gold {' or '.join(NO_OPS)} after which the state shows what it showed is labelled with the next "
                    f"state's gold move (fit.skip_no_ops): {skipped['train']} train and {skipped['dev']} dev states"),
         "dev": span(gold(dev_games), "dev", _seed_span(dev_seeds)),
