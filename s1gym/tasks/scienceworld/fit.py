@@ -4,17 +4,17 @@
 Labels: ScienceWorld's gold path mapped to candidates (:meth:`.env.ScienceWorldEnv.expert_action`), played from
 ``load`` on train-fold variations of all 30 task types (preset ``easy``; seeds ``0..--train-1``, of the two
 mendelian-genetics types, the slowest to play, ``0..--slow-1``, of the knowledge types of :data:`MANY`
-``0..--many-1``; with ``--spread`` as many seeds spread evenly over each type's train variations, whose list
-groups them by object: :func:`spread_seeds`), a gold no-op taught as the move after it (:func:`skip_no_ops`),
-the gold path itself, and learner roll-ins (``--learner-seeds``, ``--learner-slow-seeds``, ``--learner-dev-seeds``: :data:`LEARNER_ROLL_INS`, DAgger with
-``--learner``, by default the shipped model, as the learner; the expert's replan labels the states off its path,
-so Local learns there too, e.g. that a ``focus on`` what is in view loses to exploring). Every state of a
-roll-in with a choice is one decision group of s1gym's shared recipe (:mod:`s1gym.models.fitting`), the plain
-candidates labelled with the expert's move. Candidates whose feature names are the same are one row weighing
-``log(count)`` (a column held at weight 1), which is the same likelihood as the rows one by one and a fraction
-of the memory. The L2 is the one with the lowest NLL on dev-fold variations; the test fold is never used here.
-The progress estimate is a ridge fit of the moves left to the end of the gold path (gold roll-ins the gold path
-wins) on :func:`.tokens.progress_tokens`. Needs scipy (``pip install scipy``).
+``0..--many-1``; with ``--spread`` as many seeds spread evenly over each type's train variations, whose list groups
+them by object: :func:`spread_seeds`), a gold no-op taught as the move after it (:func:`skip_no_ops`), the gold path
+itself, and learner roll-ins (``--learner-seeds``, ``--learner-slow-seeds``, ``--learner-dev-seeds``:
+:data:`LEARNER_ROLL_INS`, DAgger with ``--learner``, by default the shipped model, as the learner; the expert's
+replan labels the states off its path, so Local learns there too, e.g. that a ``focus on`` what is in view loses to
+exploring). Every state of a roll-in with a choice is one decision group of s1gym's shared recipe
+(:mod:`s1gym.models.fitting`), the plain candidates labelled with the expert's move. Candidates whose feature names
+are the same are one row weighing ``log(count)`` (a column held at weight 1), which is the same likelihood as the
+rows one by one and a fraction of the memory. The L2 is the one with the lowest NLL on dev-fold variations; the test
+fold is never used here. The progress estimate is a ridge fit of the moves left to the end of the gold path (gold
+roll-ins the gold path wins) on :func:`.tokens.progress_tokens`. Needs scipy (``pip install scipy``).
 
 ``--cache FILE`` keeps the roll-ins (the situations as a player sees them and the gold move's index), so
 the features can be refitted without the JVM.
@@ -768,9 +768,9 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
         "train": span(gold(train_games), "train", f"{_seed_span(train_seeds)} (the two mendelian-genetics types: "
                                                   f"{_seed_span(slow_seeds)}; the {len(MANY)} types of fit.MANY: "
                                                   f"{_seed_span(many_seeds)})"),
-        **({"spread": "train seeds spread evenly over each type's train variations (fit.spread_seeds): "
-                      f"{len(train_seeds)} distinct seeds over the types of --train {args.train}, --many {args.many} "
-                      f"and --slow {args.slow}"} if getattr(args, "spread", False) else {}),
+        **({"spread": "train seeds spread evenly over each type's train variations (fit.spread_seeds), as many "
+                      f"as --train {args.train}, --many {args.many} and --slow {args.slow} say"}
+           if getattr(args, "spread", False) else {}),
         "no_ops": (f"a gold {' or '.join(NO_OPS)} after which the state shows what it showed is labelled with the next "
                    f"state's gold move (fit.skip_no_ops): {skipped['train']} train and {skipped['dev']} dev states"),
         "dev": span(gold(dev_games), "dev", _seed_span(dev_seeds)),
