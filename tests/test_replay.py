@@ -24,7 +24,7 @@ from s1gym import jobs
 from s1gym.ui.cli import main
 from s1gym.core import BasePolicy, Decision, Situation
 from s1gym.registration import task_ids
-from s1gym.reporting.replay.gif import frames_gif, page_gif
+from s1gym.reporting.replay.gif import MIN_FRAME_MS, frames_gif, page_gif
 from s1gym.reporting.replay.index import write_index
 from s1gym.reporting.replay.page import ReplayError, Strings, load_trial, page_html, shown_ticks, trial_data, write_page
 from s1gym.runner.spec import evaluate
@@ -410,8 +410,10 @@ def test_a_long_think_holds_a_gif_frame_at_most_two_seconds(made, tmp_path, brow
         for i in range(gif.n_frames):
             gif.seek(i)
             durations.append(gif.info["duration"])
-    # the last frame's hold, as before, give or take the centisecond rounding carried forward
-    assert max(durations) <= 2000 and abs(durations[-1] - 2000) <= 10
+    # the last frame's hold, as before, give or take what is carried forward: the schedule moves its last kept
+    # time to the episode's end, so the gap before it (set by the run's own latencies) can be shorter than a GIF
+    # frame, whose minimum the hold pays back
+    assert max(durations) <= 2000 and abs(durations[-1] - 2000) <= MIN_FRAME_MS
 
 
 def test_gif_from_frame_folders(made, tmp_path):
