@@ -770,7 +770,7 @@ def fit(data: dict[str, list[dict[str, Any]]], args: argparse.Namespace, start: 
                                                   f"{_seed_span(many_seeds)})"),
         **({"spread": "train seeds spread evenly over each type's train variations (fit.spread_seeds), as many "
                       f"as --train {args.train}, --many {args.many} and --slow {args.slow} say"}
-           if getattr(args, "spread", False) else {}),
+           if args.spread else {}),
         "no_ops": (f"a gold {' or '.join(NO_OPS)} after which the state shows what it showed is labelled with the next "
                    f"state's gold move (fit.skip_no_ops): {skipped['train']} train and {skipped['dev']} dev states"),
         "dev": span(gold(dev_games), "dev", _seed_span(dev_seeds)),
