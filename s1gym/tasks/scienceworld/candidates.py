@@ -76,6 +76,7 @@ _fixed: frozenset[int] | None = None
 _place_ids: frozenset[int] | None = None
 _FILLED = re.compile(r"(?:\ban? |\bthe |\t)([a-z0-9][a-z0-9 ]*?) \(containing ([^()]*)\)")
 #: ScienceWorld's answer boxes (a task's answer is moved into one), what is never moved, the electrical poles
+_ROOM = re.compile(r"This room is called the ([a-z ]+?)\.")
 _ANSWER = (".AnswerBox",)
 _NEVER_MOVED = (".agent.Agent", ".agent.InventoryContainer", ".substance.Air")
 _POLES = (".Terminal", ".Anode", ".Cathode")
@@ -143,6 +144,12 @@ def filled_names(look: str, inventory: str = "") -> frozenset[str]:
     called water)``), read from ScienceWorld's look and inventory texts."""
     return frozenset(m.group(1) for m in _FILLED.finditer(look + "\n" + inventory)
                      if not m.group(2).startswith("nothing"))
+
+
+def room_of(look: str) -> str:
+    """The room a ``look around`` text is in (``""``: it names none)."""
+    found = _ROOM.search(look)
+    return found.group(1) if found else ""
 
 
 def carried_names(inventory: str) -> frozenset[str]:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import Hashable, Mapping
 from importlib import resources
 from typing import Any, ClassVar
 
 from s1gym.core import Progress, charset_for
 from s1gym.engines.base import EngineEnv
-from s1gym.tasks.scienceworld.candidates import ambiguity_answers, gold_candidate, narrow_ids
+from s1gym.tasks.scienceworld.candidates import ambiguity_answers, gold_candidate, narrow_ids, room_of
 from s1gym.tasks.scienceworld.engine import Answer, Game, SWEngine, cached_variation, valid_list
 
 __all__ = ["FOLDS", "REPLAN_OFFSETS", "SIMPLIFICATIONS", "TASKS", "ScienceWorldEnv"]
@@ -37,9 +36,6 @@ SIMPLIFICATIONS = ("teleportAction", "selfWateringFlowerPots", "openContainers",
                    "noElectricalAction")
 
 
-_ROOM = re.compile(r"This room is called the ([a-z ]+?)\.")
-
-
 #: distinct (valid list, look, inventory, cap) narrowings kept (:func:`narrowed`)
 NARROWED = 128
 
@@ -52,12 +48,6 @@ def narrowed(valid_text: str, look: str, inventory: str, cap: int) -> dict[str, 
     same list (a ``look at`` changes nothing it lists), so their answers are neither parsed nor narrowed
     again. The dict is shared by the states that show that list: never changed."""
     return narrow_ids(valid_list(valid_text), look, inventory, cap)
-
-
-def _room_of(look: str) -> str:
-    """The room a ``look around`` text is in (``""``: it names none)."""
-    found = _ROOM.search(look)
-    return found.group(1) if found else ""
 
 
 class ScienceWorldEnv(EngineEnv):
@@ -209,7 +199,7 @@ class ScienceWorldEnv(EngineEnv):
     def _on_start(self, raw: Answer) -> str:
         self._desc = raw["task"].strip()
         self._accept(raw)
-        self._start_room = _room_of(self._look)
+        self._start_room = room_of(self._look)
         return ""
 
     def _on_step(self, move: str, raw: Answer) -> str:
@@ -370,7 +360,7 @@ class ScienceWorldEnv(EngineEnv):
         self.replan_offset = None
         tries: list[tuple[str, str | None, int]] = []
         room = self._gold_room(gold, j)
-        if room and room != _room_of(self._look):
+        if room and room != room_of(self._look):
             back = next((w for w in (f"teleport to {room}", f"go to {room}") if w in self._candidates), None)
             if back is not None:
                 tries.append(("back", back, j))

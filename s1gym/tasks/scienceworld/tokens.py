@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from s1gym.core import Candidate, Situation
-from s1gym.tasks.scienceworld.candidates import verb_of
+from s1gym.tasks.scienceworld.candidates import room_of, verb_of
 
 __all__ = [
     "FocusPlaces",
@@ -100,7 +100,6 @@ _STOP = frozenset({"a", "an", "the", "in", "on", "to", "into", "of", "called", "
                    "it", "and", "you", "your", "see", "this", "that"})
 #: the separators between a two-object move's objects, per verb (ScienceWorld's templates)
 _PAIRS = {"move": " to ", "pour": " in ", "use": " on ", "dunk": " in ", "connect": " to "}
-_ROOM = re.compile(r"This room is called the ([a-z ]+?)\.")
 _SWITCH = re.compile(r"\b(?:an?|the) ([a-z0-9 ]+?), which is (turned on|turned off|activated|deactivated)")
 _ON = {"turned on": "on", "activated": "on", "turned off": "off", "deactivated": "off"}
 
@@ -143,8 +142,7 @@ def read_state(text: str) -> State:
         elif head.startswith("In your inventory"):
             inventory = head.lower()
         elif head.startswith("This room is called"):
-            m = _ROOM.match(head)
-            room = m.group(1) if m else ""
+            room = room_of(head)
             switches = {name: _ON[how] for name, how in _SWITCH.findall(head)}
     return State(task_type(description), description, _words(description), inventory, room, switches)
 
