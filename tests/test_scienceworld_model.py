@@ -352,6 +352,37 @@ def test_the_tables_rethink_row_plans_on_stalls_with_lookaheads_width():
     assert policy.options() == {"planner": "search", "plan_width": 16}
 
 
+def test_a_game_capped_in_calls_gives_up_once_its_decisions_made_them_and_drops_the_searchs_time_limit():
+    """``bench table2/gate --game-calls N``: a game ends at the first decision after its decisions made N policy
+    calls (not after 120 s), and the searches play without ``max_seconds``, so the moves are the machine's
+    no more."""
+    import math
+
+    import numpy as np
+
+    from s1gym.core import BasePolicy, Decision, Usage
+    from s1gym.tasks.scienceworld.bench import _GameCap, full_table
+
+    class ThreeCalls(BasePolicy):
+        name = "three-calls"
+
+        def decide(self, situation):
+            return Decision(np.array([0.0, 1.0]), 1, Usage(calls=3))
+
+    situation = Situation(task="ScienceWorld", observation="", candidates=(Candidate("a"), Candidate("b")))
+    capped = _GameCap(ThreeCalls(), math.inf, calls=6)
+    for _game in range(2):  # a reset starts the count again
+        capped.reset()
+        decisions = [capped.decide(situation) for _ in range(4)]
+        assert [d.give_up for d in decisions] == [False, False, True, True]  # 3 and 6 calls made, then the cap
+        assert decisions[-1].probabilities.tolist() == [0.5, 0.5] and capped.capped and capped.spent == 6
+    table = full_table(("search(local)",), tasks=(), game_calls=500, log=lambda *a, **k: None)
+    assert (table["game_cap_calls"], table["game_cap_s"]) == (500, math.inf)
+    assert table["search"]["search(local)"] == {"width": 16, "budget": 8, "stall_share": 0.5}
+    assert full_table(("search(local)",), tasks=(), log=lambda *a, **k: None)["search"]["search(local)"][
+        "max_seconds"] == 20.0
+
+
 #: (roll-in, states, departures, the expert's replans, won) of the learner roll-in below with the shipped model
 LEARNER_GAME = ("dagger", 22, 12, 11, True)
 

@@ -12,7 +12,8 @@ forks`` checks snapshots and exact replays against the game played straight on e
 (:func:`policy_table`; its games, step limit, Search budget and time caps are fixed in :data:`TABLE_TASKS` and
 :data:`TABLE_POLICIES` as docs/benchmarks.md's protocol states them), ``table2`` the second: every task type
 with the fitted Local (:func:`full_table`, :data:`FULL_TABLE_POLICIES`), ``gate`` its rows on the 60-game dev gate
-(dev seeds :data:`GATE_SEEDS` of every type); ``loops`` and ``refill`` are the dev checks behind two of its rows
+(dev seeds :data:`GATE_SEEDS` of every type); with ``--game-calls N`` their games are capped at N policy calls
+instead of 120 s, the same moves on any machine; ``loops`` and ``refill`` are the dev checks behind two of its rows
 (:func:`loop_dev_table`, :func:`refill_dev_table`).
 ``python -m s1gym.tasks.scienceworld.bench children`` times Lookahead's annotate with a state's children
 stepped in one JVM round trip against one fork and step each (:func:`children_speed`); ``rss`` reads the
@@ -370,31 +371,36 @@ def deviation_recovery(tasks: tuple[str, ...] = TASKS, folds: tuple[str, ...] = 
                                                         if "replan_seconds" in r] or [0.0])}
 
 
-class _Deadline(BasePolicy):
-    """The table's per-game time cap: ``policy``'s decisions until ``seconds`` of the episode have passed
-    (checked before each decision), then a decision that gives up (the runner ends the game unsolved with
-    the score it reached)."""
+class _GameCap(BasePolicy):
+    """The table's per-game cap: ``policy``'s decisions until ``seconds`` of the episode have passed or, with
+    ``calls``, until its decisions have made that many policy calls (Search: inner calls; checked before each
+    decision), then a decision that gives up (the runner ends the game unsolved with the score it reached). A
+    cap in calls ends a game at the same move on any machine; one in seconds ends it sooner on a slower one."""
 
-    def __init__(self, policy: Any, seconds: float) -> None:
-        self.policy, self.seconds = policy, seconds
+    def __init__(self, policy: Any, seconds: float, calls: int | None = None) -> None:
+        self.policy, self.seconds, self.calls = policy, seconds, calls
         self.name = getattr(policy, "name", "policy")
         self.start: float | None = None
+        self.spent = 0
         self.capped = False
 
     def reset(self) -> None:
         self.policy.reset()
-        self.start, self.capped = time.perf_counter(), False
+        self.start, self.spent, self.capped = time.perf_counter(), 0, False
 
     def decide(self, situation: Situation) -> Decision:
-        if self.start is not None and time.perf_counter() - self.start > self.seconds:
+        out_of_time = self.start is not None and time.perf_counter() - self.start > self.seconds
+        if out_of_time or (self.calls is not None and self.spent >= self.calls):
             self.capped = True
             n = len(situation.candidates)
             return Decision(np.full(n, 1.0 / n), 0, Usage(), {"capped": True}, give_up=True)
-        return self.policy.decide(situation)
+        decision = self.policy.decide(situation)
+        self.spent += decision.usage.calls
+        return decision
 
 
 def _play(env: Any, policy: Any, seed: int, agreement: bool = False) -> tuple[dict[str, Any], dict[str, Any], float]:
-    """One game of ``policy`` (a :class:`_Deadline`) on ``env`` from ``seed``, a failure kept as the game's
+    """One game of ``policy`` (a :class:`_GameCap`) on ``env`` from ``seed``, a failure kept as the game's
     ``error`` (a failed game is a row of a table, not the end of it): its row's fields (game, won, final and
     best score, steps, decisions, seconds, seconds a decision, capped, error), the episode's record, and the
     seconds it took."""
@@ -419,15 +425,20 @@ def _play(env: Any, policy: Any, seed: int, agreement: bool = False) -> tuple[di
 
 def full_table(names: tuple[str, ...] = tuple(FULL_TABLE_POLICIES), tasks: tuple[str, ...] = TASKS,
                log: Any = print, seeds: tuple[int, ...] = FULL_TABLE_SEEDS, fold: str = "test",
-               capped: bool = True) -> dict:
+               capped: bool = True, game_calls: int | None = None) -> dict:
     """The second table (:data:`FULL_TABLE_POLICIES`): ``names`` on test variation 2 of each task type (its
     first round; ``seeds=(3,)`` and ``(4,)`` are rounds two and three), step limit 250 (the family's), 120 s a
     game, each policy's own cap. The dev gate: ``seeds=GATE_SEEDS, fold="dev", capped=False`` (every game
-    played, no cap over a row's games)."""
+    played, no cap over a row's games). ``game_calls``: a game is capped at that many policy calls instead of
+    120 s and a search has no time limit (its ``max_seconds`` dropped), so every game plays the same moves on
+    any machine."""
     policies = {name: FULL_TABLE_POLICIES[name] for name in names}
-    return policy_table(tuple(policies), tasks, seeds=seeds, max_steps=250, game_cap_s=120.0, fold=fold,
-                        policies={n: (b, w) for n, (b, w, _, _) in policies.items()},
-                        options={n: o for n, (_, _, o, _) in policies.items()},
+    options = {n: o for n, (_, _, o, _) in policies.items()}
+    if game_calls is not None:
+        options = {n: {k: v for k, v in o.items() if k != "max_seconds"} for n, o in options.items()}
+    return policy_table(tuple(policies), tasks, seeds=seeds, max_steps=250,
+                        game_cap_s=120.0 if game_calls is None else math.inf, game_cap_calls=game_calls, fold=fold,
+                        policies={n: (b, w) for n, (b, w, _, _) in policies.items()}, options=options,
                         policy_caps={n: c if capped else math.inf for n, (_, _, _, c) in policies.items()}, log=log)
 
 
@@ -437,13 +448,14 @@ def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[st
                  seeds: tuple[int, ...] | None = None, fold: str = "test",
                  policies: dict[str, tuple[str, tuple[str, ...]]] | None = None,
                  options: dict[str, dict[str, Any]] | None = None,
-                 policy_caps: dict[str, float] | None = None) -> dict:
+                 policy_caps: dict[str, float] | None = None, game_cap_calls: int | None = None) -> dict:
     """Each named policy (:data:`TABLE_POLICIES`) on the test variations ``0..variations-1`` of each task,
     played in the order variation 0 of every task, then variation 1, ... (so a policy cut by its time cap
     loses whole rounds, not whole tasks), preset ``easy``, ``max_steps`` moves. Per game: won, final score,
     best score during play (TALES's measure), steps, policy calls (Search: inner calls), seconds and
-    seconds per decision, Search's refills; a game stops unsolved at ``game_cap_s`` seconds (``capped``) and
-    a policy plays no more games once its games took ``policy_cap_s`` seconds (the rest: ``not run``).
+    seconds per decision, Search's refills; a game stops unsolved at ``game_cap_s`` seconds or ``game_cap_calls``
+    policy calls (``capped``) and a policy plays no more games once its games took ``policy_cap_s`` seconds (the
+    rest: ``not run``).
     ``fold``: ScienceWorld's split the variations come from (the tables: test; dev checks: dev)."""
     from s1gym.policies import make_policy
     from s1gym.runner.spec import make_env
@@ -451,7 +463,8 @@ def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[st
 
     games = [(task, v) for v in (range(variations) if seeds is None else seeds) for task in tasks]
     table = TABLE_POLICIES if policies is None else policies
-    out: dict[str, Any] = {"max_steps": max_steps, "game_cap_s": game_cap_s, "policy_cap_s": policy_cap_s,
+    out: dict[str, Any] = {"max_steps": max_steps, "game_cap_s": game_cap_s, "game_cap_calls": game_cap_calls,
+                           "policy_cap_s": policy_cap_s,
                            "search": TABLE_SEARCH if options is None else options,
                            "policy_caps": policy_caps, "policies": {}}
     envs: dict[str, Any] = {}
@@ -464,7 +477,7 @@ def policy_table(names: tuple[str, ...] = tuple(TABLE_POLICIES), tasks: tuple[st
             if wrappers:
                 extra = (TABLE_SEARCH if "search" in wrappers else {}) if options is None else options.get(name, {})
                 inner = wrap(inner, list(wrappers), **extra)
-            policy = _Deadline(inner, game_cap_s)
+            policy = _GameCap(inner, game_cap_s, game_cap_calls)
             cap = policy_cap_s if policy_caps is None else policy_caps.get(name, policy_cap_s)
             rows, spent = [], 0.0
             for task, seed in games:
@@ -666,7 +679,7 @@ def lookahead_dev_table(models: dict[str, str], tasks: tuple[str, ...] = LOOKAHE
                         game_cap_s: float = 120.0, fold: str = "dev", log: Any = print) -> dict:
     """``Lookahead(Local, width=width)`` with each fitted model (name -> model file) on ``fold`` variation ``seed``
     of each task type (never the test fold), preset ``easy``, ``max_steps`` moves, a game stopped unsolved
-    after ``game_cap_s`` seconds (the second table's ``_Deadline``). Per game: won, final and best score,
+    after ``game_cap_s`` seconds (the second table's ``_GameCap``). Per game: won, final and best score,
     steps, decisions, seconds a decision, capped, and the moves that repeat an earlier move of the game."""
     from s1gym.policies import Local
     from s1gym.runner.spec import make_env
@@ -679,7 +692,7 @@ def lookahead_dev_table(models: dict[str, str], tasks: tuple[str, ...] = LOOKAHE
     envs: dict[str, Any] = {}
     try:
         for name, path in models.items():
-            policy = _Deadline(wrap(Local(pairs=path, preload=False), ["lookahead"], width=width), game_cap_s)
+            policy = _GameCap(wrap(Local(pairs=path, preload=False), ["lookahead"], width=width), game_cap_s)
             rows = []
             for task in tasks:
                 if task not in envs:
@@ -732,7 +745,7 @@ def loop_dev_table(arms: tuple[str, ...] = tuple(LOOP_DEV_ARMS), tasks: tuple[st
                    stop_at: float | None = None, log: Any = print) -> dict:
     """Each arm of :data:`LOOP_DEV_ARMS` (Local with the shipped model and its weight overrides, in its
     wrappers) on ``fold`` variation ``seed`` of each task type (never test), preset ``easy``, ``max_steps``
-    moves, a game stopped unsolved after ``game_cap_s`` seconds (the second table's ``_Deadline``); no game
+    moves, a game stopped unsolved after ``game_cap_s`` seconds (the second table's ``_GameCap``); no game
     is started after the wall-clock time ``stop_at`` (``time.time()``; the rest: ``run: false``). Per game: won,
     final and best score, steps, decisions, seconds a decision, capped, the moves repeating an earlier move
     of the game, and Rethink's stalls, plans (found) and give-up where it is an arm's."""
@@ -752,7 +765,7 @@ def loop_dev_table(arms: tuple[str, ...] = tuple(LOOP_DEV_ARMS), tasks: tuple[st
     try:
         for name in arms:
             weights, wrappers, options = LOOP_DEV_ARMS[name]
-            policy = _Deadline(wrap(Local(weights=weights, preload=False), list(wrappers), **options), game_cap_s)
+            policy = _GameCap(wrap(Local(weights=weights, preload=False), list(wrappers), **options), game_cap_s)
             rows = []
             for task in tasks:
                 if stop_at is not None and time.time() > stop_at:
@@ -808,6 +821,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--arm", default="B", choices=tuple(REFILL_DEV_ARMS),
                         help="refill: B the code, A a node's width favourites only (the code before), C B avoiding "
                         "revisits")
+    parser.add_argument("--game-calls", type=int, default=None,
+                        help="table2/gate: cap a game at N policy calls instead of 120 s, searches without their "
+                             "time limit (the same moves on any machine)")
     parser.add_argument("--out", default="")
     args = parser.parse_args(argv)
     named = tuple(t for t in args.tasks.split(",") if t)  # --tasks; each command has its own default
@@ -827,14 +843,16 @@ def main(argv: list[str] | None = None) -> None:
         names = tuple(p for p in args.policies.split(",") if p) or tuple(TABLE_POLICIES)
         result = policy_table(names, named or TABLE_TASKS)
     elif args.what in ("table2", "gate"):
+        if args.game_calls is not None and args.game_calls < 1:
+            parser.error(f"--game-calls takes a positive number of policy calls a game, got {args.game_calls}")
         names = tuple(p for p in args.policies.split(",") if p) or tuple(FULL_TABLE_POLICIES)
         if args.what == "gate":  # the gate's games are fixed: --seeds is not read
-            result = full_table(names, tasks, seeds=GATE_SEEDS, fold="dev", capped=False)
+            result = full_table(names, tasks, seeds=GATE_SEEDS, fold="dev", capped=False, game_calls=args.game_calls)
         else:
             seeds = tuple(x.strip() for x in args.seeds.split(",") if x.strip())
             if not seeds or not all(x.isdigit() for x in seeds):
                 parser.error(f"table2: --seeds takes test variation indices a type, e.g. 3 or 3,4; got {args.seeds!r}")
-            result = full_table(names, tasks, seeds=tuple(map(int, seeds)))
+            result = full_table(names, tasks, seeds=tuple(map(int, seeds)), game_calls=args.game_calls)
     elif args.what == "loops":  # the dev check behind the table's rethink(lookahead(local)) row
         arms = list(LOOP_DEV_ARMS)  # named A0-A3 here, as in the docs (their names hold commas)
         chosen = [p.strip() for p in args.policies.split(",") if p.strip()]
