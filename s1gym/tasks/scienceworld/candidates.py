@@ -75,8 +75,9 @@ FIXED_DEVICES = frozenset({"Bathtub", "BlastFurnace", "Freezer", "Fridge", "Oven
 _fixed: frozenset[int] | None = None
 _place_ids: frozenset[int] | None = None
 _FILLED = re.compile(r"(?:\ban? |\bthe |\t)([a-z0-9][a-z0-9 ]*?) \(containing ([^()]*)\)")
-#: ScienceWorld's answer boxes (a task's answer is moved into one), what is never moved, the electrical poles
+#: the room a ``look around`` text names (:func:`room_of`)
 _ROOM = re.compile(r"This room is called the ([a-z ]+?)\.")
+#: ScienceWorld's answer boxes (a task's answer is moved into one), what is never moved, the electrical poles
 _ANSWER = (".AnswerBox",)
 _NEVER_MOVED = (".agent.Agent", ".agent.InventoryContainer", ".substance.Air")
 _POLES = (".Terminal", ".Anode", ".Cathode")
